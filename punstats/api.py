@@ -1,0 +1,114 @@
+"""The Python API: scan a corpus, load a stored scan, re-apply rules.
+
+``scan`` wires the pipeline together (resolve the corpus -> discover files
+-> extract in an engine -> build the tables -> summarize); the command line
+and notebooks both call it.
+"""
+from __future__ import annotations
+
+import platform
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, Optional, Sequence, Union
+
+import pandas as pd
+
+from punstats import __version__, analysis, engine, store
+from punstats.classify import DEFAULT_LONG_THRESHOLD, DEFAULT_TEST_RULE, TestRule, parse_test_rule
+from punstats.discover import DEFAULT_EXTENSIONS, discover
+from punstats.extract import DEFAULT_MAX_BYTES, EXTRACTOR_VERSION
+from punstats.sources import Corpus, now, resolve
+
+
+@dataclass(frozen=True)
+class ScanResult:
+    """A scan: its two tables and its summary (counts plus provenance)."""
+
+    occurrences: pd.DataFrame
+    files: pd.DataFrame
+    summary: Dict[str, Any]
+
+    def save(self, directory: str, csv: bool = False) -> None:
+        store.write(directory, self.occurrences, self.files, self.summary, csv=csv)
+
+    def with_rules(self, test_rule: Union[str, TestRule, None] = None,
+                   long_threshold: Optional[int] = None) -> "ScanResult":
+        """The same scan re-classified; no file is read again."""
+        rule = _rule(test_rule) if test_rule is not None else parse_test_rule(self.summary["test_rule"])
+        threshold = self.summary["long_threshold"] if long_threshold is None else long_threshold
+        occurrences = store.apply_rule(self.occurrences, rule)
+        files = store.apply_rule(self.files, rule)
+        rules = dict(self.summary["rules"], test_rule=rule.label, long_threshold=threshold)
+        summary = _summary(occurrences, files, rules, _provenance_of(self.summary))
+        return ScanResult(occurrences, files, summary)
+
+
+def _rule(test_rule: Union[str, TestRule]) -> TestRule:
+    return test_rule if isinstance(test_rule, TestRule) else parse_test_rule(test_rule)
+
+
+def _provenance_of(summary: Dict[str, Any]) -> Dict[str, Any]:
+    keys = ("corpus", "root", "source", "revision", "commit_date", "python", "python_implementation",
+            "punstats_version", "extractor_version", "skipped_dirs", "created")
+    return {key: summary[key] for key in keys if key in summary}
+
+
+def _summary(occurrences: pd.DataFrame, files: pd.DataFrame, rules: Dict[str, Any],
+             provenance: Dict[str, Any]) -> Dict[str, Any]:
+    counts = analysis.summarize(occurrences, files, rules["long_threshold"])
+    return {**counts, "test_rule": rules["test_rule"], "rules": rules, **provenance}
+
+
+def scan(path: Optional[str] = None, *, jobs: Optional[int] = None,
+         test_rule: Union[str, TestRule] = DEFAULT_TEST_RULE,
+         long_threshold: int = DEFAULT_LONG_THRESHOLD,
+         extensions: Sequence[str] = DEFAULT_EXTENSIONS,
+         follow_links: bool = False, exclude_dirs: bool = True,
+         max_bytes: int = DEFAULT_MAX_BYTES,
+         progress: Optional[Callable[[int], None]] = None,
+         on_discovered: Optional[Callable[[int], None]] = None,
+         corpus: Optional[Corpus] = None) -> ScanResult:
+    """Scan a directory (default: this interpreter's standard library).
+
+    ``progress`` is called with the number of files just finished;
+    ``on_discovered`` once with the number of files to extract.
+    """
+    rule = _rule(test_rule)
+    corpus = corpus or resolve(path)
+    found = discover(corpus.root, tuple(extensions), follow_links=follow_links,
+                     max_bytes=max_bytes, exclude_dirs=exclude_dirs)
+    if on_discovered:
+        on_discovered(len(found.candidates))
+    extractions = engine.run(found.candidates, jobs=jobs, max_bytes=max_bytes, progress=progress)
+    occurrences, files = store.frames(extractions, rule)
+    rules = {
+        "test_rule": rule.label,
+        "long_threshold": long_threshold,
+        "extensions": list(extensions),
+        "follow_links": follow_links,
+        "exclude_dirs": exclude_dirs,
+        "max_bytes": max_bytes,
+        "definition": "ast.keyword of ast.Call, arg not None, value ast.Name with id == arg",
+    }
+    provenance = {
+        "corpus": corpus.name,
+        "root": found.root,
+        "source": corpus.source,
+        "revision": corpus.revision,
+        "commit_date": corpus.commit_date,
+        "python": platform.python_version(),
+        "python_implementation": platform.python_implementation(),
+        "punstats_version": __version__,
+        "extractor_version": EXTRACTOR_VERSION,
+        "skipped_dirs": found.skipped_dirs,
+        "created": now(),
+    }
+    return ScanResult(occurrences, files, _summary(occurrences, files, rules, provenance))
+
+
+def load(directory: str) -> ScanResult:
+    """A scan stored by ``ScanResult.save`` or ``punstats scan -o``."""
+    occurrences, files, summary = store.read(directory)
+    return ScanResult(occurrences, files, summary)
+
+
+__all__ = ["ScanResult", "scan", "load"]

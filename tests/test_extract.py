@@ -1,0 +1,190 @@
+"""The definition of a punnable keyword argument, context by context."""
+import codecs
+import textwrap
+
+import pytest
+
+from punstats.extract import (
+    CALLEE_MAX_CHARS, DECODE_ERROR, NULL_BYTES, OK, SYNTAX_ERROR, TOO_DEEP, TOO_LARGE,
+    count_lines, extract,
+)
+
+
+def run(source: str):
+    return extract("m.py", textwrap.dedent(source).encode("utf-8"))
+
+
+def names(source: str, kind: str = "call"):
+    return [o.name for o in run(source).occurrences if o.kind == kind]
+
+
+@pytest.mark.parametrize("context, source, expected", [
+    ("plain call", "f(x=x)", ["x"]),
+    ("not punnable: other name", "f(x=y)", []),
+    ("not punnable: attribute", "f(x=self.x)", []),
+    ("not punnable: constant", "f(x='x')", []),
+    ("not punnable: positional", "f(x)", []),
+    ("double star is not a keyword", "f(**x)", []),
+    ("nested in an argument", "f(g(y=y), x=x)", ["y", "x"]),
+    ("nested on one line", "f(a=a, b=g(b=b, c=h(c=c)))", ["a", "b", "c"]),
+    ("called result", "f(a=a)(b=b)", ["a", "b"]),
+    ("decorator", "@dec(flag=flag)\ndef f(): pass", ["flag"]),
+    ("class decorator", "@dataclass(frozen=frozen)\nclass A: pass", ["frozen"]),
+    ("lambda body", "g = lambda v: f(v=v)", ["v"]),
+    ("list comprehension", "[f(i=i) for i in r]", ["i"]),
+    ("generator condition", "(i for i in r if ok(i=i))", ["i"]),
+    ("dict comprehension", "{k: f(k=k) for k in r}", ["k"]),
+    ("default value", "def f(a=g(a=a)): pass", ["a"]),
+    ("keyword-only default", "def f(*, a=g(a=a)): pass", ["a"]),
+    ("annotation", "def f(a: T(a=a)) -> R(r=r): pass", ["a", "r"]),
+    ("f-string field", "s = f'{f(x=x)}'", ["x"]),
+    ("f-string format spec", "s = f'{v:{w(w=w)}}'", ["w"]),
+    ("nested f-string", "s = f'{f\"{g(y=y)}\"}'", ["y"]),
+    ("class body", "class A:\n    x = f(x=x)", ["x"]),
+    ("class bases", "class A(make(base=base)): pass", ["base"]),
+    ("method body", "class A:\n    def m(self):\n        return f(key=key)", ["key"]),
+    ("async", "async def m():\n    await f(t=t)\n    async with g(c=c): pass", ["t", "c"]),
+    ("with item", "with open(p, mode=mode) as h: pass", ["mode"]),
+    ("match subject", "match f(s=s):\n    case _: pass", ["s"]),
+    ("slice", "a[f(i=i):g(j=j)]", ["i", "j"]),
+    ("starred", "f(*g(a=a), **h(b=b))", ["a", "b"]),
+    ("walrus", "(y := f(y=y))", ["y"]),
+    ("global scope assert", "assert f(m=m), g(n=n)", ["m", "n"]),
+    ("try/except", "try:\n    pass\nexcept E(e=e):\n    raise X(x=x) from Y(y=y)", ["e", "x", "y"]),
+    ("return and yield", "def g():\n    yield f(a=a)\n    return h(b=b)", ["a", "b"]),
+    ("del and subscript", "del d[k(k=k)]", ["k"]),
+    ("ternary and boolean", "z = f(a=a) if c(c=c) else g(b=b) or h(d=d)", ["a", "c", "b", "d"]),
+    ("unicode identifier", "f(größe=größe)", ["größe"]),
+])
+def test_contexts(context, source, expected):
+    assert sorted(names(source)) == sorted(expected), context
+
+
+def test_class_keywords_are_their_own_kind_and_outside_the_headline():
+    result = run("""
+        class A(Base, metaclass=metaclass, flag=True):
+            pass
+        f(metaclass=metaclass)
+    """)
+    assert names("class A(metaclass=metaclass): pass", "class") == ["metaclass"]
+    record = result.record
+    assert (record.punnable, record.keywords) == (1, 1)
+    assert (record.class_punnable, record.class_keywords) == (1, 2)
+    kinds = sorted((o.kind, o.callee) for o in result.occurrences)
+    assert kinds == [("call", "f"), ("class", "A")]
+
+
+def test_counts_denominator_and_double_star():
+    record = run("f(a, b=b, c=1, **d)\ng(**e, **f)\nh()").record
+    assert (record.calls, record.keywords, record.double_star, record.punnable) == (3, 2, 3, 1)
+
+
+def test_occurrence_fields():
+    (o,) = run("""
+        x = 1
+        obj.method(
+            a, flag=True, frobnification_level=frobnification_level)
+    """).occurrences
+    assert (o.line, o.col, o.end_line, o.end_col) == (4, 18, 4, 59)
+    assert (o.name, o.name_len, o.callee) == ("frobnification_level", 20, "obj.method")
+    assert (o.call_line, o.call_col, o.call_keywords, o.call_punnable) == (3, 0, 2, 1)
+    assert (o.depth, o.in_fstring, o.kind, o.path) == (0, False, "call", "m.py")
+
+
+def test_depth_counts_enclosing_calls_and_fstring_flag():
+    found = {o.name: o for o in run("f(a=a, b=g(b=b, c=h(c=c)), s=f'{k(d=d)}')").occurrences}
+    assert {n: o.depth for n, o in found.items()} == {"a": 0, "b": 1, "c": 2, "d": 1}
+    assert {n: o.in_fstring for n, o in found.items()} == {"a": False, "b": False, "c": False, "d": True}
+    assert found["c"].callee == "h" and found["b"].call_punnable == 1
+
+
+def test_columns_are_characters_not_utf8_bytes():
+    source = "s = 'ééé'; f(x=x)\n"
+    (o,) = run(source).occurrences
+    assert source[o.col:o.end_col] == "x=x"
+    assert (o.col, o.call_col) == (13, 11)
+
+
+def test_columns_multibyte_multiline_callee_text():
+    source = "d = {'ключ': f(ü=ü,\n  ö=ö)}\n"
+    occ = run(source).occurrences
+    lines = source.splitlines()
+    assert [lines[o.line - 1][o.col:o.end_col] for o in occ] == ["ü=ü", "ö=ö"]
+
+
+def test_long_callee_is_shortened_and_flattened():
+    callee = "a" * 30 + ".\\\n    " + "b" * 40
+    (o,) = run("%s(x=x)" % callee).occurrences
+    assert len(o.callee) == CALLEE_MAX_CHARS and o.callee.endswith("\u2026")
+    assert "\n" not in o.callee and o.callee.startswith("a" * 30)
+
+
+def test_coding_cookie_latin1_and_columns():
+    source = "# -*- coding: latin-1 -*-\ns = '\xe9\xe9'; f(x=x)\n"
+    result = extract("m.py", source.encode("latin-1"))
+    assert result.record.status == OK and result.record.encoding == "iso-8859-1"
+    (o,) = result.occurrences
+    assert source.splitlines()[1][o.col:o.end_col] == "x=x"
+
+
+def test_bom():
+    result = extract("m.py", codecs.BOM_UTF8 + "f(é=é)\n".encode())
+    assert result.record.status == OK and result.record.encoding == "utf-8-sig"
+    assert [(o.name, o.col) for o in result.occurrences] == [("é", 2)]
+
+
+def test_crlf_and_cr_lines():
+    result = extract("m.py", b"a = 1\r\nf(x=x)\r\n")
+    assert [(o.line, o.col) for o in result.occurrences] == [(2, 2)]
+    assert result.record.lines == 2
+    assert count_lines(b"a\rb\r\nc") == 3 and count_lines(b"") == 0
+
+
+@pytest.mark.parametrize("data, status, message", [
+    (b"print 'python 2'\n", SYNTAX_ERROR, "Missing parentheses"),
+    (b"def f(:\n", SYNTAX_ERROR, "invalid syntax"),
+    (b"x = '\xff\xfe'\n", DECODE_ERROR, "'utf-8' codec can't decode byte 0xff"),
+    (b"x = 1\n\n\ny = '\xff'\n", DECODE_ERROR, "'utf-8' codec can't decode byte 0xff"),
+    (b"# coding: no-such-codec\nx = 1\n", DECODE_ERROR, "unknown encoding"),
+    (b"x = 1\ny = 2\0\n", NULL_BYTES, "null byte"),
+    (b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR", NULL_BYTES, "null byte"),
+    (b"x = " + b"(" * 300 + b")" * 300 + b"\n", SYNTAX_ERROR, "too many nested parentheses"),
+])
+def test_bad_input_is_a_status_not_an_exception(data, status, message):
+    result = extract("bad.py", data)
+    assert result.record.status == status
+    assert message in result.record.error
+    assert result.occurrences == () and result.record.bytes == len(data)
+
+
+def test_error_line_is_recorded():
+    result = extract("bad.py", b"x = 1\ny = 2\ndef f(:\n")
+    assert (result.record.status, result.record.error_line) == (SYNTAX_ERROR, 3)
+    assert extract("n.py", b"a\nb\0").record.error_line == 2
+    assert extract("d.py", b"x = 1\n\n\ny = '\xff'\n").record.error_line == 4
+
+
+def test_deep_nesting_is_too_deep_not_a_crash():
+    data = b"x = " + b"-" * 200000 + b"1\n"
+    result = extract("deep.py", data)
+    assert result.record.status in (TOO_DEEP, SYNTAX_ERROR)
+    assert result.record.error
+
+
+def test_size_cap():
+    result = extract("big.py", b"f(x=x)\n" * 100, max_bytes=50)
+    assert result.record.status == TOO_LARGE and "over the cap of 50" in result.record.error
+    assert result.record.bytes == 700
+
+
+def test_empty_file():
+    result = extract("e.py", b"")
+    assert result.record.status == OK
+    assert (result.record.lines, result.record.calls, result.record.bytes) == (0, 0, 0)
+
+
+def test_never_executes_the_source(tmp_path):
+    marker = tmp_path / "ran"
+    source = "open(%r, 'w').write('x')\nf(x=x)\n" % str(marker)
+    result = extract("m.py", source.encode())
+    assert result.record.punnable == 1 and not marker.exists()
