@@ -1,7 +1,7 @@
 """Walking a directory tree: which files, in what order, and why others were skipped.
 
-The walk is deterministic (entries sorted by name at every level, depth
-first, so the result is sorted by path components), never executes anything
+The walk is deterministic (the result is sorted by relative POSIX path, in
+code-point order, as ``find | LC_ALL=C sort`` lists it), never executes anything
 and never leaves the root.  Symbolic links are not followed by default; with
 ``follow_links`` a link is followed only when its target resolves inside the
 root, and each real directory is entered once, so link loops cannot hang it.
@@ -42,9 +42,10 @@ SYMLINK_LOOP = "symlink_loop"
 BROKEN_LINK = "broken_link"
 NOT_REGULAR = "not_regular"  # FIFO, socket, device
 UNREADABLE = "unreadable"
+SUBMODULE = "submodule"  # a git submodule in a revision scan, not followed (skipped)
 
 #: Statuses of entries deliberately not scanned: not failures.
-SKIPPED_STATUSES = frozenset({SYMLINK, OUTSIDE_ROOT, DIRECTORY})
+SKIPPED_STATUSES = frozenset({SYMLINK, OUTSIDE_ROOT, DIRECTORY, SUBMODULE})
 
 
 @dataclass(frozen=True)
@@ -56,6 +57,7 @@ class Candidate:
     size: int
     status: str = ""  # empty: to be read and extracted
     error: str = ""
+    data: Optional[bytes] = None  # the bytes themselves (e.g. a git blob); then location is not read
 
 
 @dataclass(frozen=True)
@@ -186,7 +188,7 @@ def discover(root: str, extensions: Tuple[str, ...] = DEFAULT_EXTENSIONS,
             else:
                 add(entry.path, NOT_REGULAR, "not a regular file (%s)" % _kind(info.st_mode))
         stack.extend(reversed(subdirs))
-    candidates.sort(key=lambda c: c.path.split("/"))
+    candidates.sort(key=lambda c: c.path)
     return Discovery(root, tuple(candidates), dict(sorted(skipped.items())))
 
 

@@ -34,6 +34,8 @@ def extract_candidate(candidate: Candidate, max_bytes: int = DEFAULT_MAX_BYTES) 
     """Read and extract one candidate; never raises for a bad file."""
     if candidate.status:
         return failure(candidate.path, candidate.status, candidate.error, size=candidate.size)
+    if candidate.data is not None:
+        return extract(candidate.path, candidate.data, max_bytes)
     try:
         data = read_source(candidate.location, max_bytes)
     except OSError as exc:

@@ -226,7 +226,7 @@ def _extract(path: str, data: bytes, max_bytes: int) -> Extraction:
     except SyntaxError as exc:
         return failure(path, SYNTAX_ERROR, str(exc.msg), exc.lineno, data, encoding)
     except (RecursionError, MemoryError) as exc:
-        message = "%s: %s" % (type(exc).__name__, exc) if str(exc) else type(exc).__name__
+        message = "%s: %s" % (type(exc).__name__, exc or "the parser gave up on deeply nested code")
         return failure(path, TOO_DEEP, message, None, data, encoding)
     except ValueError as exc:  # e.g. null bytes on interpreters that say so this way
         return failure(path, SYNTAX_ERROR, str(exc), None, data, encoding)

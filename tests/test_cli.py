@@ -1,0 +1,235 @@
+"""The ``punstats scan`` command end to end, on fixtures and on the standard library."""
+import ast
+import json
+import os
+import subprocess
+import sys
+import sysconfig
+import warnings
+
+import pandas as pd
+import pytest
+
+from punstats.cli import main
+
+STDLIB = sysconfig.get_path("stdlib")
+
+
+def run_cli(*args, cwd=None):
+    """``punstats ARGS`` as a user runs it: (exit status, stdout, stderr)."""
+    proc = subprocess.run([sys.executable, "-m", "punstats.cli", *args], capture_output=True,
+                          text=True, cwd=cwd, env=dict(os.environ, PYTHONWARNINGS="error"))
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+# -- the standard library: punstats against an independent count ---------------------------
+
+def independent_stdlib_count():
+    """A plain os.walk + ast.parse + ast.walk count, sharing no code with punstats.
+
+    Same corpus definition as punstats' default: files ending in .py, no
+    site-packages / dist-packages / __pycache__ directories, links not followed.
+    """
+    calls = keywords = punnable = failed = 0
+    for directory, dirs, files in os.walk(STDLIB):
+        dirs[:] = [d for d in dirs if d not in ("site-packages", "dist-packages", "__pycache__")]
+        for name in files:
+            path = os.path.join(directory, name)
+            if not name.endswith(".py") or os.path.islink(path):
+                continue
+            with open(path, "rb") as handle:
+                data = handle.read()
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    tree = ast.parse(data)
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                failed += 1
+                continue
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Call):
+                    calls += 1
+                    for kw in node.keywords:
+                        if kw.arg is not None:
+                            keywords += 1
+                            if isinstance(kw.value, ast.Name) and kw.value.id == kw.arg:
+                                punnable += 1
+    return {"calls": calls, "keywords": keywords, "punnable": punnable, "failed": failed}
+
+
+@pytest.fixture(scope="module")
+def stdlib_scans(tmp_path_factory):
+    """The standard library scanned twice through the CLI, with 2 workers and with 1."""
+    out = tmp_path_factory.mktemp("scans")
+    results = {}
+    for jobs in ("2", "1"):
+        code, stdout, stderr = run_cli("scan", "--json", "-q", "--jobs", jobs, "-o", str(out / jobs))
+        assert code == 0, stderr
+        assert stderr == ""
+        results[jobs] = json.loads(stdout)
+    return out, results
+
+
+def test_stdlib_counts_equal_an_independent_ast_walk(stdlib_scans):
+    _, results = stdlib_scans
+    summary = results["2"]
+    expected = independent_stdlib_count()
+    assert {key: summary[key] for key in expected} == expected
+    assert summary["punnable"] > 1000 and summary["parsed"] > 1000  # a real corpus
+    assert summary["root"] == os.path.abspath(STDLIB)
+
+
+def test_stdlib_summary_has_the_documented_keys(stdlib_scans):
+    _, results = stdlib_scans
+    summary = results["2"]
+    for key in ("files", "parsed", "failed", "calls", "keywords", "punnable", "punnable_pct", "long",
+                "long_nontest", "long_threshold", "test_rule", "python", "punstats_version", "root"):
+        assert key in summary, key
+    assert summary["punnable_pct"] == pytest.approx(100 * summary["punnable"] / summary["keywords"], abs=1e-4)
+    assert summary["files"] == summary["parsed"] + summary["failed"]
+    assert summary["failed"] == sum(summary["failed_by_reason"].values())
+    assert summary["python"] == "%d.%d.%d" % sys.version_info[:3]
+    assert summary["test_rule"] == "components" and summary["long_threshold"] == 10
+    assert summary["long_nontest"] < summary["long"] < summary["punnable"]
+
+
+def test_jobs_1_and_2_store_identical_results(stdlib_scans):
+    out, results = stdlib_scans
+    for name in ("occurrences.parquet", "files.parquet"):
+        two, one = pd.read_parquet(out / "2" / name), pd.read_parquet(out / "1" / name)
+        pd.testing.assert_frame_equal(two, one)
+    summaries = [json.loads((out / jobs / "summary.json").read_text()) for jobs in ("2", "1")]
+    for summary in summaries:
+        summary.pop("created")
+    assert summaries[0] == summaries[1]
+
+
+def test_stored_tables_agree_with_the_summary(stdlib_scans):
+    out, results = stdlib_scans
+    occ = pd.read_parquet(out / "2" / "occurrences.parquet")
+    files = pd.read_parquet(out / "2" / "files.parquet")
+    summary = results["2"]
+    assert (occ["kind"] == "call").sum() == summary["punnable"] == files["punnable"].sum()
+    long = occ[(occ["kind"] == "call") & (occ["name_len"] >= 10)]
+    assert (len(long), (~long["in_test"]).sum()) == (summary["long"], summary["long_nontest"])
+    assert (occ["name_len"] == occ["name"].str.len()).all()
+
+
+# -- bad input never stops a scan ------------------------------------------------------------
+
+GOOD = {"good.py": "f(x=x)\n", "pkg/mod.py": "g(alpha=alpha, beta=beta)\n"}
+
+
+def bad_tree(root):
+    for rel, text in GOOD.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    bad = {
+        "py2.py": b"print 'hello'\nf(a=a)\n",
+        "latin.py": b"s = '\xe9'\nf(b=b)\n",
+        "cookie.py": b"# -*- coding: latin-1 -*-\ns = '\xe9'\nf(c=c)\n",
+        "bom.py": b"\xef\xbb\xbff(d=d)\n",
+        "nul.py": b"f(e=e)\0\n",
+        "binary.py": bytes(range(256)),
+        "empty.py": b"",
+        "huge.py": b"f(g=g)\n" * 200000,
+        "deep.py": b"x = " + b"(" * 300 + b")" * 300 + b"\n",
+        "recursive.py": b"x = 1" + b" + 1" * 100000 + b"\n",
+    }
+    for name, data in bad.items():
+        (root / name).write_bytes(data)
+    (root / "dir.py").mkdir()
+    os.mkfifo(root / "fifo.py")
+    os.symlink(root / "loop.py", root / "loop.py")
+    os.symlink(root, root / "subloop")
+
+
+def test_bad_input_is_recorded_and_good_files_are_counted(tmp_path):
+    root = tmp_path / "corpus"
+    root.mkdir()
+    bad_tree(root)
+    code, stdout, stderr = run_cli("scan", str(root), "--json", "-q", "--max-bytes", "1000000",
+                                   "-o", str(tmp_path / "out"))
+    assert code == 0, stderr
+    summary = json.loads(stdout)
+    files = pd.read_parquet(tmp_path / "out" / "files.parquet").set_index("path")
+    assert files["status"].to_dict() == {
+        "binary.py": "null_bytes", "bom.py": "ok", "cookie.py": "ok", "deep.py": "syntax_error",
+        "dir.py": "directory", "empty.py": "ok", "fifo.py": "not_regular", "good.py": "ok",
+        "huge.py": "too_large", "latin.py": "decode_error", "loop.py": "symlink_loop",
+        "nul.py": "null_bytes", "pkg/mod.py": "ok", "py2.py": "syntax_error",
+        "recursive.py": "too_deep",
+    }
+    assert "Missing parentheses" in files.loc["py2.py", "error"]
+    assert files.loc["latin.py", "error_line"] == 1
+    assert files.loc["huge.py", "bytes"] == 1400000
+    occ = pd.read_parquet(tmp_path / "out" / "occurrences.parquet")
+    assert sorted(occ["name"]) == ["alpha", "beta", "c", "d", "x"]
+    assert summary["punnable"] == 5 and summary["parsed"] == 5
+    assert summary["failed_by_reason"] == {"decode_error": 1, "not_regular": 1, "null_bytes": 2,
+                                           "symlink_loop": 1, "syntax_error": 2, "too_deep": 1,
+                                           "too_large": 1}
+    assert summary["skipped_files"] == {"directory": 1} and summary["skipped_dirs"] == {"symlink": 1}
+
+
+# -- usage errors and outputs ----------------------------------------------------------------
+
+@pytest.mark.parametrize("args, message", [
+    (["scan", "/no/such/dir"], "no such file or directory: /no/such/dir"),
+    (["scan", "--jobs", "0"], "expected a number of at least 1"),
+    (["scan", "--test-rule", "nonsense"], "unknown test rule 'nonsense'"),
+    (["scan", "--test-pattern", "("], "bad test pattern"),
+    (["frobnicate"], "invalid choice"),
+])
+def test_usage_errors_are_one_line_exit_2(args, message, tmp_path):
+    code, stdout, stderr = run_cli(*args, cwd=tmp_path)
+    assert code == 2
+    assert stderr.count("\n") == 1 and stderr.startswith("punstats: error: ") and message in stderr
+    assert "Traceback" not in stderr and stdout == ""
+    assert list(tmp_path.iterdir()) == []  # nothing stored
+
+
+def test_default_output_directory_csv_and_readable_summary(tmp_path):
+    corpus = tmp_path / "proj"
+    corpus.mkdir()
+    (corpus / "a.py").write_text("f(frobnication=frobnication, x=x)\nclass A(metaclass=metaclass): pass\n")
+    (corpus / "test_a.py").write_text("f(frobnication=frobnication)\n")
+    code, stdout, stderr = run_cli("scan", str(corpus), "--csv", cwd=tmp_path)
+    assert code == 0, stderr
+    stored = tmp_path / "data" / "proj"
+    assert sorted(os.listdir(stored)) == ["files.csv", "files.parquet", "occurrences.csv",
+                                          "occurrences.parquet", "summary.json"]
+    assert len(pd.read_csv(stored / "occurrences.csv")) == 4
+    lines = dict(line.split("  ", 1) for line in stdout.splitlines())
+    assert lines["punnable f(x=x)"].strip().startswith("3 ")
+    assert lines["long (>= 10 chars)"].strip() == "2"
+    assert lines["long outside tests"].strip().startswith("1 ") and "components" in stdout
+    summary = json.loads((stored / "summary.json").read_text())
+    assert (summary["class_punnable"], summary["punnable"]) == (1, 3)
+
+
+def test_several_paths_each_stored_json_array(tmp_path, capsys):
+    for name in ("one", "two"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "m.py").write_text("f(%s=%s)\n" % (name, name))
+    code = main(["scan", str(tmp_path / "one"), str(tmp_path / "two"), "--json", "-q",
+                 "-o", str(tmp_path / "out")])
+    assert code == 0
+    summaries = json.loads(capsys.readouterr().out)
+    assert [s["corpus"] for s in summaries] == ["one", "two"]
+    assert sorted(os.listdir(tmp_path / "out")) == ["one", "two"]
+
+
+def test_test_rule_and_threshold_options(tmp_path, capsys):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "attestation.py").write_text("f(long_name_here=long_name_here)\n")
+    (tmp_path / "src" / "tests").mkdir()
+    (tmp_path / "src" / "tests" / "t.py").write_text("f(long_name_here=long_name_here)\n")
+    summaries = {}
+    for rule in (["--test-rule", "components"], ["--test-rule", "substring"], ["--test-pattern", "^src/a"]):
+        assert main(["scan", str(tmp_path / "src"), "--json", "--no-save", "-q", *rule]) == 0
+        summaries[rule[-1]] = json.loads(capsys.readouterr().out)
+    assert {k: s["long_nontest"] for k, s in summaries.items()} == {"components": 1, "substring": 0, "^src/a": 2}
+    assert summaries["^src/a"]["test_rule"] == "regex:^src/a"
+    assert main(["scan", str(tmp_path / "src"), "--json", "--no-save", "-q", "--long", "20"]) == 0
+    assert json.loads(capsys.readouterr().out)["long"] == 0
