@@ -142,15 +142,16 @@ def _n(value: int) -> str:
 
 def format_summary(s: Dict[str, Any]) -> str:
     failed = ", ".join("%s %s" % (k, _n(v)) for k, v in s["failed_by_reason"].items())
-    skipped = dict(s.get("skipped_dirs", {}))
-    skipped.update(s["skipped_files"])
+    skipped = "; ".join("%s: %s" % (what, ", ".join("%s %s" % (k, _n(v)) for k, v in counts.items()))
+                        for what, counts in (("directories", s.get("skipped_dirs", {})),
+                                             ("files", s["skipped_files"])) if counts)
     rows = [
         ("corpus", "%s  (%s%s)" % (s["corpus"], s["source"], ", " + s["revision"] if s["revision"] else "")),
         ("root", s["root"]),
         ("parser", "%s %s   punstats %s" % (s["python_implementation"], s["python"], s["punstats_version"])),
         ("files", "%s   parsed %s   failed %s%s" % (_n(s["files"]), _n(s["parsed"]), _n(s["failed"]),
                                                   " (%s)" % failed if failed else "")),
-        ("skipped", ", ".join("%s %s" % (k, _n(v)) for k, v in sorted(skipped.items())) or "nothing"),
+        ("skipped", skipped or "nothing"),
         ("calls", _n(s["calls"])),
         ("keyword arguments", "%s   (plus %s ** unpackings)" % (_n(s["keywords"]), _n(s["double_star"]))),
         ("punnable f(x=x)", "%s   (%.2f%% of keyword arguments, in %s calls)"

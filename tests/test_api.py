@@ -1,0 +1,46 @@
+"""The Python API: scan, save, load, re-classify."""
+import punstats
+
+
+def make_project(root):
+    (root / "pkg").mkdir()
+    (root / "pkg" / "core.py").write_text(
+        "def run(verbosity, configuration):\n"
+        "    return go(verbosity=verbosity, configuration=configuration, x=1)\n")
+    (root / "pkg" / "tests").mkdir()
+    (root / "pkg" / "tests" / "test_core.py").write_text("run(configuration=configuration)\n")
+    (root / "pkg" / "attest.py").write_text("check(configuration=configuration)\n")
+
+
+def test_scan_save_load_round_trip(tmp_path):
+    make_project(tmp_path)
+    result = punstats.scan(str(tmp_path), jobs=1)
+    assert list(result.occurrences["name"]) == ["configuration", "verbosity", "configuration", "configuration"]
+    assert result.summary["punnable"] == 4 and result.summary["keywords"] == 5
+    assert result.summary["long_nontest"] == 2 and result.summary["calls_with_punnable"] == 3
+    result.save(str(tmp_path / "out"))
+    loaded = punstats.load(str(tmp_path / "out"))
+    assert loaded.summary == result.summary
+    assert loaded.occurrences.equals(result.occurrences) and loaded.files.equals(result.files)
+
+
+def test_with_rules_reclassifies_without_rescanning(tmp_path):
+    make_project(tmp_path)
+    result = punstats.scan(str(tmp_path), jobs=1)
+    grep = result.with_rules("substring", long_threshold=13)
+    assert grep.summary["test_rule"] == "substring" and grep.summary["rules"]["long_threshold"] == 13
+    assert (grep.summary["long"], grep.summary["long_nontest"]) == (3, 1)
+    assert grep.occurrences["in_test"].tolist() == [True, False, False, True]
+    assert result.summary["test_rule"] == "components"  # the original is unchanged
+    assert grep.summary["corpus"] == result.summary["corpus"]
+
+
+def test_parquet_carries_provenance(tmp_path):
+    import json
+
+    import pyarrow.parquet as pq
+    make_project(tmp_path)
+    punstats.scan(str(tmp_path), jobs=1).save(str(tmp_path / "out"))
+    meta = json.loads(pq.read_schema(tmp_path / "out" / "files.parquet").metadata[b"punstats"])
+    assert meta["punstats_version"] == punstats.__version__
+    assert meta["rules"]["test_rule"] == "components" and meta["python"]

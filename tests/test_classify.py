@@ -1,0 +1,37 @@
+"""Test / non-test rules on relative paths."""
+import pytest
+
+from punstats.classify import TestRule, parse_test_rule
+
+
+@pytest.mark.parametrize("path, components, substring", [
+    ("Lib/test/test_os.py", True, True),
+    ("Lib/idlelib/idle_test/htest.py", True, True),
+    ("pandas/tests/frame/test_api.py", True, True),
+    ("numpy/testing/utils.py", True, True),
+    ("pkg/conftest.py", True, True),
+    ("pkg/foo_test.py", True, True),
+    ("pkg/tests.py", True, True),
+    ("Lib/unittest/case.py", False, True),  # the framework, not its tests
+    ("Lib/doctest.py", False, True),
+    ("pkg/attestation.py", False, True),
+    ("Lib/contest/x.py", False, True),
+    ("Lib/json/decoder.py", False, False),
+    ("Lib/Test/x.py", False, False),  # case-sensitive, like grep
+    ("tests", False, True),  # a file named tests (no directory)
+])
+def test_default_and_substring_rules(path, components, substring):
+    assert TestRule("components").is_test(path) is components
+    assert TestRule("substring").is_test(path) is substring
+    assert TestRule("none").is_test(path) is False
+
+
+def test_regex_rule_and_parsing():
+    rule = parse_test_rule("regex:^Lib/test/")
+    assert rule.label == "regex:^Lib/test/"
+    assert rule.is_test("Lib/test/x.py") and not rule.is_test("Lib/idlelib/idle_test/x.py")
+    assert parse_test_rule("substring") == TestRule("substring")
+    with pytest.raises(ValueError, match="unknown test rule 'grep'"):
+        parse_test_rule("grep")
+    with pytest.raises(ValueError, match="bad test pattern"):
+        parse_test_rule("regex:[")
