@@ -6,10 +6,25 @@ it), imports only the standard library and avoids syntax newer than Python
 3.8, so that any worker or any interpreter (``--python``) can run it on its
 own.  Test classification, storage and statistics happen elsewhere.
 
-Definition (the headline count): an ``ast.keyword`` of an ``ast.Call`` whose
-``arg`` is not None and whose ``value`` is an ``ast.Name`` with
-``id == arg``.  Class-definition keywords (``class A(metaclass=metaclass)``)
-are recorded with ``kind="class"`` and kept out of the headline count.
+Definition (the headline count, ``kind="call"``): an ``ast.keyword`` of an
+``ast.Call`` whose ``arg`` is not None and whose ``value`` is an ``ast.Name``
+with ``id == arg``.  The same pass records related patterns as other kinds,
+none of which is part of the headline count:
+
+``class``         a class-definition keyword with a ``Name`` value whose
+                  ``id == arg`` (``class A(metaclass=metaclass)``);
+``attribute``     a call keyword whose value is an ``ast.Attribute`` with
+                  ``attr == arg`` (``f(x=self.x)``), its base classified as
+                  ``self``, ``cls``, another ``name`` or any other ``expr``;
+``dict_literal``  an ``ast.Dict`` entry whose key is a ``str`` constant equal
+                  to the ``id`` of its ``Name`` value (``{"x": x}``);
+``near_miss``     a call keyword whose value is a ``Name`` with a different
+                  ``id`` that equals ``arg`` once leading and trailing
+                  underscores are stripped from both (``f(x=_x)``).
+
+``dict(x=x)`` is a ``call`` row flagged ``dict_call``.  Per file it also
+counts call shapes (no arguments, positional only, keyword only, mixed) and
+records each function's parameter kinds (``FunctionShape``).
 """
 from __future__ import annotations
 
@@ -20,12 +35,13 @@ import io
 import re
 import tokenize
 import warnings
+import dataclasses
 from dataclasses import dataclass
-from typing import List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 #: Bumped whenever a change could alter any extracted value; cached results
 #: from another extractor version are never reused.
-EXTRACTOR_VERSION = 1
+EXTRACTOR_VERSION = 2
 
 #: Callee source text longer than this is shortened with an ellipsis.
 CALLEE_MAX_CHARS = 60
@@ -41,29 +57,63 @@ NULL_BYTES = "null_bytes"
 TOO_LARGE = "too_large"
 TOO_DEEP = "too_deep"
 
-KIND_CALL = "call"
-KIND_CLASS = "class"
+KIND_CALL = "call"  # f(x=x): the headline
+KIND_CLASS = "class"  # class A(metaclass=metaclass)
+KIND_ATTRIBUTE = "attribute"  # f(x=<expr>.x)
+KIND_DICT_LITERAL = "dict_literal"  # {"x": x}
+KIND_NEAR_MISS = "near_miss"  # f(x=_x), f(x_=x): equal once leading/trailing "_" are stripped
+
+# Base of an ``attribute`` occurrence's value.
+BASE_SELF, BASE_CLS, BASE_NAME, BASE_EXPR = "self", "cls", "name", "expr"
 
 
 @dataclass(frozen=True)
 class Occurrence:
-    """One keyword argument ``name=name`` (a call's, or a class's)."""
+    """One keyword argument (or dict entry) whose value repeats its name.
+
+    ``kind`` says which pattern (see the KIND_ constants); only ``call``
+    rows are the headline count.  For ``dict_literal`` rows the "call" is the
+    dict display: ``callee`` is ``{}`` and ``call_keywords`` its entries with
+    string-constant keys.
+    """
 
     path: str
     line: int
     col: int  # characters, 0-based
     end_line: int
     end_col: int  # characters, 0-based, exclusive
-    name: str
+    name: str  # the keyword (or the dict key)
     name_len: int
-    kind: str  # "call" or "class"
-    callee: str  # source text of the called expression (or the class name)
+    kind: str
+    callee: str  # source text of the called expression (the class name; "{}")
     call_line: int
     call_col: int
     call_keywords: int  # keyword arguments (arg not None) of this call
     call_punnable: int  # punnable keyword arguments of this call
     depth: int  # enclosing calls
     in_fstring: bool
+    value: str  # source text of the value (shortened)
+    base: str  # attribute rows: source text of the value's base, else ""
+    base_kind: str  # attribute rows: self, cls, name or expr, else ""
+    dict_call: bool  # call rows: the callee is the plain name ``dict``
+
+
+@dataclass(frozen=True)
+class FunctionShape:
+    """The parameters one function definition (or lambda) declares."""
+
+    path: str
+    line: int
+    col: int
+    name: str  # "<lambda>" for lambdas
+    kind: str  # "def", "async def" or "lambda"
+    positional_only: int
+    positional_or_keyword: int
+    keyword_only: int
+    var_positional: bool  # *args
+    var_keyword: bool  # **kwargs
+    defaults: int  # positional parameters with a default
+    keyword_only_defaults: int
 
 
 @dataclass(frozen=True)
@@ -78,18 +128,31 @@ class FileRecord:
     lines: int
     encoding: str
     sha256: str
-    calls: int
-    keywords: int  # keyword arguments of calls with arg not None
-    double_star: int  # ``**mapping`` unpackings in calls
-    punnable: int  # headline: punnable keyword arguments of calls
-    class_keywords: int
-    class_punnable: int
+    calls: int = 0
+    keywords: int = 0  # keyword arguments of calls with arg not None
+    double_star: int = 0  # ``**mapping`` unpackings in calls
+    punnable: int = 0  # headline: punnable keyword arguments of calls
+    class_keywords: int = 0
+    class_punnable: int = 0
+    attribute: int = 0  # f(x=<expr>.x)
+    dict_entries: int = 0  # dict display entries with a string-constant key
+    dict_literal: int = 0  # {"x": x}
+    dict_call_punnable: int = 0  # punnable keyword arguments of dict(...) calls
+    near_miss: int = 0
+    calls_no_arguments: int = 0
+    calls_positional_only: int = 0  # positional arguments (incl. *args) and no keywords
+    calls_keyword_only: int = 0  # keywords (incl. **kw) and no positional arguments
+    calls_mixed: int = 0
+    calls_all_punnable: int = 0  # calls with keyword arguments, every one punnable
+    max_call_punnable: int = 0
+    functions: int = 0  # definitions and lambdas (one FunctionShape each)
 
 
 @dataclass(frozen=True)
 class Extraction:
     record: FileRecord
     occurrences: Tuple[Occurrence, ...]
+    functions: Tuple[FunctionShape, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -165,8 +228,6 @@ def failure(path: str, status: str, error: str, error_line: Optional[int] = None
         path=path, status=status, error=error, error_line=error_line,
         bytes=len(data) if size is None else size, lines=count_lines(data), encoding=encoding,
         sha256=hashlib.sha256(data).hexdigest() if data else "",
-        calls=0, keywords=0, double_star=0, punnable=0,
-        class_keywords=0, class_punnable=0,
     )
     return Extraction(record, ())
 
@@ -233,104 +294,211 @@ def _extract(path: str, data: bytes, max_bytes: int) -> Extraction:
     return _collect(path, data, encoding, tree, _SourceText(text))
 
 
-#: Node types that can contain no call, class or f-string: never visited.
+
+
+def _near(arg: str, name: str) -> bool:
+    """The near-miss rule: different names, equal once leading and trailing
+    underscores are stripped from both (``x=_x``, ``x_=x``, ``_x=x__``)."""
+    stripped = arg.strip("_")
+    return arg != name and stripped != "" and stripped == name.strip("_")
+
+
+def _base_kind(base: ast.expr) -> str:
+    if isinstance(base, ast.Name):
+        return base.id if base.id in (BASE_SELF, BASE_CLS) else BASE_NAME
+    return BASE_EXPR
+
+
+class _Collector:
+    """One file's counts, occurrences and function shapes.
+
+    ``run`` is the one traversal: an explicit stack whose entries carry the
+    immutable ``_State`` of their node's surroundings.  As in pyflakes, each
+    node type that matters has one handler, which records what it sees and
+    returns the state for the node's children; every other node is only
+    descended into.
+    """
+
+    def __init__(self, path: str, source: _SourceText) -> None:
+        self.path = path
+        self.source = source
+        self.counts: Dict[str, int] = dict.fromkeys(_COUNT_FIELDS, 0)
+        self.occurrences: List[Occurrence] = []
+        self.functions: List[FunctionShape] = []
+        self.handlers = {
+            ast.Call: self.call,
+            ast.ClassDef: self.class_def,
+            ast.Dict: self.dict_display,
+            ast.JoinedStr: self.fstring,
+            ast.FunctionDef: self.function,
+            ast.AsyncFunctionDef: self.function,
+            ast.Lambda: self.function,
+        }
+
+    def run(self, tree: ast.AST) -> None:
+        handlers = self.handlers
+        stack: List[Tuple[ast.AST, _State]] = [(tree, _State())]
+        push = stack.append
+        while stack:
+            node, state = stack.pop()
+            handler = handlers.get(type(node))
+            child_state = handler(node, state) if handler else state
+            fields = _CHILD_FIELDS.get(type(node))
+            if fields is None:
+                fields = _CHILD_FIELDS[type(node)] = tuple(f for f in node._fields if f != "ctx")
+            for field in fields:
+                value = getattr(node, field, None)
+                if isinstance(value, list):
+                    for item in value:
+                        if isinstance(item, ast.AST) and type(item) not in _LEAVES:
+                            push((item, child_state))
+                elif isinstance(value, ast.AST) and type(value) not in _LEAVES:
+                    push((value, child_state))
+
+    # -- handlers: each returns the state of the node's children ---------------------------
+
+    def call(self, node: ast.Call, state: _State) -> _State:
+        counts = self.counts
+        counts["calls"] += 1
+        if node.keywords:
+            shape = "calls_mixed" if node.args else "calls_keyword_only"
+        else:
+            shape = "calls_positional_only" if node.args else "calls_no_arguments"
+        counts[shape] += 1
+        named = 0
+        puns: List[ast.keyword] = []
+        others: List[Tuple[ast.keyword, str]] = []
+        for kw in node.keywords:
+            arg, value = kw.arg, kw.value
+            if arg is None:
+                counts["double_star"] += 1
+                continue
+            named += 1
+            if type(value) is ast.Name:
+                if value.id == arg:
+                    puns.append(kw)
+                elif _near(arg, value.id):
+                    others.append((kw, KIND_NEAR_MISS))
+            elif type(value) is ast.Attribute and value.attr == arg:
+                others.append((kw, KIND_ATTRIBUTE))
+        counts["keywords"] += named
+        if puns or others:
+            callee = shorten(self.source.segment(node.func))
+            dict_call = type(node.func) is ast.Name and node.func.id == "dict"
+            for kw in puns:
+                self.add(kw, kw.arg, KIND_CALL, callee, node, named, len(puns), state, dict_call=dict_call)
+            for kw, kind in others:
+                self.add(kw, kw.arg, kind, callee, node, named, len(puns), state)
+                counts[kind] += 1
+            if puns:
+                counts["punnable"] += len(puns)
+                if named == len(puns):
+                    counts["calls_all_punnable"] += 1
+                if len(puns) > counts["max_call_punnable"]:
+                    counts["max_call_punnable"] = len(puns)
+                if dict_call:
+                    counts["dict_call_punnable"] += len(puns)
+        return _State(state.depth + 1, state.in_fstring)
+
+    def class_def(self, node: ast.ClassDef, state: _State) -> _State:
+        named = [kw for kw in node.keywords if kw.arg is not None]
+        puns = [kw for kw in named if type(kw.value) is ast.Name and kw.value.id == kw.arg]
+        self.counts["class_keywords"] += len(named)
+        self.counts["class_punnable"] += len(puns)
+        for kw in puns:
+            self.add(kw, kw.arg, KIND_CLASS, node.name, node, len(named), len(puns), state)
+        return state
+
+    def dict_display(self, node: ast.Dict, state: _State) -> _State:
+        entries = [(key, value) for key, value in zip(node.keys, node.values)
+                   if type(key) is ast.Constant and isinstance(key.value, str)]
+        matches = [(key, value) for key, value in entries
+                   if type(value) is ast.Name and value.id == key.value]
+        self.counts["dict_entries"] += len(entries)
+        self.counts["dict_literal"] += len(matches)
+        for key, value in matches:
+            self.add(value, key.value, KIND_DICT_LITERAL, "{}", node, len(entries), len(matches), state,
+                     start=key)
+        return state
+
+    def fstring(self, node: ast.JoinedStr, state: _State) -> _State:
+        return state if state.in_fstring else _State(state.depth, True)
+
+    def function(self, node: ast.AST, state: _State) -> _State:
+        args = node.args
+        kind = "lambda" if type(node) is ast.Lambda else (
+            "async def" if type(node) is ast.AsyncFunctionDef else "def")
+        self.counts["functions"] += 1
+        self.functions.append(FunctionShape(
+            path=self.path,
+            line=node.lineno,
+            col=self.source.char_col(node.lineno, node.col_offset),
+            name="<lambda>" if kind == "lambda" else node.name,
+            kind=kind,
+            positional_only=len(getattr(args, "posonlyargs", ())),
+            positional_or_keyword=len(args.args),
+            keyword_only=len(args.kwonlyargs),
+            var_positional=args.vararg is not None,
+            var_keyword=args.kwarg is not None,
+            defaults=len(args.defaults),
+            keyword_only_defaults=sum(1 for d in args.kw_defaults if d is not None),
+        ))
+        return state
+
+    # -- recording ---------------------------------------------------------------------------
+
+    def add(self, node: ast.AST, name: str, kind: str, callee: str, owner: ast.AST, keywords: int,
+            punnable: int, state: _State, dict_call: bool = False, start: Optional[ast.AST] = None) -> None:
+        """Record ``node`` (a keyword, or a dict value whose key is ``start``)."""
+        source = self.source
+        first = start if start is not None else node
+        # keyword positions exist from Python 3.9; older parsers give the value's
+        anchor = first if getattr(first, "lineno", None) is not None else node.value
+        end = node if getattr(node, "end_lineno", None) is not None else node.value
+        value = node.value if isinstance(node, ast.keyword) else node
+        base = value.value if kind == KIND_ATTRIBUTE else None
+        self.occurrences.append(Occurrence(
+            path=self.path,
+            line=anchor.lineno,
+            col=source.char_col(anchor.lineno, anchor.col_offset),
+            end_line=end.end_lineno,
+            end_col=source.char_col(end.end_lineno, end.end_col_offset),
+            name=name,
+            name_len=len(name),
+            kind=kind,
+            callee=callee,
+            call_line=owner.lineno,
+            call_col=source.char_col(owner.lineno, owner.col_offset),
+            call_keywords=keywords,
+            call_punnable=punnable,
+            depth=state.depth,
+            in_fstring=state.in_fstring,
+            value=value.id if type(value) is ast.Name else shorten(source.segment(value)),
+            base=shorten(source.segment(base)) if base is not None else "",
+            base_kind=_base_kind(base) if base is not None else "",
+            dict_call=dict_call,
+        ))
+
+
+#: The per-file counters: the FileRecord fields that default to zero.
+_COUNT_FIELDS = tuple(f.name for f in dataclasses.fields(FileRecord) if f.default == 0)
+
+#: Node types that can contain no call, class, dict, function or f-string: never visited.
 _LEAVES = frozenset([ast.Name, ast.Constant, ast.alias] + [
     cls for base in (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
     for cls in base.__subclasses__()])
 #: Per node type, the fields that may hold child nodes (``ctx`` never does).
-_CHILD_FIELDS: dict = {}
-
-
-def _split_keywords(keywords: List[ast.keyword]) -> Tuple[int, int, List[ast.keyword]]:
-    """(named keywords, ``**`` unpackings, punnable keywords) of one call or class."""
-    named = double_star = 0
-    puns = []
-    for kw in keywords:
-        if kw.arg is None:
-            double_star += 1
-            continue
-        named += 1
-        if isinstance(kw.value, ast.Name) and kw.value.id == kw.arg:
-            puns.append(kw)
-    return named, double_star, puns
+_CHILD_FIELDS: Dict[type, Tuple[str, ...]] = {}
 
 
 def _collect(path: str, data: bytes, encoding: str, tree: ast.AST, source: _SourceText) -> Extraction:
-    calls = keywords = double_star = punnable = class_keywords = class_punnable = 0
-    found: List[Occurrence] = []
-
-    def record_puns(node: ast.AST, named: int, puns: List[ast.keyword], kind: str,
-                    callee: str, state: _State) -> None:
-        call_line, call_col = node.lineno, source.char_col(node.lineno, node.col_offset)
-        for kw in puns:
-            # keyword positions exist from Python 3.9; older parsers give the value's
-            line = getattr(kw, "lineno", None) or kw.value.lineno
-            col = getattr(kw, "col_offset", None)
-            col = kw.value.col_offset if col is None else col
-            end_line = getattr(kw, "end_lineno", None) or kw.value.end_lineno
-            end_col = getattr(kw, "end_col_offset", None)
-            end_col = kw.value.end_col_offset if end_col is None else end_col
-            found.append(Occurrence(
-                path=path,
-                line=line,
-                col=source.char_col(line, col),
-                end_line=end_line,
-                end_col=source.char_col(end_line, end_col),
-                name=kw.arg,
-                name_len=len(kw.arg),
-                kind=kind,
-                callee=callee,
-                call_line=call_line,
-                call_col=call_col,
-                call_keywords=named,
-                call_punnable=len(puns),
-                depth=state.depth,
-                in_fstring=state.in_fstring,
-            ))
-
-    # One explicit traversal; each stack entry carries the immutable state of
-    # its node's surroundings.  The branches below are the only node-specific
-    # code: a handler per node type that matters, generic descent for the rest.
-    stack: List[Tuple[ast.AST, _State]] = [(tree, _State())]
-    push = stack.append
-    while stack:
-        node, state = stack.pop()
-        child_state = state
-        if isinstance(node, ast.Call):
-            calls += 1
-            named, stars, puns = _split_keywords(node.keywords)
-            keywords += named
-            double_star += stars
-            if puns:
-                punnable += len(puns)
-                record_puns(node, named, puns, KIND_CALL, shorten(source.segment(node.func)), state)
-            child_state = _State(state.depth + 1, state.in_fstring)
-        elif isinstance(node, ast.ClassDef):
-            named, _, puns = _split_keywords(node.keywords)
-            class_keywords += named
-            if puns:
-                class_punnable += len(puns)
-                record_puns(node, named, puns, KIND_CLASS, node.name, state)
-        elif isinstance(node, ast.JoinedStr) and not state.in_fstring:
-            child_state = _State(state.depth, True)
-        fields = _CHILD_FIELDS.get(type(node))
-        if fields is None:
-            fields = _CHILD_FIELDS[type(node)] = tuple(f for f in node._fields if f != "ctx")
-        for field in fields:
-            value = getattr(node, field, None)
-            if isinstance(value, list):
-                for item in value:
-                    if isinstance(item, ast.AST) and type(item) not in _LEAVES:
-                        push((item, child_state))
-            elif isinstance(value, ast.AST) and type(value) not in _LEAVES:
-                push((value, child_state))
-
-    found.sort(key=lambda o: (o.line, o.col, o.kind))
+    collector = _Collector(path, source)
+    collector.run(tree)
     record = FileRecord(
         path=path, status=OK, error="", error_line=None,
         bytes=len(data), lines=count_lines(data), encoding=encoding,
-        sha256=hashlib.sha256(data).hexdigest(),
-        calls=calls, keywords=keywords, double_star=double_star, punnable=punnable,
-        class_keywords=class_keywords, class_punnable=class_punnable,
+        sha256=hashlib.sha256(data).hexdigest(), **collector.counts,
     )
-    return Extraction(record, tuple(found))
+    occurrences = sorted(collector.occurrences, key=lambda o: (o.line, o.col, o.kind))
+    functions = sorted(collector.functions, key=lambda f: (f.line, f.col))
+    return Extraction(record, tuple(occurrences), tuple(functions))

@@ -13,56 +13,51 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-from typing import Any, Dict, Sequence, Tuple
+from typing import Any, Dict, Optional, Sequence, Tuple
 
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from punstats.classify import TestRule
-from punstats.extract import Extraction, FileRecord, Occurrence
+from punstats.extract import Extraction, FileRecord, FunctionShape, Occurrence
 
 OCCURRENCES_FILE = "occurrences.parquet"
 FILES_FILE = "files.parquet"
+FUNCTIONS_FILE = "functions.parquet"
 SUMMARY_FILE = "summary.json"
 
-OCCURRENCE_COLUMNS = [f.name for f in dataclasses.fields(Occurrence)] + ["in_test", "test_rule"]
-FILE_COLUMNS = [f.name for f in dataclasses.fields(FileRecord)] + ["in_test", "test_rule"]
+_RULE_COLUMNS = ["in_test", "test_rule"]
+OCCURRENCE_COLUMNS = [f.name for f in dataclasses.fields(Occurrence)] + _RULE_COLUMNS
+FILE_COLUMNS = [f.name for f in dataclasses.fields(FileRecord)] + _RULE_COLUMNS
+FUNCTION_COLUMNS = [f.name for f in dataclasses.fields(FunctionShape)] + _RULE_COLUMNS
 
-_INT_COLUMNS = {
-    "line", "col", "end_line", "end_col", "name_len", "call_line", "call_col",
-    "call_keywords", "call_punnable", "depth", "bytes", "lines", "calls", "keywords",
-    "double_star", "punnable", "class_keywords", "class_punnable",
-}
-_BOOL_COLUMNS = {"in_fstring", "in_test"}
+#: Column dtypes, from the record types' annotations.
+_DTYPES = {"int": "int64", "bool": "bool", "str": "str", "Optional[int]": "Int64"}
 
 
 class StoreError(ValueError):
     """A directory that does not hold a readable stored scan."""
 
 
-def _frame(rows: Sequence[Any], columns: Sequence[str]) -> pd.DataFrame:
+def _frame(rows: Sequence[Any], record_type: type) -> pd.DataFrame:
     data: Dict[str, Any] = {}
-    for name in columns:
-        values = [getattr(row, name) for row in rows]
-        if name in _INT_COLUMNS:
-            data[name] = pd.array(values, dtype="int64")
-        elif name in _BOOL_COLUMNS:
-            data[name] = pd.array(values, dtype="bool")
-        elif name == "error_line":
-            data[name] = pd.array(values, dtype="Int64")
-        else:
-            data[name] = pd.array(values, dtype="str")
-    return pd.DataFrame(data, columns=list(columns))
+    for field in dataclasses.fields(record_type):
+        values = [getattr(row, field.name) for row in rows]
+        data[field.name] = pd.array(values, dtype=_DTYPES[str(field.type)])
+    return pd.DataFrame(data)
 
 
 def frames(extractions: Sequence[Extraction], rule: TestRule) -> Tuple[pd.DataFrame, pd.DataFrame]:
     """(occurrences, files) DataFrames, with the test flag of ``rule``."""
-    records = [e.record for e in extractions]
-    occurrences = [o for e in extractions for o in e.occurrences]
-    files = _frame(records, FILE_COLUMNS[:-2])
-    occ = _frame(occurrences, OCCURRENCE_COLUMNS[:-2])
+    occ = _frame([o for e in extractions for o in e.occurrences], Occurrence)
+    files = _frame([e.record for e in extractions], FileRecord)
     return apply_rule(occ, rule), apply_rule(files, rule)
+
+
+def function_frame(extractions: Sequence[Extraction], rule: TestRule) -> pd.DataFrame:
+    """One row per function definition or lambda, with the test flag of ``rule``."""
+    return apply_rule(_frame([f for e in extractions for f in e.functions], FunctionShape), rule)
 
 
 def apply_rule(table: pd.DataFrame, rule: TestRule) -> pd.DataFrame:
@@ -89,23 +84,29 @@ def _write_parquet(table: pd.DataFrame, path: str, summary: Dict[str, Any]) -> N
 
 
 def write(directory: str, occurrences: pd.DataFrame, files: pd.DataFrame,
-          summary: Dict[str, Any], csv: bool = False) -> None:
+          summary: Dict[str, Any], csv: bool = False,
+          functions: Optional[pd.DataFrame] = None) -> None:
     os.makedirs(directory, exist_ok=True)
-    _write_parquet(occurrences, os.path.join(directory, OCCURRENCES_FILE), summary)
-    _write_parquet(files, os.path.join(directory, FILES_FILE), summary)
-    if csv:
-        occurrences.to_csv(os.path.join(directory, "occurrences.csv"), index=False)
-        files.to_csv(os.path.join(directory, "files.csv"), index=False)
+    tables = {OCCURRENCES_FILE: occurrences, FILES_FILE: files}
+    if functions is not None:
+        tables[FUNCTIONS_FILE] = functions
+    for name, table in tables.items():
+        _write_parquet(table, os.path.join(directory, name), summary)
+        if csv:
+            table.to_csv(os.path.join(directory, name.replace(".parquet", ".csv")), index=False)
     with open(os.path.join(directory, SUMMARY_FILE), "w", encoding="utf-8") as handle:
         json.dump(summary, handle, indent=2, ensure_ascii=False)
         handle.write("\n")
 
 
-def read(directory: str) -> Tuple[pd.DataFrame, pd.DataFrame, Dict[str, Any]]:
+def read(directory: str) -> Tuple[pd.DataFrame, pd.DataFrame, Dict[str, Any], Optional[pd.DataFrame]]:
+    """(occurrences, files, summary, functions or None) of a stored scan."""
     paths = [os.path.join(directory, name) for name in (OCCURRENCES_FILE, FILES_FILE, SUMMARY_FILE)]
     missing = [os.path.basename(p) for p in paths if not os.path.isfile(p)]
     if missing:
         raise StoreError("%s is not a stored scan (missing %s)" % (directory, ", ".join(missing)))
     with open(paths[2], encoding="utf-8") as handle:
         summary = json.load(handle)
-    return pd.read_parquet(paths[0]), pd.read_parquet(paths[1]), summary
+    functions_path = os.path.join(directory, FUNCTIONS_FILE)
+    functions = pd.read_parquet(functions_path) if os.path.isfile(functions_path) else None
+    return pd.read_parquet(paths[0]), pd.read_parquet(paths[1]), summary, functions

@@ -29,8 +29,13 @@ def independent_stdlib_count():
 
     Same corpus definition as punstats' default: files ending in .py, no
     site-packages / dist-packages / __pycache__ directories, links not followed.
+    Besides the headline it counts every related kind the scan records.
     """
-    calls = keywords = punnable = failed = 0
+    c = dict.fromkeys(["calls", "keywords", "punnable", "failed", "class", "attribute", "dict_literal",
+                       "dict_entries", "dict_call_punnable", "near_miss", "calls_no_arguments",
+                       "calls_positional_only", "calls_keyword_only", "calls_mixed",
+                       "calls_all_punnable", "max_call_punnable", "functions", "keyword_only",
+                       "positional_only", "var_keyword", "attribute_self"], 0)
     for directory, dirs, files in os.walk(STDLIB):
         dirs[:] = [d for d in dirs if d not in ("site-packages", "dist-packages", "__pycache__")]
         for name in files:
@@ -44,17 +49,52 @@ def independent_stdlib_count():
                     warnings.simplefilter("ignore")
                     tree = ast.parse(data)
             except (SyntaxError, ValueError, RecursionError, MemoryError):
-                failed += 1
+                c["failed"] += 1
                 continue
             for node in ast.walk(tree):
                 if isinstance(node, ast.Call):
-                    calls += 1
-                    for kw in node.keywords:
-                        if kw.arg is not None:
-                            keywords += 1
-                            if isinstance(kw.value, ast.Name) and kw.value.id == kw.arg:
-                                punnable += 1
-    return {"calls": calls, "keywords": keywords, "punnable": punnable, "failed": failed}
+                    c["calls"] += 1
+                    if node.args and node.keywords:
+                        c["calls_mixed"] += 1
+                    elif node.args:
+                        c["calls_positional_only"] += 1
+                    elif node.keywords:
+                        c["calls_keyword_only"] += 1
+                    else:
+                        c["calls_no_arguments"] += 1
+                    named = [kw for kw in node.keywords if kw.arg is not None]
+                    same = [kw for kw in named if isinstance(kw.value, ast.Name) and kw.value.id == kw.arg]
+                    c["keywords"] += len(named)
+                    c["punnable"] += len(same)
+                    if same and len(same) == len(named):
+                        c["calls_all_punnable"] += 1
+                    c["max_call_punnable"] = max(c["max_call_punnable"], len(same))
+                    if isinstance(node.func, ast.Name) and node.func.id == "dict":
+                        c["dict_call_punnable"] += len(same)
+                    for kw in named:
+                        v = kw.value
+                        if isinstance(v, ast.Attribute) and v.attr == kw.arg:
+                            c["attribute"] += 1
+                            if isinstance(v.value, ast.Name) and v.value.id == "self":
+                                c["attribute_self"] += 1
+                        if (isinstance(v, ast.Name) and v.id != kw.arg and kw.arg.strip("_")
+                                and v.id.strip("_") == kw.arg.strip("_")):
+                            c["near_miss"] += 1
+                elif isinstance(node, ast.ClassDef):
+                    c["class"] += sum(1 for kw in node.keywords
+                                      if isinstance(kw.value, ast.Name) and kw.value.id == kw.arg)
+                elif isinstance(node, ast.Dict):
+                    for key, value in zip(node.keys, node.values):
+                        if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                            c["dict_entries"] += 1
+                            if isinstance(value, ast.Name) and value.id == key.value:
+                                c["dict_literal"] += 1
+                elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                    c["functions"] += 1
+                    c["keyword_only"] += len(node.args.kwonlyargs)
+                    c["positional_only"] += len(node.args.posonlyargs)
+                    c["var_keyword"] += node.args.kwarg is not None
+    return c
 
 
 @pytest.fixture(scope="module")
@@ -74,9 +114,16 @@ def test_stdlib_counts_equal_an_independent_ast_walk(stdlib_scans):
     _, results = stdlib_scans
     summary = results["2"]
     expected = independent_stdlib_count()
-    assert {key: summary[key] for key in expected} == expected
+    headline = ("calls", "keywords", "punnable", "failed")
+    assert {key: summary[key] for key in headline} == {key: expected[key] for key in headline}
     assert summary["punnable"] > 1000 and summary["parsed"] > 1000  # a real corpus
     assert summary["root"] == os.path.abspath(STDLIB)
+    measured = dict(summary["kinds"], **{k: summary["parameters"][k] for k in
+                                          ("keyword_only", "positional_only", "var_keyword")})
+    kinds = {key: measured[key] for key in expected if key not in headline + ("punnable",)}
+    assert kinds == {key: expected[key] for key in kinds}
+    assert summary["kinds"]["call"] == summary["punnable"]
+    assert all(value > 0 for value in kinds.values()), kinds  # each kind occurs in the stdlib
 
 
 def test_stdlib_summary_has_the_documented_keys(stdlib_scans):

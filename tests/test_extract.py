@@ -193,3 +193,95 @@ def test_never_executes_the_source(tmp_path):
     source = "open(%r, 'w').write('x')\nf(x=x)\n" % str(marker)
     result = extract("m.py", source.encode())
     assert result.record.punnable == 1 and not marker.exists()
+
+
+# -- related patterns (kinds besides the headline) ----------------------------------------------
+
+def kinds_of(source: str):
+    return sorted((o.kind, o.name) for o in run(source).occurrences)
+
+
+@pytest.mark.parametrize("source, expected", [
+    ("f(x=self.x)", [("attribute", "x")]),
+    ("f(x=cfg.opts.x)", [("attribute", "x")]),
+    ("f(x=y.x_)", []),
+    ("f(x=y.X)", []),
+    ("f(x=self.x())", []),
+    ("f(**self.x)", []),
+    ("d = {'x': x}", [("dict_literal", "x")]),
+    ("d = {'x': y}", []),
+    ("d = {x: x}", []),
+    ("d = {b'x': x}", []),
+    ("d = {**x, 'y': y}", [("dict_literal", "y")]),
+    ("d = {'x': x.x}", []),
+    ("f(x=_x)", [("near_miss", "x")]),
+    ("f(_x=x__)", [("near_miss", "_x")]),
+    ("f(x_=x)", [("near_miss", "x_")]),
+    ("f(_=__)", []),
+    ("f(x=xx)", []),
+    ("f(_x=_x)", [("call", "_x")]),
+    ("dict(x=x, y=self.y)", [("attribute", "y"), ("call", "x")]),
+])
+def test_kinds_and_negatives(source, expected):
+    assert kinds_of(source) == expected
+
+
+def test_attribute_base_kinds_and_values():
+    occ = run("f(a=self.a, b=cls.b, c=cfg.c, d=get().d, e=self.e)").occurrences
+    assert [(o.name, o.base_kind, o.base, o.value) for o in occ] == [
+        ("a", "self", "self", "self.a"), ("b", "cls", "cls", "cls.b"), ("c", "name", "cfg", "cfg.c"),
+        ("d", "expr", "get()", "get().d"), ("e", "self", "self", "self.e")]
+    record = run("f(a=self.a, b=b)").record
+    assert (record.attribute, record.punnable, record.keywords) == (1, 1, 2)
+
+
+def test_dict_literal_position_and_counts():
+    result = run("d = {'key': key, 'n': 1, 2: x}\n")
+    (o,) = result.occurrences
+    assert (o.line, o.col, o.end_col, o.callee, o.call_keywords) == (1, 5, 15, "{}", 2)
+    assert (result.record.dict_entries, result.record.dict_literal) == (2, 1)
+
+
+def test_dict_call_is_a_flagged_headline_row():
+    result = run("dict(x=x)\nmydict(y=y)\n")
+    assert [(o.name, o.kind, o.dict_call) for o in result.occurrences] == [("x", "call", True), ("y", "call", False)]
+    assert (result.record.punnable, result.record.dict_call_punnable) == (2, 1)
+
+
+def test_call_shapes():
+    record = run("""
+        a()
+        b(1, *c)
+        d(k=1, **kw)
+        e(1, k=k)
+        g(x=x, y=y, z=z)
+        h(p=p, q=1)
+    """).record
+    assert (record.calls_no_arguments, record.calls_positional_only, record.calls_keyword_only,
+            record.calls_mixed) == (1, 1, 3, 1)
+    assert (record.calls_all_punnable, record.max_call_punnable) == (2, 3)
+
+
+def test_function_shapes():
+    result = run("""
+        def f(a, /, b, c=1, *args, d, e=2, **kw): pass
+        async def g(self): pass
+        h = lambda x, y=0: x
+        class A:
+            def m(self, *, k): pass
+    """)
+    shapes = [(s.name, s.kind, s.positional_only, s.positional_or_keyword, s.keyword_only,
+               s.var_positional, s.var_keyword, s.defaults, s.keyword_only_defaults)
+              for s in result.functions]
+    assert shapes == [
+        ("f", "def", 1, 2, 2, True, True, 1, 1),
+        ("g", "async def", 0, 1, 0, False, False, 0, 0),
+        ("<lambda>", "lambda", 0, 2, 0, False, False, 1, 0),
+        ("m", "def", 0, 1, 1, False, False, 0, 0),
+    ]
+    assert result.record.functions == 4
+
+
+def test_kinds_do_not_change_the_headline():
+    record = run("f(x=self.x, y=_y, z=z)\nd = {'a': a}\nclass A(metaclass=metaclass): pass").record
+    assert (record.punnable, record.keywords, record.calls) == (1, 3, 1)
