@@ -12,7 +12,6 @@ drift of a shared machine affects both sides alike.
 import argparse
 import json
 import os
-import resource
 import statistics
 import subprocess
 import sys

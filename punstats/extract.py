@@ -37,7 +37,7 @@ import tokenize
 import warnings
 import dataclasses
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, NamedTuple, Optional, Tuple
 
 #: Bumped whenever a change could alter any extracted value; cached results
 #: from another extractor version are never reused.
@@ -155,9 +155,8 @@ class Extraction:
     functions: Tuple[FunctionShape, ...] = ()
 
 
-@dataclass(frozen=True)
-class _State:
-    """What the traversal knows about a node's surroundings."""
+class _State(NamedTuple):
+    """What the traversal knows about a node's surroundings (immutable)."""
 
     depth: int = 0
     in_fstring: bool = False
@@ -292,8 +291,6 @@ def _extract(path: str, data: bytes, max_bytes: int) -> Extraction:
     except ValueError as exc:  # e.g. null bytes on interpreters that say so this way
         return failure(path, SYNTAX_ERROR, str(exc), None, data, encoding)
     return _collect(path, data, encoding, tree, _SourceText(text))
-
-
 
 
 def _near(arg: str, name: str) -> bool:
