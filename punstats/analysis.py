@@ -5,7 +5,7 @@ a stored scan loaded from parquet gives the same numbers as a fresh one.
 """
 from __future__ import annotations
 
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Union
 
 import pandas as pd
 
@@ -30,11 +30,11 @@ def long_occurrences(occurrences: pd.DataFrame, threshold: int) -> pd.DataFrame:
     return calls[calls["name_len"] >= threshold]
 
 
-def top(values: pd.Series, n: int = TOP_N) -> List[Tuple[str, int]]:
+def top(values: pd.Series, n: int = TOP_N) -> List[List[Any]]:
     """The ``n`` most common values, ties broken alphabetically."""
     counts = values.value_counts()
     ordered = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
-    return [(str(value), int(count)) for value, count in ordered[:n]]
+    return [[str(value), int(count)] for value, count in ordered[:n]]
 
 
 def percent(part: int, whole: int) -> float:
@@ -74,17 +74,146 @@ def summarize(occurrences: pd.DataFrame, files: pd.DataFrame, long_threshold: in
         "class_punnable": int(parsed["class_punnable"].sum()),
         "top_identifiers": top(calls["name"]),
         "top_callees": top(calls["callee"]),
+        "kinds": kinds(occurrences, parsed),
     }
+
+
+def split_counts(calls: pd.DataFrame, key: Union[str, pd.Series]) -> pd.DataFrame:
+    """Occurrences per value of ``key`` (a column of ``calls`` or a Series
+    aligned with it), as columns ``nontest``, ``test`` and ``total``."""
+    keys = calls[key] if isinstance(key, str) else key
+    test = calls["in_test"].astype(bool)
+    table = pd.DataFrame({"nontest": (~test).groupby(keys).sum(), "test": test.groupby(keys).sum()})
+    table["total"] = table["nontest"] + table["test"]
+    return table.astype("int64")
+
+
+def _add_cumulative(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` (one row per length, ascending) with the counts at least that long."""
+    table["at_least"] = table["total"][::-1].cumsum()[::-1]
+    table["at_least_nontest"] = table["nontest"][::-1].cumsum()[::-1]
+    return table.astype("int64")
 
 
 def by_length(occurrences: pd.DataFrame) -> pd.DataFrame:
     """Headline occurrences per identifier length, split test / non-test,
-    with the cumulative count of occurrences at least that long."""
+    with the cumulative count of occurrences at least that long (all, and
+    outside tests).  Only lengths that occur are listed."""
     calls = call_occurrences(occurrences)
-    table = (calls.assign(where=calls["in_test"].map({True: "test", False: "nontest"}))
-             .pivot_table(index="name_len", columns="where", values="name", aggfunc="count", fill_value=0)
-             .reindex(columns=["nontest", "test"], fill_value=0))
-    table["total"] = table["nontest"] + table["test"]
-    table["at_least"] = table["total"][::-1].cumsum()[::-1]
+    table = _add_cumulative(split_counts(calls, "name_len").sort_index())
+    table.index.name = "name_len"
     table.columns.name = None
-    return table.astype("int64")
+    return table
+
+
+def length_distribution(occurrences: pd.DataFrame, open_from: Optional[int] = None) -> pd.DataFrame:
+    """Headline occurrences for every identifier length from 1 on, zeros
+    included, like ``by_length``, plus ``at_least_pct``: the share (in %) of
+    all headline occurrences that are at least that long.
+
+    With ``open_from`` the last row, ``open_from``, counts every identifier
+    of at least that many characters; without it the rows end at the longest
+    identifier.
+    """
+    calls = call_occurrences(occurrences)
+    lengths = calls["name_len"]
+    last = int(lengths.max()) if open_from is None and len(calls) else (open_from or 0)
+    if open_from is not None:
+        lengths = lengths.clip(upper=open_from)
+    table = split_counts(calls, lengths).reindex(range(1, last + 1), fill_value=0)
+    table = _add_cumulative(table)
+    table["at_least_pct"] = [percent(int(n), len(calls)) for n in table["at_least"]]
+    table.index.name = "name_len"
+    return table
+
+
+def top_level(path: str) -> str:
+    """Where a relative path sits at the top of the corpus: its top-level
+    directory with a trailing slash (``email/``), or the file itself when it
+    is at the root (``typing.py``)."""
+    head, slash, _ = path.partition("/")
+    return head + slash
+
+
+def by_directory(occurrences: pd.DataFrame, files: pd.DataFrame, n: Optional[int] = None) -> pd.DataFrame:
+    """Per top-level directory (or root-level file): parsed ``files``, their
+    ``keywords``, the headline occurrences in them (``punnable``, split into
+    ``punnable_nontest`` and ``punnable_test``) and ``punnable_pct``.  Most
+    occurrences first, ties alphabetically.  With ``n``, the places after the
+    first ``n`` are added up in one last row, ``(k others)``."""
+    parsed = files[files["status"] == OK]
+    places = parsed["path"].map(top_level)
+    table = pd.DataFrame({"files": parsed.groupby(places).size(),
+                          "keywords": parsed["keywords"].groupby(places).sum()})
+    calls = call_occurrences(occurrences)
+    split = split_counts(calls, calls["path"].map(top_level)).rename(
+        columns={"nontest": "punnable_nontest", "test": "punnable_test", "total": "punnable"})
+    table = table.join(split, how="outer").fillna(0).astype("int64")
+    table = table[["files", "keywords", "punnable", "punnable_nontest", "punnable_test"]]
+    order = sorted(table.index, key=lambda place: (-int(table.at[place, "punnable"]), place))
+    table = table.loc[order]
+    if n is not None and len(table) > n:
+        rest = table.iloc[n:]
+        others = pd.DataFrame([rest.sum()], index=["(%d other%s)" % (len(rest), "s" if len(rest) > 1 else "")])
+        table = pd.concat([table.iloc[:n], others]).astype("int64")
+    table["punnable_pct"] = [percent(int(p), int(k)) for p, k in zip(table["punnable"], table["keywords"])]
+    table.index.name = "directory"
+    return table
+
+
+def top_split(occurrences: pd.DataFrame, column: str, n: int = TOP_N) -> pd.DataFrame:
+    """The ``n`` most common values of ``column`` among headline occurrences
+    (ranked as ``top`` ranks them), split test / non-test."""
+    calls = call_occurrences(occurrences)
+    ranked = [value for value, _ in top(calls[column], n)]
+    table = split_counts(calls, column).reindex(ranked, fill_value=0)
+    table.index.name = column
+    return table
+
+
+def compare(summaries: Sequence[Dict[str, Any]]) -> pd.DataFrame:
+    """One row per scan (in the order given): keyword arguments, punnable
+    ones, and their share."""
+    return pd.DataFrame({
+        "corpus": [s["corpus"] for s in summaries],
+        "keywords": [int(s["keywords"]) for s in summaries],
+        "punnable": [int(s["punnable"]) for s in summaries],
+        "punnable_pct": [float(s["punnable_pct"]) for s in summaries],
+    })
+
+
+#: Per-file counters summed into ``kinds`` (see extract.py for each definition).
+KIND_COUNTERS = (
+    "attribute", "dict_literal", "dict_entries", "dict_call_punnable", "near_miss",
+    "calls_no_arguments", "calls_positional_only", "calls_keyword_only", "calls_mixed",
+    "calls_all_punnable", "functions",
+)
+
+
+def kinds(occurrences: pd.DataFrame, parsed: pd.DataFrame) -> Dict[str, int]:
+    """Counts of every recorded pattern besides the headline, from the same scan."""
+    result = {"call": int(parsed["punnable"].sum()), "class": int(parsed["class_punnable"].sum())}
+    for name in KIND_COUNTERS:
+        result[name] = int(parsed[name].sum()) if name in parsed else 0
+    attributes = occurrences[occurrences["kind"] == "attribute"]
+    for base in ("self", "cls", "name", "expr"):
+        result["attribute_" + base] = int((attributes["base_kind"] == base).sum())
+    result["max_call_punnable"] = int(parsed["max_call_punnable"].max()) if len(parsed) else 0
+    return result
+
+
+def parameters(functions: pd.DataFrame) -> Dict[str, int]:
+    """Definition side: how functions (and lambdas) declare their parameters."""
+    return {
+        "functions": int(len(functions)),
+        "lambdas": int((functions["kind"] == "lambda").sum()),
+        "positional_only": int(functions["positional_only"].sum()),
+        "positional_or_keyword": int(functions["positional_or_keyword"].sum()),
+        "keyword_only": int(functions["keyword_only"].sum()),
+        "var_positional": int(functions["var_positional"].sum()),
+        "var_keyword": int(functions["var_keyword"].sum()),
+        "defaults": int(functions["defaults"].sum()),
+        "keyword_only_defaults": int(functions["keyword_only_defaults"].sum()),
+        "functions_with_positional_only": int((functions["positional_only"] > 0).sum()),
+        "functions_with_keyword_only": int((functions["keyword_only"] > 0).sum()),
+    }

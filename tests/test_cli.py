@@ -244,8 +244,8 @@ def test_default_output_directory_csv_and_readable_summary(tmp_path):
     code, stdout, stderr = run_cli("scan", str(corpus), "--csv", cwd=tmp_path)
     assert code == 0, stderr
     stored = tmp_path / "data" / "proj"
-    assert sorted(os.listdir(stored)) == ["files.csv", "files.parquet", "occurrences.csv",
-                                          "occurrences.parquet", "summary.json"]
+    assert sorted(os.listdir(stored)) == ["files.csv", "files.parquet", "functions.csv", "functions.parquet",
+                                          "occurrences.csv", "occurrences.parquet", "summary.json"]
     assert len(pd.read_csv(stored / "occurrences.csv")) == 4
     lines = dict(line.split("  ", 1) for line in stdout.splitlines())
     assert lines["punnable f(x=x)"].strip().startswith("3 ")

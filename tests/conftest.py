@@ -1,0 +1,39 @@
+"""Shared fixtures: a real corpus, scanned once per test session.
+
+The corpus is a copy of a few packages of the running interpreter's standard
+library (``email``, ``json``, ``unittest``): real code, always present, and
+small enough to scan in about a second.  Nothing under ``data/`` or
+``reports/`` is used.
+"""
+import dataclasses
+import os
+import shutil
+import sysconfig
+
+import pytest
+
+import punstats
+from punstats.sources import stdlib_corpus
+
+STDLIB_SUBSET = ("email", "json", "unittest")
+
+
+@pytest.fixture(scope="session")
+def stdlib_subset_dir(tmp_path_factory) -> str:
+    """A directory holding copies of ``STDLIB_SUBSET`` (without caches)."""
+    root = tmp_path_factory.mktemp("stdlib-subset")
+    stdlib = sysconfig.get_path("stdlib")
+    for name in STDLIB_SUBSET:
+        shutil.copytree(os.path.join(stdlib, name), root / name, ignore=shutil.ignore_patterns("__pycache__"))
+    return str(root)
+
+
+@pytest.fixture(scope="session")
+def stdlib_subset_scan_dir(stdlib_subset_dir, tmp_path_factory) -> str:
+    """A stored scan (``punstats.load`` reads it) of ``stdlib_subset_dir``."""
+    corpus = dataclasses.replace(stdlib_corpus(), name="stdlib-subset", root=stdlib_subset_dir,
+                                 source=stdlib_subset_dir)
+    result = punstats.scan(corpus=corpus, jobs=1)
+    directory = str(tmp_path_factory.mktemp("scans") / "stdlib-subset")
+    result.save(directory)
+    return directory

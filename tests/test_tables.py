@@ -1,0 +1,278 @@
+"""``punstats.tables`` and ``punstats table``: the numbers in every format
+against the stored scan, and the reST against docutils."""
+import dataclasses
+import io
+import os
+import re
+
+import pandas as pd
+import pytest
+from docutils import nodes
+from docutils.core import publish_doctree
+
+import punstats
+from punstats import tables
+from punstats.cli import main
+
+BORDER = re.compile(r"^=+( =+)+$")
+
+
+@pytest.fixture(scope="module")
+def result(stdlib_subset_scan_dir):
+    return punstats.load(stdlib_subset_scan_dir)
+
+
+def stored_counts(scan_dir):
+    """The summary table's numbers counted straight from the stored parquet
+    files, without punstats.analysis."""
+    occurrences = pd.read_parquet(os.path.join(scan_dir, "occurrences.parquet"))
+    files = pd.read_parquet(os.path.join(scan_dir, "files.parquet"))
+    calls = occurrences[occurrences["kind"] == "call"]
+    parsed = files[files["status"] == "ok"]
+    long = calls[calls["name_len"] >= 10]
+    return {
+        "punnable": len(calls),
+        "keywords": int(parsed["keywords"].sum()),
+        "punnable_pct": 100.0 * len(calls) / int(parsed["keywords"].sum()),
+        "calls_with_punnable": len(calls[["path", "call_line", "call_col"]].drop_duplicates()),
+        "long": len(long),
+        "long_nontest": int((~long["in_test"]).sum()),
+        "parsed": len(parsed),
+        "failed": int((~files["status"].isin(["ok", "symlink", "outside_root", "directory"])).sum()),
+    }
+
+
+def parse_rst(text):
+    """The doctree of ``text``; fails on any docutils message (info and up)."""
+    messages = io.StringIO()
+    doctree = publish_doctree(text, settings_overrides={
+        "report_level": 1, "halt_level": 5, "warning_stream": messages})
+    assert messages.getvalue() == ""
+    assert not list(doctree.findall(nodes.system_message))
+    return doctree
+
+
+def cell_text(entry):
+    """An entry's text without its footnote references."""
+    entry = entry.deepcopy()
+    for reference in list(entry.findall(nodes.footnote_reference)):
+        reference.parent.remove(reference)
+    return entry.astext().strip()
+
+
+def table_cells(table):
+    return [[cell_text(entry) for entry in row.findall(nodes.entry)] for row in table.findall(nodes.row)]
+
+
+# -- the summary table -------------------------------------------------------------------------
+
+def test_summary_rst_has_the_pep_shape_and_the_stored_numbers(result, stdlib_subset_scan_dir):
+    text = tables.render(tables.summary_table([result]), "rst")
+    doctree = parse_rst(text)
+    [table] = list(doctree.findall(nodes.table))
+    rows = table_cells(table)
+    assert rows[0] == ["Statistic", "stdlib-subset"]
+    counts = stored_counts(stdlib_subset_scan_dir)
+    expected = [
+        ["Keyword arguments of the form f(x=x)", format(counts["punnable"], ",")],
+        ["% of all keyword arguments", "%.2f%%" % counts["punnable_pct"]],
+        ["All keyword arguments", format(counts["keywords"], ",")],
+        ["Calls with at least one f(x=x) argument", format(counts["calls_with_punnable"], ",")],
+        ["Long: identifier of 10 or more characters", format(counts["long"], ",")],
+        ["Long, outside tests", format(counts["long_nontest"], ",")],
+        ["Files parsed", format(counts["parsed"], ",")],
+        ["Files that failed to parse", format(counts["failed"], ",")],
+    ]
+    assert rows[1:] == expected
+    assert counts["punnable"] > 50 and counts["long"] > 0  # a real corpus, not an empty one
+    # f(x=x) is an inline literal, as a PEP writes code
+    assert [n.astext() for n in table.findall(nodes.literal)] == ["f(x=x)", "f(x=x)"]
+
+    # the PEP's simple-table shape: = borders around the header and the body, one space between columns
+    lines = text.splitlines()
+    assert BORDER.match(lines[0]) and lines[2] == lines[0] and lines[len(rows) + 2] == lines[0]
+    assert lines[1].startswith("Statistic ")
+    starts = [m.start() for m in re.finditer("=+", lines[0])]
+    assert lines[1][starts[1]:].startswith("stdlib-subset [#]_")
+    assert lines[3][starts[1]:] == format(counts["punnable"], ",")
+
+
+def test_summary_footnote_names_corpus_revision_and_python(result):
+    doctree = parse_rst(tables.render(tables.summary_table([result]), "rst"))
+    [footnote] = list(doctree.findall(nodes.footnote))
+    [reference] = list(doctree.findall(nodes.footnote_reference))
+    assert reference["refid"] == footnote["ids"][0]
+    text = " ".join(footnote.astext().split())
+    summary = result.summary
+    assert summary["revision"] and summary["revision"] in text
+    assert "parsed by %s %s" % (summary["python_implementation"], summary["python"]) in text
+    assert text.startswith("1 stdlib-subset:") and "test rule components" in text
+
+
+def test_summary_compares_scans_column_by_column(result, stdlib_subset_scan_dir):
+    json_only = punstats.scan(os.path.join(result.summary["root"], "json"), jobs=1)
+    text = tables.render(tables.summary_table([result, json_only, result]), "rst")
+    doctree = parse_rst(text)
+    rows = table_cells(next(doctree.findall(nodes.table)))
+    assert rows[0] == ["Statistic", "stdlib-subset", "json", "stdlib-subset (2)"]
+    assert rows[1][1:] == [format(result.summary["punnable"], ","), format(json_only.summary["punnable"], ","),
+                           format(result.summary["punnable"], ",")]
+    assert json_only.summary["punnable"] < result.summary["punnable"]
+    assert len(list(doctree.findall(nodes.footnote))) == 3
+
+
+def test_summary_refuses_scans_with_different_long_thresholds(result):
+    with pytest.raises(ValueError, match="different long thresholds"):
+        tables.summary_table([result, result.with_rules(long_threshold=12)])
+
+
+def test_user_text_is_escaped_in_every_format(result):
+    odd = dataclasses.replace(result, summary=dict(result.summary, corpus="my_proj_ *x* |100%&$ #1"))
+    table = tables.summary_table([odd])
+    doctree = parse_rst(tables.render(table, "rst"))
+    assert table_cells(next(doctree.findall(nodes.table)))[0][1] == "my_proj_ *x* |100%&$ #1"
+    markdown = tables.render(table, "markdown")
+    assert "| my\\_proj\\_ \\*x\\* \\|100%&$ \\#1[^1] |" in markdown.splitlines()[0]
+    latex = tables.render(table, "latex")
+    assert r"my\_proj\_ *x* |100\%\&\$ \#1\textsuperscript{1}" in latex
+
+
+def test_markdown_csv_latex_hold_the_same_numbers(result):
+    summary = result.summary
+    table = tables.summary_table([result])
+    markdown = tables.render(table, "markdown").splitlines()
+    assert [cell.strip() for cell in markdown[0].split("|")[1:-1]] == ["Statistic", "stdlib-subset[^1]"]
+    assert re.fullmatch(r"\| -+ \| -+: \|", markdown[1])
+    body = {line.split("|")[1].strip(): line.split("|")[2].strip() for line in markdown[2:10]}
+    assert body["Keyword arguments of the form `f(x=x)`"] == format(summary["punnable"], ",")
+    assert body["% of all keyword arguments"] == "%.2f%%" % summary["punnable_pct"]
+    assert markdown[11].startswith("[^1]: stdlib-subset: ") and summary["revision"] in markdown[11]
+
+    frame = pd.read_csv(io.StringIO(tables.render(table, "csv")), comment="#", index_col=0)
+    assert frame.loc["Keyword arguments of the form f(x=x)", "stdlib-subset"] == summary["punnable"]
+    assert frame.loc["% of all keyword arguments", "stdlib-subset"] == round(summary["punnable_pct"], 2)
+    assert frame.loc["Long, outside tests", "stdlib-subset"] == summary["long_nontest"]
+
+    latex = tables.render(table, "latex")
+    assert r"\begin{tabular}{lr}" in latex and r"\toprule" in latex and r"\bottomrule" in latex
+    assert (r"Keyword arguments of the form \texttt{f(x=x)} & %s \\" % format(summary["punnable"], ",")) in latex
+    assert (r"\%% of all keyword arguments & %.2f\%% \\" % summary["punnable_pct"]) in latex
+    assert summary["revision"] in latex and summary["python"] in latex
+
+
+# -- the other tables ------------------------------------------------------------------------
+
+def test_length_table_counts_per_length_and_cumulative(result):
+    # unittest/ as test code: a real test / non-test split in any Python version
+    split = result.with_rules("regex:^unittest/")
+    calls = split.occurrences[split.occurrences["kind"] == "call"]
+    doctree = parse_rst(tables.render(tables.length_table(split), "rst"))
+    [paragraph] = [p for p in doctree.findall(nodes.paragraph) if p.parent is doctree]
+    assert paragraph.astext().startswith("Identifier lengths of f(x=x) keyword arguments in stdlib-subset")
+    rows = table_cells(next(doctree.findall(nodes.table)))
+    assert rows[0] == ["Length", "Non-test", "Test", "All", ">= length", ">= length, non-test", "% >= length"]
+    assert [row[0] for row in rows[1:]] == [str(n) for n in range(1, 10)] + ["10 (long)"] + [
+        str(n) for n in range(11, 20)] + [">= 20"]
+    for n, row in enumerate(rows[1:], start=1):
+        exact = calls[calls["name_len"] >= n] if n == 20 else calls[calls["name_len"] == n]
+        at_least = calls[calls["name_len"] >= n]
+        assert row[1:] == [
+            format(int((~exact["in_test"]).sum()), ","), format(int(exact["in_test"].sum()), ","),
+            format(len(exact), ","), format(len(at_least), ","),
+            format(int((~at_least["in_test"]).sum()), ","), "%.2f%%" % (100.0 * len(at_least) / len(calls))]
+    long_row = rows[10]
+    assert long_row[4:6] == [format(split.summary["long"], ","), format(split.summary["long_nontest"], ",")]
+    assert 0 < split.summary["punnable_test"] < split.summary["punnable"]
+
+
+@pytest.mark.parametrize("kind", ["identifier", "callee"])
+def test_top_tables_rank_the_stored_values(result, kind):
+    column = "name" if kind == "identifier" else "callee"
+    [table] = tables.tables_of(kind, [result], n=5)
+    doctree = parse_rst(tables.render(table, "rst"))
+    rows = table_cells(next(doctree.findall(nodes.table)))
+    calls = result.occurrences[result.occurrences["kind"] == "call"]
+    counts = calls[column].value_counts()
+    assert len(rows) == 6
+    for value, nontest, test, total in rows[1:]:
+        assert int(total) == counts[value] == int(nontest) + int(test)
+    assert [int(row[3]) for row in rows[1:]] == sorted(counts.values, reverse=True)[:5]
+    if kind == "identifier":  # the summary's own top list agrees
+        assert [[row[0], int(row[3])] for row in rows[1:]] == [list(p) for p in result.summary["top_identifiers"][:5]]
+
+
+def test_directory_table_adds_up_to_the_summary(result):
+    [table] = tables.tables_of("directory", [result], n=2)
+    doctree = parse_rst(tables.render(table, "rst"))
+    rows = table_cells(next(doctree.findall(nodes.table)))
+    calls = result.occurrences[result.occurrences["kind"] == "call"]
+    per_directory = calls["path"].str.split("/").str[0].value_counts()
+    assert [row[0] for row in rows[1:]] == [name + "/" for name in per_directory.index[:2]] + ["(1 other)"]
+    assert [int(row[3]) for row in rows[1:]] == list(per_directory.values)
+    assert sum(int(row[2].replace(",", "")) for row in rows[1:]) == result.summary["keywords"]
+
+
+@pytest.mark.parametrize("kind", tables.KINDS)
+@pytest.mark.parametrize("fmt", tables.FORMATS)
+def test_every_kind_renders_in_every_format(result, kind, fmt):
+    text = tables.render_all(tables.tables_of(kind, [result, result], n=3), fmt)
+    if fmt == "rst":
+        doctree = parse_rst(text)
+        footnotes = list(doctree.findall(nodes.footnote))
+        assert len(footnotes) == 2 and all(f["backrefs"] for f in footnotes)
+    elif fmt == "markdown":
+        assert "[^1]: " in text and "[^2]: " in text
+    elif fmt == "csv":
+        assert text.count("# [") == 2
+    else:
+        assert text.count(r"\begin{tabular}") == (1 if kind == "summary" else 2)
+
+
+# -- punstats table ---------------------------------------------------------------------------
+
+def test_cli_table_prints_the_table(stdlib_subset_scan_dir, result, capsys):
+    assert main(["table", stdlib_subset_scan_dir]) == 0
+    assert capsys.readouterr().out == tables.render_all([tables.summary_table([result])], "rst")
+    assert main(["table", stdlib_subset_scan_dir, "--by", "length", "--format", "csv",
+                 "--test-rule", "regex:^unittest/", "--long", "8"]) == 0
+    frame = pd.read_csv(io.StringIO(capsys.readouterr().out), comment="#", index_col=0)
+    again = result.with_rules("regex:^unittest/", long_threshold=8)
+    assert frame.loc["8 (long)", ">= length"] == again.summary["long"]
+    assert frame.loc["8 (long)", ">= length, non-test"] == again.summary["long_nontest"]
+
+
+def test_cli_table_writes_a_file(stdlib_subset_scan_dir, tmp_path, capsys):
+    target = tmp_path / "table.tex"
+    assert main(["table", stdlib_subset_scan_dir, "--format", "latex", "-o", str(target)]) == 0
+    assert capsys.readouterr().out == ""
+    assert target.read_text(encoding="utf-8").count(r"\end{tabular}") == 1
+
+
+def test_cli_table_usage_errors(stdlib_subset_scan_dir, result, tmp_path, capsys):
+    not_a_scan = tmp_path / "empty"
+    not_a_scan.mkdir()
+    assert main(["table", str(not_a_scan)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("punstats: error: ") and "is not a stored scan" in err and err.count("\n") == 1
+
+    result.with_rules(long_threshold=12).save(str(tmp_path / "long12"))
+    assert main(["table", stdlib_subset_scan_dir, str(tmp_path / "long12")]) == 2
+    err = capsys.readouterr().err
+    assert "different long thresholds" in err and "--long N" in err and err.count("\n") == 1
+    assert main(["table", stdlib_subset_scan_dir, str(tmp_path / "long12"), "--long", "12"]) == 0
+    capsys.readouterr()
+
+    assert main(["table", stdlib_subset_scan_dir, "--test-rule", "regex:("]) == 2
+    assert main(["table", stdlib_subset_scan_dir, "--format", "html"]) == 2
+    assert all(line.startswith("punstats: error: ") for line in capsys.readouterr().err.splitlines())
+
+
+def test_a_corpus_without_any_f_x_x_still_tabulates(tmp_path):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "a.py").write_text("print(1, sep='')\n")
+    (tmp_path / "bad.py").write_text("def f(:\n")
+    empty = punstats.scan(str(tmp_path), jobs=1)
+    for kind in tables.KINDS:
+        parse_rst(tables.render_all(tables.tables_of(kind, [empty]), "rst"))
+    rows = table_cells(next(parse_rst(tables.render(tables.summary_table([empty]), "rst")).findall(nodes.table)))
+    assert [row[1] for row in rows[1:]] == ["0", "0.00%", "1", "0", "0", "0", "1", "1"]
