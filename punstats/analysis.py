@@ -217,3 +217,51 @@ def parameters(functions: pd.DataFrame) -> Dict[str, int]:
         "functions_with_positional_only": int((functions["positional_only"] > 0).sum()),
         "functions_with_keyword_only": int((functions["keyword_only"] > 0).sum()),
     }
+
+
+#: The patterns compared across scans: (key, label, denominator key, section).
+#: Keys name entries of a summary's ``kinds`` (or ``parameters``) section.
+KIND_ROWS = (
+    ("call", "`f(x=x)` (the headline)", "keywords", "kinds"),
+    ("dict_call_punnable", "of which `dict(x=x)`", "keywords", "kinds"),
+    ("attribute", "`f(x=obj.x)`", "keywords", "kinds"),
+    ("attribute_self", "of which `f(x=self.x)`", "keywords", "kinds"),
+    ("attribute_cls", "of which `f(x=cls.x)`", "keywords", "kinds"),
+    ("attribute_name", "of which `f(x=name.x)`", "keywords", "kinds"),
+    ("attribute_expr", "of which `f(x=<expr>.x)`", "keywords", "kinds"),
+    ("near_miss", "near miss `f(x=_x)`", "keywords", "kinds"),
+    ("dict_literal", "`{\"x\": x}` dict entries", "dict_entries", "kinds"),
+    ("class", "`class A(x=x)` class keywords", "class_keywords", "kinds"),
+    ("calls_no_arguments", "calls without arguments", "calls", "kinds"),
+    ("calls_positional_only", "calls with positional arguments only", "calls", "kinds"),
+    ("calls_keyword_only", "calls with keyword arguments only", "calls", "kinds"),
+    ("calls_mixed", "calls with both", "calls", "kinds"),
+    ("calls_all_punnable", "calls whose every keyword argument is `x=x`", "calls", "kinds"),
+    ("max_call_punnable", "most `x=x` arguments in one call", "", "kinds"),
+    ("functions", "function definitions and lambdas", "", "parameters"),
+    ("positional_only", "positional-only parameters", "", "parameters"),
+    ("positional_or_keyword", "positional-or-keyword parameters", "", "parameters"),
+    ("keyword_only", "keyword-only parameters", "", "parameters"),
+    ("var_positional", "functions with `*args`", "functions", "parameters"),
+    ("var_keyword", "functions with `**kwargs`", "functions", "parameters"),
+    ("defaults", "parameters with a default", "", "parameters"),
+)
+
+
+def kinds_comparison(summaries: Sequence[Dict[str, Any]]) -> pd.DataFrame:
+    """One row per pattern of ``KIND_ROWS``, per scan its count and its share
+    of the row's denominator (keyword arguments, string-keyed dict entries,
+    class keywords, calls or functions; NaN where a share means nothing)."""
+    rows = []
+    for key, label, denominator, section in KIND_ROWS:
+        row: Dict[str, Any] = {"kind": key, "label": label, "denominator": denominator}
+        for index, s in enumerate(summaries):
+            values = dict(s.get("kinds", {}), **s.get("parameters", {}))
+            totals = dict(values, keywords=s["keywords"], calls=s["calls"],
+                          class_keywords=s["class_keywords"])
+            count = values.get(key)
+            row["count_%d" % index] = count
+            whole = totals.get(denominator) if denominator else None
+            row["pct_%d" % index] = percent(count, whole) if count is not None and whole else float("nan")
+        rows.append(row)
+    return pd.DataFrame(rows).set_index("kind")

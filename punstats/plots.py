@@ -234,6 +234,46 @@ def projects(results: Sequence[Any]) -> Plot:
     return Plot("projects", _projects_subject(names), figure, data)
 
 
+#: The patterns the ``kinds`` figure compares (keys of analysis.KIND_ROWS).
+KIND_BARS = ("call", "attribute", "attribute_self", "near_miss", "dict_call_punnable", "dict_literal", "class")
+#: One colour per scan in the ``kinds`` figure (Okabe-Ito, then matplotlib's cycle).
+SCAN_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
+
+
+def kinds(results: Sequence[Any]) -> Plot:
+    """Each recorded pattern as a share of its denominator, one bar per scan:
+    how strict the proposal's rule is, and how projects differ."""
+    summaries = [r.summary for r in results]
+    names = column_names(summaries)
+    table = analysis.kinds_comparison(summaries).loc[list(KIND_BARS)]
+    data = pd.DataFrame({name: table["pct_%d" % i] for i, name in enumerate(names)})
+    data["label"] = [label.replace("`", "") + "\n(%% of %s)" % {
+        "keywords": "keyword arguments", "dict_entries": "string-keyed dict entries",
+        "class_keywords": "class keywords"}[denominator]
+        for label, denominator in zip(table["label"], table["denominator"])]
+    figure, axes = _figure(1.6 + 0.75 * len(KIND_BARS) * max(1, len(names)) ** 0.5)
+    height = 0.8 / len(names)
+    with matplotlib.rc_context(STYLE):
+        for index, name in enumerate(names):
+            positions = [row + (index - (len(names) - 1) / 2) * height for row in range(len(KIND_BARS))]
+            values = [float(v) for v in data[name]]
+            axes.barh(positions, values, height=height * 0.95, label=name,
+                      color=SCAN_COLOURS[index % len(SCAN_COLOURS)])
+            for position, value in zip(positions, values):
+                axes.annotate("%.2f%%" % value, xy=(value, position), xytext=(3, 0), textcoords="offset points",
+                              va="center", fontsize=9)
+        axes.set_yticks(range(len(KIND_BARS)), data["label"], fontsize=10)
+        axes.invert_yaxis()
+        axes.set_xlabel("% of the denominator named under each pattern")
+        axes.set_xlim(0, max([float(v) for name in names for v in data[name]] + [1.0]) * 1.2)
+        axes.xaxis.set_major_formatter(FuncFormatter(lambda value, _: "%g%%" % value))
+        axes.set_title("Keyword-argument patterns besides f(x=x)")
+        if len(names) > 1:
+            axes.legend(loc="lower right")
+    _finish(figure, summaries)
+    return Plot("kinds", _projects_subject(names), figure, data)
+
+
 def _projects_subject(names: Sequence[str]) -> str:
     joined = "+".join(names)
     if len(joined) <= 60:
@@ -249,6 +289,8 @@ def all_plots(results: Sequence[Any]) -> List[Plot]:
         for make in (length_histogram, length_cumulative, top_identifiers, top_callees, directories):
             plots.append(dataclasses.replace(make(result), subject=name))
     plots.append(projects(results))
+    if all("kinds" in r.summary for r in results):
+        plots.append(kinds(results))
     return plots
 
 

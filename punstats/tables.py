@@ -23,7 +23,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 from punstats import analysis
 
 FORMATS = ("rst", "markdown", "csv", "latex")
-KINDS = ("summary", "length", "identifier", "callee", "directory")
+KINDS = ("summary", "kinds", "length", "identifier", "callee", "directory")
 
 #: Lengths from this one on share the last row of a ``length`` table
 #: (unless the long threshold is larger).
@@ -142,6 +142,35 @@ def summary_table(results: Sequence[Any]) -> Table:
                  header_notes=(None, *range(len(summaries))))
 
 
+def kinds_table(results: Sequence[Any]) -> Table:
+    """One row per recorded pattern, per scan its count and its share of the
+    row's denominator (stated in the last column)."""
+    summaries = [r.summary for r in results]
+    if not summaries:
+        raise ValueError("no scans to tabulate")
+    names = column_names(summaries)
+    table = analysis.kinds_comparison(summaries)
+    denominators = {"keywords": "keyword arguments", "dict_entries": "string-keyed dict entries",
+                    "class_keywords": "class keywords", "calls": "calls", "functions": "functions", "": ""}
+    rows = []
+    for _, row in table.iterrows():
+        cells: List[Cell] = [Label(row["label"])]
+        for index in range(len(summaries)):
+            count, share = row["count_%d" % index], row["pct_%d" % index]
+            cells.append(int(count) if count == count and count is not None else Label("n/a"))
+            cells.append(Percent(float(share)) if share == share else Label(""))
+        cells.append(Label(denominators[row["denominator"]]))
+        rows.append(tuple(cells))
+    header: List[Text] = [Label("Pattern")]
+    for name in names:
+        header += [name, Label("Share")]  # a lone "%" would read as a reST transition
+    header.append(Label("Share of"))
+    return Table(header=tuple(header), rows=tuple(rows),
+                 notes=tuple(provenance(s, name) for s, name in zip(summaries, names)),
+                 header_notes=(None, *[i // 2 if i % 2 == 0 else None for i in range(2 * len(summaries))]),
+                 title=(Label("Keyword-argument patterns besides `f(x=x)`"),))
+
+
 def length_table(result: Any, open_from: Optional[int] = None) -> Table:
     """Occurrences per identifier length, test / non-test, with the
     cumulative counts of identifiers at least that long."""
@@ -196,6 +225,8 @@ def tables_of(kind: str, results: Sequence[Any], n: int = TOP_ROWS) -> List[Tabl
     the other kinds give one table per scan."""
     if kind == "summary":
         return [summary_table(results)]
+    if kind == "kinds":
+        return [kinds_table(results)]
     if kind == "length":
         return [length_table(r) for r in results]
     if kind in ("identifier", "callee"):

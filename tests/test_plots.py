@@ -147,7 +147,7 @@ def test_cli_plot_writes_every_figure(stdlib_subset_scan_dir, tmp_path, capsys):
     printed = capsys.readouterr().out.split()
     kinds = ["lengths", "cumulative", "identifiers", "callees", "directories"]
     assert printed == [str(out / ("stdlib-subset-%s.png" % kind)) for kind in kinds] + [
-        str(out / "stdlib-subset-projects.png")]
+        str(out / "stdlib-subset-projects.png"), str(out / "stdlib-subset-kinds.png")]
     assert all(os.path.getsize(path) > 10000 for path in printed)
 
 
@@ -177,9 +177,26 @@ def test_a_corpus_without_any_f_x_x_still_draws(tmp_path):
     empty = punstats.scan(str(tmp_path), jobs=1)
     drawn = plots.all_plots([empty])
     assert [plot.kind for plot in drawn] == ["lengths", "cumulative", "identifiers", "callees", "directories",
-                                             "projects"]
+                                             "projects", "kinds"]
     for plot in drawn[:5]:
         bars = [size for container in plot.figure.axes[0].containers
                 for size in (heights(container) if plot.kind == "lengths" else widths(container))]
         assert bars == ([0, 0] if plot.kind == "directories" else [])  # a.py: no occurrence
     assert [bar.get_height() for bar in drawn[5].figure.axes[0].containers[0]] == [0.0]
+
+
+def test_kinds_bars_are_the_stored_shares(result, stdlib_subset_scan_dir):
+    occurrences = pd.read_parquet(os.path.join(stdlib_subset_scan_dir, "occurrences.parquet"))
+    files = pd.read_parquet(os.path.join(stdlib_subset_scan_dir, "files.parquet"))
+    parsed = files[files["status"] == "ok"]
+    keywords, entries = int(parsed["keywords"].sum()), int(parsed["dict_entries"].sum())
+    kinds = occurrences["kind"].value_counts()
+    plot = plots.kinds([result, result])
+    first, second = (container for container in plot.figure.axes[0].containers)
+    bars = [round(bar.get_width(), 4) for bar in first]
+    assert bars == [round(bar.get_width(), 4) for bar in second]
+    by_kind = dict(zip(plots.KIND_BARS, bars))
+    assert by_kind["call"] == round(100.0 * kinds["call"] / keywords, 4)
+    assert by_kind["attribute"] == round(100.0 * kinds["attribute"] / keywords, 4)
+    assert by_kind["dict_literal"] == round(100.0 * kinds["dict_literal"] / entries, 4)
+    assert_captioned(plot, result.summary)

@@ -225,7 +225,42 @@ def test_every_kind_renders_in_every_format(result, kind, fmt):
     elif fmt == "csv":
         assert text.count("# [") == 2
     else:
-        assert text.count(r"\begin{tabular}") == (1 if kind == "summary" else 2)
+        assert text.count(r"\begin{tabular}") == (1 if kind in ("summary", "kinds") else 2)
+
+
+# -- the kinds table --------------------------------------------------------------------------
+
+def test_kinds_table_holds_the_stored_counts(result, stdlib_subset_scan_dir):
+    occurrences = pd.read_parquet(os.path.join(stdlib_subset_scan_dir, "occurrences.parquet"))
+    files = pd.read_parquet(os.path.join(stdlib_subset_scan_dir, "files.parquet"))
+    functions = pd.read_parquet(os.path.join(stdlib_subset_scan_dir, "functions.parquet"))
+    kinds = occurrences["kind"].value_counts()
+    expected = {
+        "f(x=x) (the headline)": kinds["call"],
+        "f(x=obj.x)": kinds["attribute"],
+        "of which f(x=self.x)": int((occurrences["base_kind"] == "self").sum()),
+        "near miss f(x=_x)": kinds.get("near_miss", 0),
+        '{"x": x} dict entries': kinds["dict_literal"],
+        "calls with keyword arguments only": int(files["calls_keyword_only"].sum()),
+        "function definitions and lambdas": len(functions),
+        "keyword-only parameters": int(functions["keyword_only"].sum()),
+    }
+    doctree = parse_rst(tables.render(tables.kinds_table([result, result]), "rst"))
+    (table,) = doctree.findall(nodes.table)
+    cells = {row[0]: row[1:] for row in table_cells(table)}
+    assert cells["Pattern"][:2] == ["stdlib-subset", "Share"]
+    for label, count in expected.items():
+        assert cells[label][0] == format(int(count), ","), label
+        assert cells[label][2] == cells[label][0]  # the second scan's column
+    keywords = int(files[files["status"] == "ok"]["keywords"].sum())
+    assert cells["f(x=obj.x)"][1] == "%.2f%%" % (100.0 * kinds["attribute"] / keywords)
+    assert cells["f(x=obj.x)"][-1] == "keyword arguments"
+
+
+def test_cli_kinds_flag(stdlib_subset_scan_dir, capsys):
+    assert main(["table", "--kinds", "--format", "csv", stdlib_subset_scan_dir]) == 0
+    frame = pd.read_csv(io.StringIO(capsys.readouterr().out), comment="#")
+    assert "f(x=obj.x)" in " ".join(frame.iloc[:, 0])
 
 
 # -- punstats table ---------------------------------------------------------------------------
