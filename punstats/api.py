@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import platform
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, Optional, Sequence, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
 import pandas as pd
 
@@ -26,9 +26,11 @@ class ScanResult:
     occurrences: pd.DataFrame
     files: pd.DataFrame
     summary: Dict[str, Any]
+    functions: Optional[pd.DataFrame] = None  # one row per function; None in older stored scans
 
     def save(self, directory: str, csv: bool = False) -> None:
-        store.write(directory, self.occurrences, self.files, self.summary, csv=csv)
+        store.write(directory, self.occurrences, self.files, self.summary, csv=csv,
+                    functions=self.functions)
 
     def with_rules(self, test_rule: Union[str, TestRule, None] = None,
                    long_threshold: Optional[int] = None) -> "ScanResult":
@@ -37,9 +39,10 @@ class ScanResult:
         threshold = self.summary["long_threshold"] if long_threshold is None else long_threshold
         occurrences = store.apply_rule(self.occurrences, rule)
         files = store.apply_rule(self.files, rule)
+        functions = store.apply_rule(self.functions, rule) if self.functions is not None else None
         rules = dict(self.summary["rules"], test_rule=rule.label, long_threshold=threshold)
-        summary = _summary(occurrences, files, rules, _provenance_of(self.summary))
-        return ScanResult(occurrences, files, summary)
+        summary = _summary(occurrences, files, functions, rules, _provenance_of(self.summary))
+        return ScanResult(occurrences, files, summary, functions)
 
 
 def _rule(test_rule: Union[str, TestRule]) -> TestRule:
@@ -48,13 +51,32 @@ def _rule(test_rule: Union[str, TestRule]) -> TestRule:
 
 def _provenance_of(summary: Dict[str, Any]) -> Dict[str, Any]:
     keys = ("corpus", "root", "source", "revision", "commit_date", "python", "python_implementation",
-            "punstats_version", "extractor_version", "skipped_dirs", "created")
+            "punstats_version", "extractor_version", "skipped_dirs", "created", "archive", "refused_members")
     return {key: summary[key] for key in keys if key in summary}
 
 
-def _summary(occurrences: pd.DataFrame, files: pd.DataFrame, rules: Dict[str, Any],
-             provenance: Dict[str, Any]) -> Dict[str, Any]:
+def _check_engine(name: str, scheduler: Optional[str], python: Optional[str]) -> None:
+    """Before any work: the engine exists here and goes with the other options."""
+    engine.check_engine(name)
+    if scheduler is not None and name != "dask":
+        raise engine.EngineError("a scheduler address needs the dask engine (--engine dask)")
+    if python is not None and name != "local":
+        raise engine.EngineError("--python runs its own worker processes; it needs the local engine")
+
+
+def _run_engine(name: str, scheduler: Optional[str], candidates: Sequence[Any], jobs: Optional[int],
+                max_bytes: int, progress: Optional[Callable[[int], None]]) -> List[Any]:
+    if name == "dask":
+        return engine.run_dask(candidates, scheduler=scheduler, jobs=jobs, max_bytes=max_bytes,
+                               progress=progress)
+    return engine.run(candidates, jobs=jobs, max_bytes=max_bytes, progress=progress)
+
+
+def _summary(occurrences: pd.DataFrame, files: pd.DataFrame, functions: Optional[pd.DataFrame],
+             rules: Dict[str, Any], provenance: Dict[str, Any]) -> Dict[str, Any]:
     counts = analysis.summarize(occurrences, files, rules["long_threshold"])
+    if functions is not None:
+        counts["parameters"] = analysis.parameters(functions)
     return {**counts, "test_rule": rules["test_rule"], "rules": rules, **provenance}
 
 
@@ -66,20 +88,43 @@ def scan(path: Optional[str] = None, *, jobs: Optional[int] = None,
          max_bytes: int = DEFAULT_MAX_BYTES,
          progress: Optional[Callable[[int], None]] = None,
          on_discovered: Optional[Callable[[int], None]] = None,
-         corpus: Optional[Corpus] = None) -> ScanResult:
+         corpus: Optional[Corpus] = None, rev: Optional[str] = None,
+         python: Optional[str] = None, cache: Optional[Any] = None,
+         engine: str = "local", scheduler: Optional[str] = None) -> ScanResult:
     """Scan a directory (default: this interpreter's standard library).
 
     ``progress`` is called with the number of files just finished;
     ``on_discovered`` once with the number of files to extract.
+    ``rev``: scan that revision of the git repository ``path`` (no checkout).
+    ``python``: extract under that interpreter (``interp``); ``cache``: a
+    ``cache.BlobCache`` for its per-blob results.
+    ``engine``: ``local`` (a process pool of ``jobs``) or ``dask`` (a Dask
+    cluster at ``scheduler``, or a local one of ``jobs`` workers); the
+    results are identical.
     """
     rule = _rule(test_rule)
-    corpus = corpus or resolve(path)
-    found = discover(corpus.root, tuple(extensions), follow_links=follow_links,
-                     max_bytes=max_bytes, exclude_dirs=exclude_dirs)
+    _check_engine(engine, scheduler, python)
+    if rev is not None:
+        from punstats import gitsource
+        corpus = corpus or gitsource.git_corpus(path or ".", rev)
+        found = gitsource.discover_git(corpus.root, corpus.revision, tuple(extensions),
+                                       max_bytes=max_bytes, exclude_dirs=exclude_dirs)
+    else:
+        corpus = corpus or resolve(path)
+        found = discover(corpus.root, tuple(extensions), follow_links=follow_links,
+                         max_bytes=max_bytes, exclude_dirs=exclude_dirs)
     if on_discovered:
         on_discovered(len(found.candidates))
-    extractions = engine.run(found.candidates, jobs=jobs, max_bytes=max_bytes, progress=progress)
+    parser = (platform.python_version(), platform.python_implementation())
+    if python is not None:
+        from punstats import interp
+        with interp.Pool(python, jobs=min(jobs or 1, 2)) as pool:
+            extractions = interp.extract_candidates(found.candidates, pool, max_bytes, cache, progress)
+            parser = (pool.info["python"], pool.info["implementation"])
+    else:
+        extractions = _run_engine(engine, scheduler, found.candidates, jobs, max_bytes, progress)
     occurrences, files = store.frames(extractions, rule)
+    functions = store.function_frame(extractions, rule)
     rules = {
         "test_rule": rule.label,
         "long_threshold": long_threshold,
@@ -95,20 +140,25 @@ def scan(path: Optional[str] = None, *, jobs: Optional[int] = None,
         "source": corpus.source,
         "revision": corpus.revision,
         "commit_date": corpus.commit_date,
-        "python": platform.python_version(),
-        "python_implementation": platform.python_implementation(),
+        "python": parser[0],
+        "python_implementation": parser[1],
         "punstats_version": __version__,
         "extractor_version": EXTRACTOR_VERSION,
         "skipped_dirs": found.skipped_dirs,
         "created": now(),
     }
-    return ScanResult(occurrences, files, _summary(occurrences, files, rules, provenance))
+    if corpus.archive is not None:  # unpacked from an archive (pypi:): what it was, what was refused
+        provenance["archive"] = corpus.archive
+        provenance["refused_members"] = [{"member": m, "reason": r, "detail": d}
+                                         for m, r, d in corpus.refused_members]
+    return ScanResult(occurrences, files, _summary(occurrences, files, functions, rules, provenance),
+                      functions)
 
 
 def load(directory: str) -> ScanResult:
     """A scan stored by ``ScanResult.save`` or ``punstats scan -o``."""
-    occurrences, files, summary = store.read(directory)
-    return ScanResult(occurrences, files, summary)
+    occurrences, files, summary, functions = store.read(directory)
+    return ScanResult(occurrences, files, summary, functions)
 
 
 __all__ = ["ScanResult", "scan", "load"]

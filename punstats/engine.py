@@ -3,10 +3,12 @@
 Whatever the number of workers, results come back in the discovery order,
 so stored results are identical for any ``jobs``.  Large files are handed
 out first and small ones are batched, which keeps both cores busy without
-paying inter-process overhead per file.
+paying inter-process overhead per file.  ``run_dask`` sends the same
+batches to a Dask cluster instead (``dask[distributed]``, imported only then).
 """
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -90,3 +92,98 @@ def run(candidates: Sequence[Candidate], jobs: Optional[int] = None,
             tick(len(group))
     return slots  # type: ignore[return-value]
 
+
+# -- the Dask engine: the same batches on a Dask cluster ----------------------
+
+#: Engines ``api.scan`` accepts.
+ENGINES = ("local", "dask")
+
+
+class EngineError(ValueError):
+    """An engine that cannot run (not installed, cluster unreachable); the message is for the user."""
+
+
+def _distributed():
+    """``distributed``, imported only when the Dask engine is asked for."""
+    try:
+        import distributed
+    except ImportError:
+        raise EngineError("--engine dask needs dask[distributed], which is not installed: "
+                          "pip install 'punstats[dask]'") from None
+    return distributed
+
+
+def check_engine(name: str) -> None:
+    """``EngineError`` unless ``name`` is an engine that can run here."""
+    if name not in ENGINES:
+        raise EngineError("unknown engine %r (choose from %s)" % (name, ", ".join(ENGINES)))
+    if name == "dask":
+        _distributed()
+
+
+def _worker_identity() -> tuple:
+    import platform
+
+    from punstats.extract import EXTRACTOR_VERSION
+    return (EXTRACTOR_VERSION, platform.python_implementation(), platform.python_version())
+
+
+def _check_workers(client, timeout: float) -> None:
+    """Every worker must extract exactly as this process would (same extractor, same parser)."""
+    try:
+        client.wait_for_workers(1, timeout=timeout)
+        identities = client.run(_worker_identity)
+    except Exception as exc:  # unpickling punstats on a worker, a timeout, a lost connection
+        raise EngineError("the Dask workers cannot run punstats' extractor: %s"
+                          % (" ".join(str(exc).split()) or type(exc).__name__)) from None
+    mine = _worker_identity()
+    for worker, identity in sorted(identities.items()):
+        if tuple(identity) != mine:
+            raise EngineError("Dask worker %s runs extractor %s on %s %s; this process runs extractor %s "
+                              "on %s %s: results would differ" % (worker, *identity, *mine))
+
+
+def run_dask(candidates: Sequence[Candidate], scheduler: Optional[str] = None, jobs: Optional[int] = None,
+             max_bytes: int = DEFAULT_MAX_BYTES, progress: Optional[Progress] = None,
+             timeout: float = 30, batch_bytes: Optional[int] = None) -> List[Extraction]:
+    """Extract every candidate on a Dask cluster; same results, same order as ``run``.
+
+    ``scheduler``: the address of a running scheduler (``tcp://host:8786``);
+    None starts a ``LocalCluster`` of ``jobs`` worker processes (default: all
+    cores) for this call.  The tasks are ``batches`` of ``_extract_batch``:
+    workers read files by path (so they need the same file system) and
+    receive in-memory candidates (git blobs) as bytes.  Workers need
+    punstats installed, with this extractor version and Python version.
+    ``timeout``: seconds to connect and to wait for a first worker;
+    ``batch_bytes``: source bytes per task (default ``BATCH_BYTES``).
+    """
+    distributed = _distributed()
+    if not candidates:
+        return []
+    tick = progress or (lambda n: None)
+    slots: List[Optional[Extraction]] = [None] * len(candidates)
+    with contextlib.ExitStack() as stack:
+        if scheduler is None:
+            target = stack.enter_context(distributed.LocalCluster(
+                n_workers=jobs or default_jobs(), threads_per_worker=1, processes=True,
+                dashboard_address=None, scheduler_kwargs={"dashboard_address": ":0"}))  # any free port
+        else:
+            target = scheduler
+        try:
+            client = stack.enter_context(distributed.Client(target, timeout=timeout,
+                                                            set_as_default=False))
+        except (OSError, TimeoutError, ValueError) as exc:
+            raise EngineError("cannot connect to the Dask scheduler at %s: %s"
+                              % (scheduler, " ".join(str(exc).split()) or type(exc).__name__)) from None
+        _check_workers(client, timeout)
+        futures = {client.submit(_extract_batch, [candidates[i] for i in group], max_bytes, pure=False): group
+                   for group in batches(candidates, batch_bytes or BATCH_BYTES)}
+        try:
+            for future in distributed.as_completed(futures, loop=client.loop):
+                group = futures[future]
+                for index, extraction in zip(group, future.result()):
+                    slots[index] = extraction
+                tick(len(group))
+        except distributed.KilledWorker as exc:
+            raise EngineError("a Dask worker died while extracting: %s" % " ".join(str(exc).split())) from None
+    return slots  # type: ignore[return-value]

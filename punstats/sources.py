@@ -3,7 +3,8 @@
 A corpus is named (the name is the default storage folder under ``data/``)
 and records where it came from and at which revision, so that every stored
 result can say what was measured.  With no argument the corpus is the running
-interpreter's standard library, which is always present.
+interpreter's standard library, which is always present.  ``pypi:NAME==VERSION``
+arguments are handed to ``punstats.pypi`` (download, check, safe unpacking).
 """
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import platform
 import sys
 import sysconfig
 from dataclasses import dataclass
-from typing import Optional
+from typing import Any, Dict, Optional, Tuple
 
 
 class SourceError(ValueError):
@@ -27,6 +28,10 @@ class Corpus:
     source: str  # what the user named: a path, or "stdlib"
     revision: str  # commit hash, interpreter version, or "" when unknown
     commit_date: str = ""
+    # Corpora unpacked from an archive (``pypi:``): what it was (file, sha256,
+    # counts, limits) and each member refused, as (member, reason, detail).
+    archive: Optional[Dict[str, Any]] = None
+    refused_members: Tuple[Tuple[str, str, str], ...] = ()
 
 
 def stdlib_corpus() -> Corpus:
@@ -40,6 +45,9 @@ def resolve(argument: Optional[str]) -> Corpus:
     """The corpus a command-line argument names (None: the standard library)."""
     if argument is None:
         return stdlib_corpus()
+    if argument.startswith("pypi:"):
+        from punstats import pypi
+        return pypi.pypi_corpus(argument)
     path = os.path.abspath(argument)
     if not os.path.exists(path):
         raise SourceError("no such file or directory: %s" % argument)

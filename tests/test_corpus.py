@@ -1,0 +1,132 @@
+"""Corpus files: validation, one stored scan per project, comparison with table."""
+import json
+import os
+import shutil
+
+import pytest
+
+import punstats
+from punstats import cli, corpus, pypi
+from punstats.corpus import CorpusError
+from punstats.sources import Corpus
+
+from gitrepo import commit, init
+
+EXAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "corpora")
+
+
+def write(tmp_path, text, name="c.toml"):
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+def project_tree(root, body="f(x=x)\n"):
+    os.makedirs(root, exist_ok=True)
+    (root / "m.py").write_text(body)
+    return root
+
+
+def test_the_shipped_corpus_files_are_valid():
+    local = corpus.load(os.path.join(EXAMPLES, "local-example.toml"))
+    assert [p.name for p in local.projects] == ["punstats", "punstats-tests", "benchmarks"]
+    assert all(p.kind == "path" and os.path.isdir(p.target) for p in local.projects)
+    top = corpus.load(os.path.join(EXAMPLES, "top-pypi.toml"))
+    assert top.name == "top-pypi" and len(top.projects) == 20
+    assert all(p.kind == "pypi" and "==" in p.target for p in top.projects)
+    assert {"requests", "numpy", "django", "scikit-learn", "sympy"} <= {p.name for p in top.projects}
+
+
+def test_local_example_corpus_stores_one_scan_per_project_that_table_compares(tmp_path, capsys):
+    out = tmp_path / "out"
+    assert cli.main(["corpus", os.path.join(EXAMPLES, "local-example.toml"), "-o", str(out), "-j", "1"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == ""  # no progress bar when stderr is not a terminal
+    lines = captured.out.splitlines()
+    assert [line.split()[0] for line in lines[:3]] == ["punstats", "punstats-tests", "benchmarks"]
+    assert lines[3] == "compare: punstats table %s" % " ".join(
+        str(out / name) for name in ("punstats", "punstats-tests", "benchmarks"))
+    tests_scan = punstats.load(str(out / "punstats-tests"))
+    direct = punstats.scan(os.path.join(os.path.dirname(EXAMPLES), "tests"), jobs=1)
+    assert tests_scan.summary["punnable"] == direct.summary["punnable"] > 0
+    assert tests_scan.summary["corpus"] == "punstats-tests"  # the entry's name names the column
+    assert punstats.load(str(out / "punstats")).summary["corpus"] == "punstats"
+    assert cli.main(["table", str(out / "punstats"), str(out / "punstats-tests"), "--format", "csv"]) == 0
+    assert "punstats-tests" in capsys.readouterr().out
+
+
+def test_git_and_pypi_entries(tmp_path, monkeypatch, capsys):
+    repo = tmp_path / "repo"
+    init(repo)
+    first = commit(repo, {"a.py": "f(x=x, y=y)\n"})
+    commit(repo, {"a.py": "f(x=1)\n"})
+    sdist = project_tree(tmp_path / "unpacked" / "demo-1.0", "g(z=z)\n")
+
+    def fake_pypi(argument):  # what sources.resolve delegates pypi: arguments to
+        assert argument == "pypi:demo==1.0"
+        return Corpus("demo-1.0", str(sdist), argument, "demo-1.0.tar.gz sha256:" + "a" * 64,
+                      archive={"file": "demo-1.0.tar.gz", "sha256": "a" * 64, "files": 1, "bytes": 7},
+                      refused_members=(("demo-1.0/link.py", "symlink", "link to /etc/passwd"),))
+
+    monkeypatch.setattr(pypi, "pypi_corpus", fake_pypi)
+    path = write(tmp_path, 'name = "mixed"\n'
+                           '[[project]]\ngit = "repo"\nrev = "%s"\n'
+                           '[[project]]\npypi = "demo==1.0"\n'
+                           '[[project]]\ngit = "repo"\nname = "repo-head"\n' % first[:10])
+    results = corpus.scan_corpus(corpus.load(path), str(tmp_path / "out"), jobs=1)
+    assert [(r.project.name, r.summary["punnable"]) for r in results] == [("repo", 2), ("demo", 1), ("repo-head", 0)]
+    assert results[0].summary["revision"] == first and results[0].summary["corpus"] == "repo@" + first[:12]
+    assert results[1].summary["refused_members"] == [
+        {"member": "demo-1.0/link.py", "reason": "symlink", "detail": "link to /etc/passwd"}]
+    assert punstats.load(str(tmp_path / "out" / "demo")).summary["source"] == "pypi:demo==1.0"
+    assert "refused 1" in cli.format_corpus_line(results[1])
+
+
+@pytest.mark.parametrize("text, message", [
+    ("", "no [[project]] entries"),
+    ("project = 3\n", "no [[project]] entries"),
+    ("nam = 'x'\n[[project]]\npath = '.'\n", "unknown key 'nam'"),
+    ("[[project]]\npath = '.'\npypi = 'x==1'\n", "project 1: needs exactly one of pypi, path, git, has pypi and path"),
+    ("[[project]]\nname = 'a'\n", "project 1 (a): needs exactly one of pypi, path, git, has none"),
+    ("[[project]]\npath = '.'\n[[project]]\npath = 'nowhere'\n", "project 2: no such file or directory: nowhere"),
+    ("[[project]]\npypi = 'x>=1'\n", "project 1: only exact pins NAME==VERSION are supported, not x>=1"),
+    ("[[project]]\npath = '.'\nrev = 'HEAD'\n", "project 1: rev goes with git only"),
+    ("[[project]]\npath = '.'\nname = '../up'\n", "project 1 (../up): '../up' cannot be a folder name"),
+    ("[[project]]\npath = '.'\nname = 'a'\n[[project]]\npypi = 'b==1'\nname = 'a'\n",
+     "project 2: name 'a' is already used by project 1"),
+    ("[[project]]\npath = 3\n", "project 1: path must be a non-empty string"),
+    ("[[project]]\npath = '.'\nbranch = 'main'\n", "project 1: unknown key 'branch'"),
+    ("[[project]\n", "is not valid TOML"),
+])
+def test_bad_corpus_files_are_one_line_errors_naming_the_entry(tmp_path, capsys, text, message):
+    path = write(tmp_path, text)
+    with pytest.raises(CorpusError) as info:
+        corpus.load(path)
+    assert message in str(info.value) and "\n" not in str(info.value)
+    assert cli.main(["corpus", path]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("punstats: error: ") and message in err and err.count("\n") == 1
+
+
+def test_missing_corpus_file(tmp_path, capsys):
+    assert cli.main(["corpus", str(tmp_path / "none.toml")]) == 2
+    assert capsys.readouterr().err == "punstats: error: no such corpus file: %s\n" % (tmp_path / "none.toml")
+
+
+def test_a_failing_project_stops_the_run_and_skip_existing_resumes_it(tmp_path, capsys):
+    project_tree(tmp_path / "one")
+    project_tree(tmp_path / "two")
+    path = write(tmp_path, "[[project]]\npath = 'one'\n[[project]]\npath = 'two'\n")
+    spec = corpus.load(path)
+    shutil.rmtree(tmp_path / "two")  # disappears after validation
+    out = str(tmp_path / "out")
+    with pytest.raises(CorpusError, match=r"^project 2 \(two, path .*two\): no such file or directory"):
+        corpus.scan_corpus(spec, out, jobs=1)
+    assert os.path.isfile(os.path.join(out, "one", "summary.json"))  # the first one stays stored
+    project_tree(tmp_path / "two")
+    assert cli.main(["corpus", path, "-o", out, "--skip-existing", "-j", "1", "--json"]) == 0
+    summaries = json.loads(capsys.readouterr().out)
+    assert [s["stored"] for s in summaries] == [os.path.join(out, "one"), os.path.join(out, "two")]
+    results = corpus.scan_corpus(spec, out, skip_existing=True, jobs=1)
+    assert [r.reused for r in results] == [True, True]
+    assert "(already stored)" in cli.format_corpus_line(results[0])
