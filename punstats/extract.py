@@ -167,6 +167,37 @@ _NEWLINE_BYTES = re.compile(rb"\r\n|\r|\n")
 _WHITESPACE = re.compile(r"\s+")
 
 
+def _fields_after_path(record_type: type) -> Tuple[str, ...]:
+    names = tuple(f.name for f in dataclasses.fields(record_type))
+    assert names[0] == "path"
+    return names[1:]
+
+
+_RECORD_FIELDS = _fields_after_path(FileRecord)
+_OCCURRENCE_FIELDS = _fields_after_path(Occurrence)
+_FUNCTION_FIELDS = _fields_after_path(FunctionShape)
+
+
+def to_plain(extraction: Extraction) -> Dict[str, list]:
+    """``extraction`` as lists of plain values (JSON-safe), without the
+    file's path: the same bytes give the same value wherever they lie, so
+    caches can key it by content and workers can send it as JSON."""
+    return {
+        "record": [getattr(extraction.record, name) for name in _RECORD_FIELDS],
+        "occurrences": [[getattr(o, name) for name in _OCCURRENCE_FIELDS] for o in extraction.occurrences],
+        "functions": [[getattr(f, name) for name in _FUNCTION_FIELDS] for f in extraction.functions],
+    }
+
+
+def from_plain(value: Dict[str, list], path: str) -> Extraction:
+    """The inverse of ``to_plain``, for the file at ``path``."""
+    return Extraction(
+        FileRecord(path, *value["record"]),
+        tuple(Occurrence(path, *o) for o in value["occurrences"]),
+        tuple(FunctionShape(path, *f) for f in value["functions"]),
+    )
+
+
 def count_lines(data: bytes) -> int:
     """Lines as the tokenizer sees them (universal newlines)."""
     if not data:

@@ -22,7 +22,7 @@ from punstats.cache import BlobCache, blob_id
 from punstats.compat import COMPAT_VERSION
 from punstats.discover import UNREADABLE, Candidate, read_source
 from punstats.extract import (
-    DEFAULT_MAX_BYTES, EXTRACTOR_VERSION, Extraction, FileRecord, FunctionShape, Occurrence, failure,
+    DEFAULT_MAX_BYTES, EXTRACTOR_VERSION, Extraction, failure, from_plain,
 )
 
 WORKER_PATH = os.path.abspath(worker.__file__)
@@ -99,21 +99,6 @@ def _versions(max_bytes: int) -> Dict[str, str]:
     return {"extract": "%d/max=%d" % (EXTRACTOR_VERSION, max_bytes), "compat": str(COMPAT_VERSION)}
 
 
-def _neutral(mode: str, value: Any) -> Any:
-    """A result with its file's path removed, for the cache (paths differ, blobs do not)."""
-    if mode != "extract":
-        return value
-    return {"record": dict(value["record"], path=""),
-            "occurrences": [[""] + list(o[1:]) for o in value["occurrences"]]}
-
-
-def _with_path(mode: str, value: Any, path: str) -> Any:
-    if mode != "extract":
-        return value
-    return {"record": dict(value["record"], path=path),
-            "occurrences": [[path] + list(o[1:]) for o in value["occurrences"]]}
-
-
 class Pool:
     """``jobs`` workers under one interpreter (None: this process)."""
 
@@ -170,7 +155,7 @@ def work_many(pool: Pool, items: Sequence[Tuple[str, str, Callable[[], bytes]]],
             reply = w.work(path, read(), max_bytes, need)
             with lock:
                 for mode in need:
-                    known[mode][blob] = _neutral(mode, reply[mode])
+                    known[mode][blob] = reply[mode]
             fresh.append((blob, {mode: known[mode][blob] for mode in need}))
             tick(1)
         if cache is not None:
@@ -184,14 +169,8 @@ def work_many(pool: Pool, items: Sequence[Tuple[str, str, Callable[[], bytes]]],
         else:
             with ThreadPoolExecutor(len(pool.workers)) as executor:
                 list(executor.map(compute, range(len(pool.workers))))
-    return [{mode: _with_path(mode, known[mode][blob], path) for mode in modes}
+    return [{mode: known[mode][blob] for mode in modes}
             for path, blob, _ in items]
-
-
-def extraction_from_json(value: Dict[str, Any]) -> Extraction:
-    record = FileRecord(**value["record"])
-    return Extraction(record, tuple(Occurrence(*o) for o in value["occurrences"]),
-                      tuple(FunctionShape(*f) for f in value.get("functions", ())))
 
 
 def extract_candidates(candidates: Sequence[Candidate], pool: Pool,
@@ -215,6 +194,6 @@ def extract_candidates(candidates: Sequence[Candidate], pool: Pool,
         items.append((index, candidate.path, data))
     done = work_many(pool, [(path, blob_id(data), (lambda d=data: d)) for _, path, data in items],
                      ["extract"], max_bytes, cache, progress)
-    for (index, _, _), result in zip(items, done):
-        results[index] = extraction_from_json(result["extract"])
+    for (index, path, _), result in zip(items, done):
+        results[index] = from_plain(result["extract"], path)
     return results  # type: ignore[return-value]

@@ -22,6 +22,7 @@ from punstats import compat, gitsource, interp
 from punstats.cache import BlobCache, blob_id
 from punstats.classify import DEFAULT_LONG_THRESHOLD, DEFAULT_TEST_RULE, TestRule, parse_test_rule
 from punstats.discover import read_source
+from punstats.extract import from_plain
 
 EXTENSIONS = (".py",)
 
@@ -266,24 +267,24 @@ def angelico(source: str, rev: Optional[str] = None, *, python: Optional[str] = 
     for f in files:
         if not f.blob:
             continue
-        value = results[f.blob]["extract"]
-        if value["record"]["status"] != "ok":
+        extraction = from_plain(results[f.blob]["extract"], f.path)
+        if extraction.record.status != "ok":
             extract_failed.append(f.path)
-        for o in value["occurrences"]:
-            if o[7] == "call":
+        for o in extraction.occurrences:
+            if o.kind == "call":
                 occurrences.append((f.path, o))
-    long = [(p, o) for p, o in occurrences if o[6] >= long_threshold]
+    long = [(p, o) for p, o in occurrences if o.name_len >= long_threshold]
     corrected = Triple(len(occurrences), len(long),
                        sum(1 for p, _ in long if not DEFAULT_TEST_RULE.is_test(p)))
 
     # the breakdown, per number: compat - stale + nested (same test rule) + test rule = corrected
     stale_lines = [ln for ln in replay.lines if ln.stale]
     stale = count_lines(stale_lines, rule, long_threshold)
-    nested = [(p, o) for p, o in occurrences if o[13] > 0]
-    nested_lines = [compat.Line(p, o[9], o[10], o[8], o[5], p, True) for p, o in nested]
+    nested = [(p, o) for p, o in occurrences if o.depth > 0]
+    nested_lines = [compat.Line(p, o.call_line, o.call_col, o.callee, o.name, p, True) for p, o in nested]
     nested_t = count_lines(nested_lines, rule, long_threshold) if not quirks_used.descend else Triple(0, 0, 0)
-    same_rule = count_lines([compat.Line(p, o[9], o[10], o[8], o[5], p, o[13] > 0) for p, o in occurrences],
-                            rule, long_threshold)
+    same_rule = count_lines([compat.Line(p, o.call_line, o.call_col, o.callee, o.name, p, o.depth > 0)
+                             for p, o in occurrences], rule, long_threshold)
     test_delta = corrected.long_nontest - same_rule.long_nontest
     expected = Triple(compat_triple.total - stale.total + nested_t.total,
                       compat_triple.long - stale.long + nested_t.long,
@@ -550,14 +551,14 @@ def pep736(sources: Dict[str, str], *, python: Optional[str] = None,
             if not f.blob:
                 continue
             r = results[f.blob]
-            rec = r["extract"]["record"]
-            if rec["status"] != "ok":
+            rec = from_plain(r["extract"], f.path).record
+            if rec.status != "ok":
                 counts["failed"] += 1
                 continue
-            counts["punnable"] += rec["punnable"]
-            counts["class_punnable"] += rec["class_punnable"]
-            counts["keywords"] += rec["keywords"]
-            counts["double_star"] += rec["double_star"]
+            counts["punnable"] += rec.punnable
+            counts["class_punnable"] += rec.class_punnable
+            counts["keywords"] += rec.keywords
+            counts["double_star"] += rec.double_star
             c = r["compat"]
             if c.get("ok"):
                 counts["punnable_top"] += sum(1 for m in c["matches"] if not m[4])

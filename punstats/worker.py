@@ -17,7 +17,6 @@ cannot depend on where they were computed (beyond the parser itself).
 from __future__ import annotations
 
 import base64
-import dataclasses
 import importlib.util
 import json
 import os
@@ -53,18 +52,12 @@ def hello() -> Dict[str, Any]:
     }
 
 
-def extraction_to_json(extraction: Any) -> Dict[str, Any]:
-    return {"record": dataclasses.asdict(extraction.record),
-            "occurrences": [dataclasses.astuple(o) for o in extraction.occurrences],
-            "functions": [dataclasses.astuple(f) for f in extraction.functions]}
-
-
 def handle(path: str, data: bytes, max_bytes: int, modes) -> Dict[str, Any]:
     """The per-file results asked for, as JSON-serialisable values."""
     out: Dict[str, Any] = {}
     if "extract" in modes:
         extract = _load_sibling("extract")
-        out["extract"] = extraction_to_json(extract.extract(path, data, max_bytes))
+        out["extract"] = extract.to_plain(extract.extract(path, data, max_bytes))
     if "compat" in modes:
         out["compat"] = _load_sibling("compat").compat_file(data)
     return out

@@ -285,3 +285,17 @@ def test_function_shapes():
 def test_kinds_do_not_change_the_headline():
     record = run("f(x=self.x, y=_y, z=z)\nd = {'a': a}\nclass A(metaclass=metaclass): pass").record
     assert (record.punnable, record.keywords, record.calls) == (1, 3, 1)
+
+
+def test_plain_form_round_trips_without_the_path():
+    import json
+
+    from punstats.extract import from_plain, to_plain
+    result = run("def f(a, *, b=1): return g(a=a, b=self.b, c={'d': d})\n")
+    plain = json.loads(json.dumps(to_plain(result)))
+    assert "m.py" not in json.dumps(plain)  # content-keyed: the same bytes anywhere give the same value
+    again = from_plain(plain, "elsewhere.py")
+    assert again.record.path == "elsewhere.py" and again.record.punnable == result.record.punnable
+    assert [o.path for o in again.occurrences] == ["elsewhere.py"] * 3
+    assert [o.name for o in again.occurrences] == [o.name for o in result.occurrences]
+    assert [f.keyword_only for f in again.functions] == [1]

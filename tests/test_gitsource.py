@@ -10,6 +10,7 @@ import punstats
 from punstats import cli, gitsource, interp
 from punstats.cache import BlobCache, blob_id
 from punstats.discover import SUBMODULE, SYMLINK
+from punstats.extract import from_plain
 
 from gitrepo import commit, git, init
 
@@ -101,9 +102,11 @@ def test_python_option_matches_in_process_extraction(tmp_path):
     remote = punstats.scan(corpus, python=sys.executable, cache=cache)
     assert remote.occurrences.equals(local.occurrences)
     assert remote.files.equals(local.files)
+    assert remote.functions.equals(local.functions) and len(local.functions) > 0
     assert remote.summary["python"] == local.summary["python"]
     again = punstats.scan(corpus, python=sys.executable, cache=cache)  # from the cache
     assert again.occurrences.equals(local.occurrences) and again.files.equals(local.files)
+    assert again.functions.equals(local.functions)
     assert cache.count() > 0
 
 
@@ -125,9 +128,10 @@ def test_cache_reuses_results_without_a_worker(tmp_path):
         pool.workers = [Refuse()]
         second = interp.work_many(pool, [("b.py", blob_id(data), lambda: data)], ["extract", "compat"],
                                   cache=cache)
-    assert second[0]["extract"]["record"]["path"] == "b.py"
-    assert second[0]["extract"]["occurrences"][0][0] == "b.py"
-    assert first[0]["compat"] == second[0]["compat"]
+    extraction = from_plain(second[0]["extract"], "b.py")
+    assert extraction.record.path == "b.py" and extraction.record.punnable == 1
+    assert [(o.path, o.name) for o in extraction.occurrences] == [("b.py", "x")]
+    assert first[0] == second[0]
 
 
 def test_blob_id_is_gits(tmp_path):
