@@ -6,13 +6,15 @@ and notebooks both call it.
 """
 from __future__ import annotations
 
+import contextlib
 import platform
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, List, Optional, Sequence, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import pandas as pd
 
-from punstats import __version__, analysis, engine, store
+from punstats import __version__, analysis, engine, incremental, store
+from punstats.cache import BlobCache
 from punstats.classify import DEFAULT_LONG_THRESHOLD, DEFAULT_TEST_RULE, TestRule, parse_test_rule
 from punstats.discover import DEFAULT_EXTENSIONS, discover
 from punstats.extract import DEFAULT_MAX_BYTES, EXTRACTOR_VERSION
@@ -51,7 +53,8 @@ def _rule(test_rule: Union[str, TestRule]) -> TestRule:
 
 def _provenance_of(summary: Dict[str, Any]) -> Dict[str, Any]:
     keys = ("corpus", "root", "source", "revision", "commit_date", "python", "python_implementation",
-            "punstats_version", "extractor_version", "skipped_dirs", "created", "archive", "refused_members")
+            "punstats_version", "extractor_version", "skipped_dirs", "created", "archive", "refused_members",
+            "cache")
     return {key: summary[key] for key in keys if key in summary}
 
 
@@ -64,12 +67,37 @@ def _check_engine(name: str, scheduler: Optional[str], python: Optional[str]) ->
         raise engine.EngineError("--python runs its own worker processes; it needs the local engine")
 
 
-def _run_engine(name: str, scheduler: Optional[str], candidates: Sequence[Any], jobs: Optional[int],
-                max_bytes: int, progress: Optional[Callable[[int], None]]) -> List[Any]:
-    if name == "dask":
-        return engine.run_dask(candidates, scheduler=scheduler, jobs=jobs, max_bytes=max_bytes,
-                               progress=progress)
-    return engine.run(candidates, jobs=jobs, max_bytes=max_bytes, progress=progress)
+def _raw_tables(name: str, scheduler: Optional[str], candidates: Sequence[Any], jobs: Optional[int],
+                max_bytes: int, progress: Optional[Callable[[int], None]], cache: Optional[BlobCache],
+                root: str) -> Tuple[store.Tables, Optional[Dict[str, int]]]:
+    """The tables of ``candidates`` extracted by the named engine, through
+    ``cache`` when given; and how many came from it (None without a cache)."""
+    with contextlib.ExitStack() as stack:
+        if name == "dask" and scheduler is None and cache is not None:
+            # the cache hands the engine several chunks: start one cluster for all of them
+            scheduler = stack.enter_context(engine.local_cluster(jobs))
+
+        def run(chunk: Sequence[Any]) -> List[Any]:
+            if name == "dask":
+                return engine.run_dask(chunk, scheduler=scheduler, jobs=jobs, max_bytes=max_bytes,
+                                       progress=progress)
+            return engine.run(chunk, jobs=jobs, max_bytes=max_bytes, progress=progress)
+
+        if cache is None:
+            return store.raw_tables(run(candidates)), None
+        return incremental.cached_tables(candidates, cache, run, root, max_bytes, progress)
+
+
+def open_cache(cache: Union[BlobCache, str, bool, None]) -> Optional[BlobCache]:
+    """``cache`` as ``scan`` takes it: a BlobCache, a file path, True (the
+    default location) or None/False (no cache)."""
+    if cache is None or cache is False:
+        return None
+    if cache is True:
+        return BlobCache()
+    if isinstance(cache, str):
+        return BlobCache(cache)
+    return cache
 
 
 def _summary(occurrences: pd.DataFrame, files: pd.DataFrame, functions: Optional[pd.DataFrame],
@@ -89,15 +117,18 @@ def scan(path: Optional[str] = None, *, jobs: Optional[int] = None,
          progress: Optional[Callable[[int], None]] = None,
          on_discovered: Optional[Callable[[int], None]] = None,
          corpus: Optional[Corpus] = None, rev: Optional[str] = None,
-         python: Optional[str] = None, cache: Optional[Any] = None,
+         python: Optional[str] = None, cache: Union[BlobCache, str, bool, None] = None,
          engine: str = "local", scheduler: Optional[str] = None) -> ScanResult:
     """Scan a directory (default: this interpreter's standard library).
 
     ``progress`` is called with the number of files just finished;
     ``on_discovered`` once with the number of files to extract.
     ``rev``: scan that revision of the git repository ``path`` (no checkout).
-    ``python``: extract under that interpreter (``interp``); ``cache``: a
-    ``cache.BlobCache`` for its per-blob results.
+    ``python``: extract under that interpreter (``interp``).
+    ``cache``: reuse and store per-file results by content (``incremental``):
+    a ``cache.BlobCache``, a cache file path, or True for the user's cache
+    directory; None (the default here; the command line's default is the
+    cache) extracts every file.
     ``engine``: ``local`` (a process pool of ``jobs``) or ``dask`` (a Dask
     cluster at ``scheduler``, or a local one of ``jobs`` workers); the
     results are identical.
@@ -116,15 +147,22 @@ def scan(path: Optional[str] = None, *, jobs: Optional[int] = None,
     if on_discovered:
         on_discovered(len(found.candidates))
     parser = (platform.python_version(), platform.python_implementation())
-    if python is not None:
-        from punstats import interp
-        with interp.Pool(python, jobs=min(jobs or 1, 2)) as pool:
-            extractions = interp.extract_candidates(found.candidates, pool, max_bytes, cache, progress)
-            parser = (pool.info["python"], pool.info["implementation"])
-    else:
-        extractions = _run_engine(engine, scheduler, found.candidates, jobs, max_bytes, progress)
-    occurrences, files = store.frames(extractions, rule)
-    functions = store.function_frame(extractions, rule)
+    cache_counts = None
+    blob_cache = open_cache(cache)
+    try:
+        if python is not None:
+            from punstats import interp
+            with interp.Pool(python, jobs=min(jobs or 1, 2)) as pool:
+                extractions = interp.extract_candidates(found.candidates, pool, max_bytes, blob_cache, progress)
+                parser = (pool.info["python"], pool.info["implementation"])
+            tables = store.raw_tables(extractions)
+        else:
+            tables, cache_counts = _raw_tables(engine, scheduler, found.candidates, jobs, max_bytes,
+                                               progress, blob_cache, found.root)
+    finally:
+        if blob_cache is not None and blob_cache is not cache:
+            blob_cache.close()
+    occurrences, files, functions = (store.apply_rule(table, rule) for table in tables)
     rules = {
         "test_rule": rule.label,
         "long_threshold": long_threshold,
@@ -147,6 +185,8 @@ def scan(path: Optional[str] = None, *, jobs: Optional[int] = None,
         "skipped_dirs": found.skipped_dirs,
         "created": now(),
     }
+    if cache_counts is not None:  # how this run got its results; the results do not depend on it
+        provenance["cache"] = cache_counts
     if corpus.archive is not None:  # unpacked from an archive (pypi:): what it was, what was refused
         provenance["archive"] = corpus.archive
         provenance["refused_members"] = [{"member": m, "reason": r, "detail": d}

@@ -92,6 +92,37 @@ class BlobCache:
         with self._transaction():
             self._db.executemany("INSERT OR IGNORE INTO results VALUES (?, ?, ?, ?, ?)", rows)
 
+    def get_bytes(self, kind: str, version: str, parser: str, key: str) -> Optional[bytes]:
+        """A raw entry (``put_bytes``), or None."""
+        row = self._db.execute("SELECT value FROM results WHERE kind=? AND version=? AND parser=? AND blob=?",
+                               (kind, version, parser, key)).fetchone()
+        return bytes(row[0]) if row else None
+
+    def put_bytes(self, kind: str, version: str, parser: str, key: str, value: bytes) -> None:
+        """Store ``value`` as it is (for values with a format of their own, e.g. parquet)."""
+        with self._transaction():
+            self._db.execute("INSERT OR REPLACE INTO results VALUES (?, ?, ?, ?, ?)",
+                             (kind, key, version, parser, value))
+
+    def delete(self, kinds: Sequence[str], version: str, parser: str, key: str) -> None:
+        with self._transaction():
+            self._db.executemany("DELETE FROM results WHERE kind=? AND version=? AND parser=? AND blob=?",
+                                 [(kind, version, parser, key) for kind in kinds])
+
+    def stats(self) -> Dict[str, Any]:
+        """Where the cache is, its size on disk and its entries per kind."""
+        files = [self.path + suffix for suffix in ("", "-wal", "-shm")]
+        rows = self._db.execute("SELECT kind, COUNT(*), SUM(LENGTH(value)) FROM results GROUP BY kind ORDER BY kind")
+        return {"path": self.path, "bytes": sum(os.path.getsize(f) for f in files if os.path.exists(f)),
+                "entries": {kind: {"count": int(n), "bytes": int(size or 0)} for kind, n, size in rows}}
+
+    def clear(self) -> int:
+        """Remove every entry; the number removed."""
+        with self._transaction():
+            removed = self._db.execute("DELETE FROM results").rowcount
+        self._db.execute("VACUUM")
+        return int(removed)
+
     def count(self) -> int:
         return int(self._db.execute("SELECT COUNT(*) FROM results").fetchone()[0])
 

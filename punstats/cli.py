@@ -82,6 +82,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help="count as a published script did, e.g. angelico-2023-10; prints its output lines")
     _add_engine_options(p)
     p.set_defaults(handler=cmd_scan)
+    p = commands.add_parser("cache", help="show the cache's location and size, or clear it",
+                            description="The per-file cache that makes re-scans incremental "
+                                        "($PUNSTATS_CACHE_DIR, else $XDG_CACHE_HOME/punstats, else "
+                                        "~/.cache/punstats).")
+    p.add_argument("--clear", action="store_true", help="remove every entry")
+    p.add_argument("--json", action="store_true", help="print the figures as JSON")
+    p.set_defaults(handler=cmd_cache)
     _add_evidence_commands(commands)
     _add_reproduce_commands(commands)
     _add_corpus_commands(commands)
@@ -90,6 +97,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _add_engine_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--no-cache", action="store_true",
+                   help="extract every file again: neither read nor write the cache (punstats cache)")
     p.add_argument("--engine", choices=("local", "dask"), default="local",
                    help="where files are extracted: local (a process pool, the default) or dask")
     p.add_argument("--scheduler", metavar="ADDRESS",
@@ -105,6 +114,24 @@ def _check_engine_options(args: argparse.Namespace) -> None:
         raise UsageError(str(exc)) from None
     if args.scheduler is not None and args.engine != "dask":
         raise UsageError("--scheduler needs --engine dask")
+
+
+def cmd_cache(args: argparse.Namespace) -> int:
+    from punstats.cache import BlobCache
+    with BlobCache() as cache:
+        removed = cache.clear() if args.clear else None
+        stats = cache.stats()
+    if removed is not None:
+        stats["removed"] = removed
+    if args.json:
+        print(json.dumps(stats, indent=2))
+        return 0
+    print("cache  %s  (%s bytes on disk)" % (stats["path"], _n(stats["bytes"])))
+    for kind, entry in stats["entries"].items():
+        print("  %-22s %8s entries  %12s bytes" % (kind, _n(entry["count"]), _n(entry["bytes"])))
+    if removed is not None:
+        print("removed %s entries" % _n(removed))
+    return 0
 
 
 def _progress_bar(quiet: bool, label: str):
@@ -156,7 +183,7 @@ def cmd_scan(args: argparse.Namespace) -> int:
                 progress=bar.update if bar else None,
                 on_discovered=(lambda n, bar=bar: bar.reset(total=n)) if bar else None,
                 rev=corpus.revision if args.rev is not None else None, python=args.python,
-                engine=args.engine, scheduler=args.scheduler,
+                engine=args.engine, scheduler=args.scheduler, cache=not args.no_cache,
             )
         except ValueError as exc:  # EngineError: the cluster cannot be reached or cannot run punstats
             raise UsageError(_one_line(exc)) from None
@@ -206,6 +233,10 @@ def format_summary(s: Dict[str, Any]) -> str:
         ("top callees", ", ".join("%s %s" % (k, _n(v)) for k, v in s["top_callees"])),
     ]
     rows += _archive_rows(s)
+    if "cache" in s:
+        rows.append(("cache", "%s files from the cache, %s extracted%s" % (
+            _n(s["cache"]["cached"]), _n(s["cache"]["extracted"]),
+            ", tables of this exact corpus state reused" if s["cache"].get("tables_reused") else "")))
     if "stored" in s:
         rows.append(("stored in", s["stored"]))
     width = max(len(label) for label, _ in rows)
@@ -657,7 +688,8 @@ def cmd_corpus(args: argparse.Namespace) -> int:
     try:
         results = corpora.scan_corpus(spec, args.output, skip_existing=args.skip_existing, csv=args.csv,
                                       on_start=start, on_done=done, jobs=args.jobs, test_rule=rule,
-                                      long_threshold=args.long, engine=args.engine, scheduler=args.scheduler)
+                                      long_threshold=args.long, engine=args.engine, scheduler=args.scheduler,
+                                      cache=not args.no_cache)
     except SourceError as exc:
         raise UsageError(str(exc)) from None
     finally:

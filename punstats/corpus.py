@@ -183,7 +183,11 @@ def scan_corpus(corpus: CorpusFile, output: Optional[str] = None, *, skip_existi
     scan (resuming an interrupted run).  A project that fails stops the run
     with a ``CorpusError`` naming it; the ones before it stay stored.
     """
-    from punstats import api
+    from punstats import api, engine
+    if options.get("engine") == "dask" and options.get("scheduler") is None:  # one local cluster for all
+        with engine.local_cluster(options.get("jobs")) as address:
+            return scan_corpus(corpus, output, skip_existing=skip_existing, csv=csv, save=save,
+                               on_start=on_start, on_done=on_done, **dict(options, scheduler=address))
     done: List[Stored] = []
     for number, project in enumerate(corpus.projects, 1):
         directory = output_directory(project, output)

@@ -12,7 +12,7 @@ import contextlib
 import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from typing import Callable, List, Optional, Sequence
+from typing import Callable, Iterator, List, Optional, Sequence
 
 from punstats.discover import UNREADABLE, Candidate, read_source
 from punstats.extract import DEFAULT_MAX_BYTES, Extraction, extract, failure
@@ -143,6 +143,19 @@ def _check_workers(client, timeout: float) -> None:
                               "on %s %s: results would differ" % (worker, *identity, *mine))
 
 
+@contextlib.contextmanager
+def local_cluster(jobs: Optional[int] = None) -> Iterator[str]:
+    """A Dask ``LocalCluster`` of ``jobs`` single-threaded worker processes; yields its address.
+
+    Reused across scans (``corpus``) so that each does not start its own.
+    """
+    distributed = _distributed()
+    with distributed.LocalCluster(n_workers=jobs or default_jobs(), threads_per_worker=1, processes=True,
+                                  dashboard_address=None,
+                                  scheduler_kwargs={"dashboard_address": ":0"}) as cluster:  # any free port
+        yield cluster.scheduler_address
+
+
 def run_dask(candidates: Sequence[Candidate], scheduler: Optional[str] = None, jobs: Optional[int] = None,
              max_bytes: int = DEFAULT_MAX_BYTES, progress: Optional[Progress] = None,
              timeout: float = 30, batch_bytes: Optional[int] = None) -> List[Extraction]:
@@ -163,15 +176,9 @@ def run_dask(candidates: Sequence[Candidate], scheduler: Optional[str] = None, j
     tick = progress or (lambda n: None)
     slots: List[Optional[Extraction]] = [None] * len(candidates)
     with contextlib.ExitStack() as stack:
-        if scheduler is None:
-            target = stack.enter_context(distributed.LocalCluster(
-                n_workers=jobs or default_jobs(), threads_per_worker=1, processes=True,
-                dashboard_address=None, scheduler_kwargs={"dashboard_address": ":0"}))  # any free port
-        else:
-            target = scheduler
+        address = scheduler if scheduler is not None else stack.enter_context(local_cluster(jobs))
         try:
-            client = stack.enter_context(distributed.Client(target, timeout=timeout,
-                                                            set_as_default=False))
+            client = stack.enter_context(distributed.Client(address, timeout=timeout, set_as_default=False))
         except (OSError, TimeoutError, ValueError) as exc:
             raise EngineError("cannot connect to the Dask scheduler at %s: %s"
                               % (scheduler, " ".join(str(exc).split()) or type(exc).__name__)) from None

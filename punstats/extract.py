@@ -67,8 +67,7 @@ KIND_NEAR_MISS = "near_miss"  # f(x=_x), f(x_=x): equal once leading/trailing "_
 BASE_SELF, BASE_CLS, BASE_NAME, BASE_EXPR = "self", "cls", "name", "expr"
 
 
-@dataclass(frozen=True)
-class Occurrence:
+class Occurrence(NamedTuple):
     """One keyword argument (or dict entry) whose value repeats its name.
 
     ``kind`` says which pattern (see the KIND_ constants); only ``call``
@@ -98,8 +97,7 @@ class Occurrence:
     dict_call: bool  # call rows: the callee is the plain name ``dict``
 
 
-@dataclass(frozen=True)
-class FunctionShape:
+class FunctionShape(NamedTuple):
     """The parameters one function definition (or lambda) declares."""
 
     path: str
@@ -167,15 +165,7 @@ _NEWLINE_BYTES = re.compile(rb"\r\n|\r|\n")
 _WHITESPACE = re.compile(r"\s+")
 
 
-def _fields_after_path(record_type: type) -> Tuple[str, ...]:
-    names = tuple(f.name for f in dataclasses.fields(record_type))
-    assert names[0] == "path"
-    return names[1:]
-
-
-_RECORD_FIELDS = _fields_after_path(FileRecord)
-_OCCURRENCE_FIELDS = _fields_after_path(Occurrence)
-_FUNCTION_FIELDS = _fields_after_path(FunctionShape)
+_RECORD_FIELDS = tuple(f.name for f in dataclasses.fields(FileRecord))[1:]  # after "path"
 
 
 def to_plain(extraction: Extraction) -> Dict[str, list]:
@@ -184,8 +174,8 @@ def to_plain(extraction: Extraction) -> Dict[str, list]:
     caches can key it by content and workers can send it as JSON."""
     return {
         "record": [getattr(extraction.record, name) for name in _RECORD_FIELDS],
-        "occurrences": [[getattr(o, name) for name in _OCCURRENCE_FIELDS] for o in extraction.occurrences],
-        "functions": [[getattr(f, name) for name in _FUNCTION_FIELDS] for f in extraction.functions],
+        "occurrences": [list(o[1:]) for o in extraction.occurrences],  # each row's path comes first
+        "functions": [list(f[1:]) for f in extraction.functions],
     }
 
 

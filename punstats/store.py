@@ -11,9 +11,11 @@ says what it measured.
 from __future__ import annotations
 
 import dataclasses
+import io
 import json
+import operator
 import os
-from typing import Any, Dict, Optional, Sequence, Tuple
+from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 import pandas as pd
 import pyarrow as pa
@@ -28,12 +30,27 @@ FUNCTIONS_FILE = "functions.parquet"
 SUMMARY_FILE = "summary.json"
 
 _RULE_COLUMNS = ["in_test", "test_rule"]
-OCCURRENCE_COLUMNS = [f.name for f in dataclasses.fields(Occurrence)] + _RULE_COLUMNS
-FILE_COLUMNS = [f.name for f in dataclasses.fields(FileRecord)] + _RULE_COLUMNS
-FUNCTION_COLUMNS = [f.name for f in dataclasses.fields(FunctionShape)] + _RULE_COLUMNS
+
+
+def field_names(record_type: type) -> List[str]:
+    """The fields of a record type: a NamedTuple's or a dataclass's."""
+    return list(getattr(record_type, "_fields", None) or (f.name for f in dataclasses.fields(record_type)))
+
+
+OCCURRENCE_COLUMNS = field_names(Occurrence) + _RULE_COLUMNS
+FILE_COLUMNS = field_names(FileRecord) + _RULE_COLUMNS
+FUNCTION_COLUMNS = field_names(FunctionShape) + _RULE_COLUMNS
 
 #: Column dtypes, from the record types' annotations.
 _DTYPES = {"int": "int64", "bool": "bool", "str": "str", "Optional[int]": "Int64"}
+
+
+class Tables(NamedTuple):
+    """The three tables of a scan."""
+
+    occurrences: pd.DataFrame
+    files: pd.DataFrame
+    functions: pd.DataFrame
 
 
 class StoreError(ValueError):
@@ -41,30 +58,52 @@ class StoreError(ValueError):
 
 
 def _frame(rows: Sequence[Any], record_type: type) -> pd.DataFrame:
-    data: Dict[str, Any] = {}
-    for field in dataclasses.fields(record_type):
-        values = [getattr(row, field.name) for row in rows]
-        data[field.name] = pd.array(values, dtype=_DTYPES[str(field.type)])
-    return pd.DataFrame(data)
+    names = field_names(record_type)
+    if not isinstance(rows[0] if rows else (), tuple):
+        getter = operator.attrgetter(*names)
+        rows = [getter(row) for row in rows]
+    columns = list(zip(*rows)) if rows else [()] * len(names)
+    return pd.DataFrame({name: pd.array(list(values), dtype=_DTYPES[_type_name(record_type, name)])
+                         for name, values in zip(names, columns)})
+
+
+def _type_name(record_type: type, name: str) -> str:
+    """A field's annotation as written (``int``, ``Optional[int]``)."""
+    annotation = record_type.__annotations__[name]
+    return getattr(annotation, "__forward_arg__", annotation)
+
+
+def raw_tables(extractions: Sequence[Extraction]) -> Tables:
+    """(occurrences, files, functions) DataFrames, before any test rule."""
+    return Tables(
+        _frame([o for e in extractions for o in e.occurrences], Occurrence),
+        _frame([e.record for e in extractions], FileRecord),
+        _frame([f for e in extractions for f in e.functions], FunctionShape),
+    )
 
 
 def frames(extractions: Sequence[Extraction], rule: TestRule) -> Tuple[pd.DataFrame, pd.DataFrame]:
     """(occurrences, files) DataFrames, with the test flag of ``rule``."""
-    occ = _frame([o for e in extractions for o in e.occurrences], Occurrence)
-    files = _frame([e.record for e in extractions], FileRecord)
-    return apply_rule(occ, rule), apply_rule(files, rule)
+    tables = raw_tables(extractions)
+    return apply_rule(tables.occurrences, rule), apply_rule(tables.files, rule)
 
 
-def function_frame(extractions: Sequence[Extraction], rule: TestRule) -> pd.DataFrame:
-    """One row per function definition or lambda, with the test flag of ``rule``."""
-    return apply_rule(_frame([f for e in extractions for f in e.functions], FunctionShape), rule)
+def parquet_bytes(table: pd.DataFrame) -> bytes:
+    """``table`` as the bytes of a parquet file."""
+    buffer = io.BytesIO()
+    pq.write_table(pa.Table.from_pandas(table, preserve_index=False), buffer)
+    return buffer.getvalue()
+
+
+def from_parquet_bytes(data: bytes) -> pd.DataFrame:
+    return pq.read_table(pa.BufferReader(data)).to_pandas()
 
 
 def apply_rule(table: pd.DataFrame, rule: TestRule) -> pd.DataFrame:
     """``table`` with ``in_test`` and ``test_rule`` set by ``rule``."""
     table = table.copy()
-    flags = {path: rule.is_test(path) for path in table["path"].unique()}
-    table["in_test"] = pd.array([flags[p] for p in table["path"]], dtype="bool")
+    test_paths = [path for path in table["path"].unique() if rule.is_test(path)]
+    table["in_test"] = table["path"].isin(test_paths).astype("bool")
     table["test_rule"] = pd.array([rule.label] * len(table), dtype="str")
     return table
 

@@ -18,6 +18,19 @@ from punstats.sources import stdlib_corpus
 STDLIB_SUBSET = ("email", "json", "unittest")
 
 
+@pytest.fixture(scope="session", autouse=True)
+def private_cache_dir(tmp_path_factory):
+    """Every test (and every command it runs) uses a cache of its session, never the user's."""
+    directory = str(tmp_path_factory.mktemp("cache"))
+    previous = os.environ.get("PUNSTATS_CACHE_DIR")
+    os.environ["PUNSTATS_CACHE_DIR"] = directory
+    yield directory
+    if previous is None:
+        del os.environ["PUNSTATS_CACHE_DIR"]
+    else:
+        os.environ["PUNSTATS_CACHE_DIR"] = previous
+
+
 @pytest.fixture(scope="session")
 def stdlib_subset_dir(tmp_path_factory) -> str:
     """A directory holding copies of ``STDLIB_SUBSET`` (without caches)."""

@@ -103,7 +103,7 @@ def stdlib_scans(tmp_path_factory):
     out = tmp_path_factory.mktemp("scans")
     results = {}
     for jobs in ("2", "1"):
-        code, stdout, stderr = run_cli("scan", "--json", "-q", "--jobs", jobs, "-o", str(out / jobs))
+        code, stdout, stderr = run_cli("scan", "--json", "-q", "--no-cache", "--jobs", jobs, "-o", str(out / jobs))
         assert code == 0, stderr
         assert stderr == ""
         results[jobs] = json.loads(stdout)

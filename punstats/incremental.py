@@ -1,0 +1,137 @@
+"""The incremental scan: results reused by content from the cache.
+
+Wraps any engine (the local process pool, Dask).  Each file's bytes are read
+once in this process and named by their git blob id.  Two layers:
+
+- per file: files whose blob the cache knows (for this extractor version,
+  size cap and parser) come from the cache; the others are extracted by the
+  engine, with their bytes attached so no worker reads the file again, and
+  stored a chunk at a time, so a scan killed midway keeps what it finished.
+  The entries are those ``--python`` and revision scans use, keyed the same
+  way, so a parser never extracts the same bytes twice.
+- per corpus state: the manifest (every path with its blob, or its failure)
+  names the whole result; its three tables, before any test rule, are kept
+  as parquet, so re-scanning an unchanged corpus reads three files instead
+  of rebuilding tens of thousands of rows.  Only the latest tables of each
+  root are kept.
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import platform
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
+
+from punstats import store
+from punstats.cache import BlobCache, blob_id
+from punstats.discover import UNREADABLE, Candidate, read_source
+from punstats.extract import DEFAULT_MAX_BYTES, EXTRACTOR_VERSION, Extraction, failure, from_plain, to_plain
+
+Runner = Callable[[Sequence[Candidate]], List[Extraction]]
+Progress = Callable[[int], None]
+
+#: Files extracted between two writes to the cache.
+CHUNK_FILES = 400
+#: Cache kinds of the per-corpus tables (one entry per table).
+TABLE_KINDS = {name: "tables/" + name for name in store.Tables._fields}
+MANIFEST_KIND = "tables/manifest"  # per root: the key of its latest tables
+
+
+@dataclasses.dataclass(frozen=True)
+class Prepared:
+    """Candidates read and named: failures already extracted, the rest with their blob."""
+
+    failed: Tuple[Tuple[int, Extraction], ...]
+    readable: Tuple[Tuple[int, Candidate, str], ...]  # (index, candidate with data, blob id)
+    count: int
+
+    def manifest_key(self, version: str, parser: str) -> str:
+        """A name for this exact corpus state under this extractor and parser."""
+        entries = sorted([(i, c.path, blob) for i, c, blob in self.readable]
+                         + [(i, e.record.path, "%s:%s:%d" % (e.record.status, e.record.error, e.record.bytes))
+                            for i, e in self.failed])
+        text = json.dumps([version, parser, entries], ensure_ascii=True)
+        return hashlib.sha256(text.encode()).hexdigest()
+
+
+def extract_version(max_bytes: int) -> str:
+    """The cache's version key for extractions: extractor version and size cap."""
+    return "%d/max=%d" % (EXTRACTOR_VERSION, max_bytes)
+
+
+def this_parser() -> str:
+    """The cache's parser key for this interpreter (``interp`` uses the same form)."""
+    return "%s %s" % (platform.python_implementation(), platform.python_version())
+
+
+def prepare(candidates: Sequence[Candidate], max_bytes: int = DEFAULT_MAX_BYTES) -> Prepared:
+    failed: List[Tuple[int, Extraction]] = []
+    readable: List[Tuple[int, Candidate, str]] = []
+    for index, candidate in enumerate(candidates):
+        if candidate.status:
+            failed.append((index, failure(candidate.path, candidate.status, candidate.error, size=candidate.size)))
+            continue
+        data = candidate.data
+        if data is None:
+            try:
+                data = read_source(candidate.location, max_bytes)
+            except OSError as exc:
+                failed.append((index, failure(candidate.path, UNREADABLE, exc.strerror or str(exc),
+                                              size=candidate.size)))
+                continue
+        readable.append((index, dataclasses.replace(candidate, data=data), blob_id(data)))
+    return Prepared(tuple(failed), tuple(readable), len(candidates))
+
+
+def run_cached(prepared: Prepared, cache: BlobCache, run: Runner, max_bytes: int = DEFAULT_MAX_BYTES,
+               progress: Optional[Progress] = None,
+               parser: Optional[str] = None) -> Tuple[List[Extraction], Dict[str, int]]:
+    """Every candidate's extraction, in order, and how many came from the cache."""
+    tick = progress or (lambda n: None)
+    parser = parser or this_parser()
+    version = extract_version(max_bytes)
+    results: List[Optional[Extraction]] = [None] * prepared.count
+    for index, extraction in prepared.failed:
+        results[index] = extraction
+    known = cache.get_many("extract", version, parser, [blob for _, _, blob in prepared.readable])
+    todo = []
+    for index, candidate, blob in prepared.readable:
+        if blob in known:
+            results[index] = from_plain(known[blob], candidate.path)
+        else:
+            todo.append((index, candidate, blob))
+    tick(prepared.count - len(todo))
+    for start in range(0, len(todo), CHUNK_FILES):
+        chunk = todo[start:start + CHUNK_FILES]
+        fresh = {}
+        for (index, _, blob), extraction in zip(chunk, run([candidate for _, candidate, _ in chunk])):
+            results[index] = extraction
+            fresh[blob] = to_plain(extraction)
+        cache.put_many("extract", version, parser, fresh.items())
+    return results, {"cached": len(prepared.readable) - len(todo), "extracted": len(todo)}  # type: ignore
+
+
+def cached_tables(candidates: Sequence[Candidate], cache: BlobCache, run: Runner, root: str,
+                  max_bytes: int = DEFAULT_MAX_BYTES, progress: Optional[Progress] = None,
+                  parser: Optional[str] = None) -> Tuple[store.Tables, Dict[str, int]]:
+    """The raw tables of ``candidates``: whole from the cache when the corpus
+    is unchanged, else built from per-file results (cached or extracted)."""
+    parser = parser or this_parser()
+    version = extract_version(max_bytes)
+    prepared = prepare(candidates, max_bytes)
+    key = prepared.manifest_key(version, parser)
+    stored = [cache.get_bytes(kind, version, parser, key) for kind in TABLE_KINDS.values()]
+    if all(value is not None for value in stored):
+        (progress or (lambda n: None))(prepared.count)
+        tables = store.Tables(*(store.from_parquet_bytes(value) for value in stored))
+        return tables, {"cached": len(prepared.readable), "extracted": 0, "tables_reused": 1}
+    extractions, counts = run_cached(prepared, cache, run, max_bytes, progress, parser)
+    tables = store.raw_tables(extractions)
+    previous = cache.get_bytes(MANIFEST_KIND, version, parser, root)
+    if previous is not None and previous.decode() != key:  # keep one state per root
+        cache.delete(list(TABLE_KINDS.values()), version, parser, previous.decode())
+    for kind, table in zip(TABLE_KINDS.values(), tables):
+        cache.put_bytes(kind, version, parser, key, store.parquet_bytes(table))
+    cache.put_bytes(MANIFEST_KIND, version, parser, root, key.encode())
+    return tables, dict(counts, tables_reused=0)

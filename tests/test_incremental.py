@@ -1,0 +1,139 @@
+"""The incremental cache: reuse by content, partial changes, killed and concurrent scans."""
+import json
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+
+import pytest
+
+import punstats
+from punstats.cache import BlobCache
+from punstats.cli import main
+
+
+def same_tables(a, b):
+    for name in ("occurrences", "files", "functions"):
+        assert getattr(a, name).equals(getattr(b, name)), name
+    drop = ("created", "cache")
+    assert {k: v for k, v in a.summary.items() if k not in drop} == {k: v for k, v in b.summary.items() if k not in drop}
+
+
+@pytest.fixture
+def corpus(stdlib_subset_dir, tmp_path):
+    """A private copy of real code, which the tests may change."""
+    root = tmp_path / "corpus"
+    shutil.copytree(stdlib_subset_dir, root)
+    return root
+
+
+def test_warm_scan_reuses_everything_and_equals_a_fresh_scan(corpus, tmp_path):
+    cache = BlobCache(str(tmp_path / "c.sqlite3"))
+    fresh = punstats.scan(str(corpus), jobs=1)
+    cold = punstats.scan(str(corpus), jobs=1, cache=cache)
+    warm = punstats.scan(str(corpus), jobs=1, cache=cache)
+    files = cold.summary["files"]
+    assert cold.summary["cache"] == {"cached": 0, "extracted": files, "tables_reused": 0}
+    assert warm.summary["cache"] == {"cached": files, "extracted": 0, "tables_reused": 1}
+    same_tables(fresh, cold)
+    same_tables(fresh, warm)
+
+
+def test_a_changed_file_is_the_only_one_extracted_again(corpus, tmp_path):
+    cache = BlobCache(str(tmp_path / "c.sqlite3"))
+    punstats.scan(str(corpus), jobs=1, cache=cache)
+    target = corpus / "json" / "encoder.py"
+    target.write_text(target.read_text() + "\nf(brand_new_name=brand_new_name)\n")
+    shutil.copy(corpus / "json" / "decoder.py", corpus / "json" / "decoder_copy.py")  # known content, new path
+    again = punstats.scan(str(corpus), jobs=1, cache=cache)
+    assert again.summary["cache"] == {"cached": again.summary["files"] - 1, "extracted": 1, "tables_reused": 0}
+    same_tables(punstats.scan(str(corpus), jobs=1), again)
+    assert "brand_new_name" in set(again.occurrences["name"])
+    copies = again.occurrences[again.occurrences["path"] == "json/decoder_copy.py"]
+    originals = again.occurrences[again.occurrences["path"] == "json/decoder.py"]
+    assert len(copies) == len(originals) > 0
+
+
+def test_cache_is_keyed_by_size_cap_and_parser(corpus, tmp_path):
+    cache = BlobCache(str(tmp_path / "c.sqlite3"))
+    punstats.scan(str(corpus), jobs=1, cache=cache)
+    capped = punstats.scan(str(corpus), jobs=1, cache=cache, max_bytes=2000)
+    assert capped.summary["cache"]["cached"] == 0
+    assert capped.files["status"].eq("too_large").any()
+    same_tables(punstats.scan(str(corpus), jobs=1, max_bytes=2000), capped)
+
+
+KILLABLE = """
+import sys
+from punstats import cli, incremental
+incremental.CHUNK_FILES = 5   # store often, so a kill lands between two writes
+sys.exit(cli.main(sys.argv[1:]))
+"""
+
+
+def entries(path):
+    if not os.path.exists(path):
+        return 0
+    with sqlite3.connect(path, timeout=30) as db:
+        try:
+            return db.execute("SELECT COUNT(*) FROM results WHERE kind='extract'").fetchone()[0]
+        except sqlite3.OperationalError:  # the table is not there yet
+            return 0
+
+
+def test_a_scan_killed_midway_leaves_a_cache_the_next_scan_uses(corpus, tmp_path):
+    cache_dir = tmp_path / "cache"
+    env = dict(os.environ, PUNSTATS_CACHE_DIR=str(cache_dir))
+    command = [sys.executable, "-c", KILLABLE, "scan", str(corpus), "-q", "--no-save", "--jobs", "1"]
+    proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    database = str(cache_dir / "blobs.sqlite3")
+    deadline = time.time() + 60
+    while entries(database) == 0 and proc.poll() is None and time.time() < deadline:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    partial = entries(database)
+    total = punstats.scan(str(corpus), jobs=1).summary["files"]
+    assert 0 < partial < total  # killed midway, with some results stored
+
+    code = subprocess.run([sys.executable, "-m", "punstats", "scan", str(corpus), "-q", "--no-save", "--json"],
+                          env=env, capture_output=True, text=True)
+    assert code.returncode == 0, code.stderr
+    summary = json.loads(code.stdout)
+    assert summary["cache"]["cached"] >= partial and summary["cache"]["extracted"] == total - summary["cache"]["cached"]
+    assert summary["punnable"] == punstats.scan(str(corpus), jobs=1).summary["punnable"]
+
+
+def test_two_scans_at_once_share_the_cache(corpus, tmp_path):
+    env = dict(os.environ, PUNSTATS_CACHE_DIR=str(tmp_path / "cache"))
+    command = [sys.executable, "-m", "punstats", "scan", str(corpus), "-q", "--no-save", "--json", "--jobs", "1"]
+    procs = [subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for _ in range(2)]
+    outputs = [proc.communicate(timeout=300) for proc in procs]
+    assert [proc.returncode for proc in procs] == [0, 0], [err for _, err in outputs]
+    first, second = (json.loads(out) for out, _ in outputs)
+    assert first["punnable"] == second["punnable"] == punstats.scan(str(corpus), jobs=1).summary["punnable"]
+
+
+def test_cache_command_shows_and_clears(corpus, capsys):
+    assert main(["scan", str(corpus), "-q", "--no-save", "--jobs", "1"]) == 0
+    capsys.readouterr()
+    assert main(["cache", "--json"]) == 0
+    stats = json.loads(capsys.readouterr().out)
+    assert stats["path"].startswith(os.environ["PUNSTATS_CACHE_DIR"])
+    assert stats["entries"]["extract"]["count"] > 0 and stats["bytes"] > 0
+    assert main(["cache", "--clear"]) == 0
+    assert "removed" in capsys.readouterr().out
+    assert main(["cache", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["entries"] == {}
+
+
+def test_no_cache_leaves_no_trace(corpus, tmp_path):
+    env = dict(os.environ, PUNSTATS_CACHE_DIR=str(tmp_path / "unused"))
+    result = subprocess.run([sys.executable, "-m", "punstats", "scan", str(corpus), "-q", "--no-save", "--no-cache",
+                             "--json"], env=env, capture_output=True, text=True)
+    assert result.returncode == 0 and "cache" not in json.loads(result.stdout)
+    assert not (tmp_path / "unused").exists()
