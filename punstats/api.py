@@ -69,7 +69,8 @@ def _check_engine(name: str, scheduler: Optional[str], python: Optional[str]) ->
 
 def _raw_tables(name: str, scheduler: Optional[str], candidates: Sequence[Any], jobs: Optional[int],
                 max_bytes: int, progress: Optional[Callable[[int], None]], cache: Optional[BlobCache],
-                root: str) -> Tuple[store.Tables, Optional[Dict[str, int]]]:
+                root: str, read_blob: Optional[Callable[[str], bytes]] = None,
+                ) -> Tuple[store.Tables, Optional[Dict[str, int]]]:
     """The tables of ``candidates`` extracted by the named engine, through
     ``cache`` when given; and how many came from it (None without a cache)."""
     with contextlib.ExitStack() as stack:
@@ -85,7 +86,8 @@ def _raw_tables(name: str, scheduler: Optional[str], candidates: Sequence[Any], 
 
         if cache is None:
             return store.raw_tables(run(candidates)), None
-        return incremental.cached_tables(candidates, cache, run, root, max_bytes, progress)
+        return incremental.cached_tables(candidates, cache, run, root, max_bytes, progress,
+                                         read_blob=read_blob)
 
 
 def open_cache(cache: Union[BlobCache, str, bool, None]) -> Optional[BlobCache]:
@@ -135,21 +137,28 @@ def scan(path: Optional[str] = None, *, jobs: Optional[int] = None,
     """
     rule = _rule(test_rule)
     _check_engine(engine, scheduler, python)
-    if rev is not None:
-        from punstats import gitsource
-        corpus = corpus or gitsource.git_corpus(path or ".", rev)
-        found = gitsource.discover_git(corpus.root, corpus.revision, tuple(extensions),
-                                       max_bytes=max_bytes, exclude_dirs=exclude_dirs)
-    else:
-        corpus = corpus or resolve(path)
-        found = discover(corpus.root, tuple(extensions), follow_links=follow_links,
-                         max_bytes=max_bytes, exclude_dirs=exclude_dirs)
-    if on_discovered:
-        on_discovered(len(found.candidates))
-    parser = (platform.python_version(), platform.python_implementation())
-    cache_counts = None
-    blob_cache = open_cache(cache)
-    try:
+    with contextlib.ExitStack() as stack:  # the cache and the blob reader are closed at the end
+        blob_cache = open_cache(cache)
+        if blob_cache is not None and blob_cache is not cache:
+            stack.callback(blob_cache.close)
+        read_blob = None
+        if rev is not None:
+            from punstats import gitsource
+            corpus = corpus or gitsource.git_corpus(path or ".", rev)
+            # with a cache, blobs are read only when not cached (many revisions share most of them)
+            lazy = blob_cache is not None and python is None
+            found = gitsource.discover_git(corpus.root, corpus.revision, tuple(extensions),
+                                           max_bytes=max_bytes, exclude_dirs=exclude_dirs, with_data=not lazy)
+            if lazy:
+                read_blob = stack.enter_context(gitsource.BlobReader(corpus.root)).read
+        else:
+            corpus = corpus or resolve(path)
+            found = discover(corpus.root, tuple(extensions), follow_links=follow_links,
+                             max_bytes=max_bytes, exclude_dirs=exclude_dirs)
+        if on_discovered:
+            on_discovered(len(found.candidates))
+        parser = (platform.python_version(), platform.python_implementation())
+        cache_counts = None
         if python is not None:
             from punstats import interp
             with interp.Pool(python, jobs=min(jobs or 1, 2)) as pool:
@@ -158,10 +167,7 @@ def scan(path: Optional[str] = None, *, jobs: Optional[int] = None,
             tables = store.raw_tables(extractions)
         else:
             tables, cache_counts = _raw_tables(engine, scheduler, found.candidates, jobs, max_bytes,
-                                               progress, blob_cache, found.root)
-    finally:
-        if blob_cache is not None and blob_cache is not cache:
-            blob_cache.close()
+                                               progress, blob_cache, found.root, read_blob)
     occurrences, files, functions = (store.apply_rule(table, rule) for table in tables)
     rules = {
         "test_rule": rule.label,

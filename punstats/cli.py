@@ -89,6 +89,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--clear", action="store_true", help="remove every entry")
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
     p.set_defaults(handler=cmd_cache)
+    p = commands.add_parser("history", help="scan many revisions of a git repository: the trend",
+                            description="Scan first-parent revisions of a git repository (no checkout; "
+                                        "unchanged files come from the cache) and store one row per revision.")
+    p.add_argument("repo", metavar="REPO", help="a git repository (work tree or bare)")
+    p.add_argument("--since", default="", metavar="DATE", help="first commit date (git's --since)")
+    p.add_argument("--until", default="", metavar="DATE", help="last commit date (git's --until)")
+    p.add_argument("--rev-range", default="HEAD", metavar="A..B", help="revisions to walk (default: HEAD)")
+    p.add_argument("--every", default="month", metavar="commit|month|N",
+                   help="every commit, the last of each month (default), or every Nth commit")
+    p.add_argument("-o", "--output", metavar="DIR", help="default: data/<repository>-history/")
+    p.add_argument("-j", "--jobs", type=_positive, default=None, help="worker processes (default: all cores)")
+    p.add_argument("--test-rule", default="components", help="components (default), substring, none, regex:RE")
+    p.add_argument("--long", type=_positive, default=DEFAULT_LONG_THRESHOLD, metavar="N")
+    p.add_argument("--no-cache", action="store_true", help="extract every file of every revision")
+    p.add_argument("--json", action="store_true", help="print the rows as JSON")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(handler=cmd_history)
     _add_evidence_commands(commands)
     _add_reproduce_commands(commands)
     _add_corpus_commands(commands)
@@ -114,6 +131,49 @@ def _check_engine_options(args: argparse.Namespace) -> None:
         raise UsageError(str(exc)) from None
     if args.scheduler is not None and args.engine != "dask":
         raise UsageError("--scheduler needs --engine dask")
+
+
+def cmd_history(args: argparse.Namespace) -> int:
+    from punstats import gitsource
+    from punstats import history as histories
+    try:
+        rule = parse_test_rule(args.test_rule)
+        commits = histories.select(histories.commits_of(args.repo, args.since, args.until, args.rev_range),
+                                   args.every)
+    except ValueError as exc:  # GitError included
+        raise UsageError(str(exc)) from None
+    if not commits:
+        raise UsageError("no first-parent commit of %s in that window" % args.rev_range)
+    name = gitsource.git_corpus(args.repo, commits[-1].sha).name.split("@")[0]
+    output = args.output or os.path.join("data", name + "-history")
+    bar = _progress_bar(args.quiet, name)
+    if bar:
+        bar.reset(total=len(commits))
+        bar.unit = "revision"
+    table = histories.history(args.repo, commits, cache=not args.no_cache, jobs=args.jobs, test_rule=rule,
+                              long_threshold=args.long,
+                              on_revision=(lambda commit, row: bar.update(1)) if bar else None)
+    if bar:
+        bar.close()
+    os.makedirs(output, exist_ok=True)
+    table.to_parquet(os.path.join(output, "history.parquet"), index=False)
+    table.to_csv(os.path.join(output, "history.csv"), index=False)
+    with open(os.path.join(output, "history.json"), "w", encoding="utf-8") as handle:
+        json.dump(histories.provenance(args.repo, commits, vars(args)), handle, indent=2)
+    written = [os.path.join(output, "history.parquet")]
+    try:
+        from punstats import plots
+    except ImportError:
+        pass  # the table is the result; the figure needs the plot extra
+    else:
+        written += plots.save(plots.history_trend(table, name), output)
+    if args.json:
+        print(table.assign(date=table["date"].astype(str)).to_json(orient="records", indent=2))
+    else:
+        print(table[["commit", "date", "files", "keywords", "punnable", "punnable_pct", "long", "long_nontest",
+                     "files_extracted"]].assign(commit=table["commit"].str[:12]).to_string(index=False))
+        print("stored: %s" % ", ".join(written))
+    return 0
 
 
 def cmd_cache(args: argparse.Namespace) -> int:

@@ -65,12 +65,19 @@ def this_parser() -> str:
     return "%s %s" % (platform.python_implementation(), platform.python_version())
 
 
+GIT_LOCATION = "git:"  # a revision scan's candidates: git:<blob id>, read only when extracted
+
+
 def prepare(candidates: Sequence[Candidate], max_bytes: int = DEFAULT_MAX_BYTES) -> Prepared:
+    """Name every candidate by its blob id: read and hashed, or (a git blob) known already."""
     failed: List[Tuple[int, Extraction]] = []
     readable: List[Tuple[int, Candidate, str]] = []
     for index, candidate in enumerate(candidates):
         if candidate.status:
             failed.append((index, failure(candidate.path, candidate.status, candidate.error, size=candidate.size)))
+            continue
+        if candidate.data is None and candidate.location.startswith(GIT_LOCATION):
+            readable.append((index, candidate, candidate.location[len(GIT_LOCATION):]))
             continue
         data = candidate.data
         if data is None:
@@ -85,9 +92,13 @@ def prepare(candidates: Sequence[Candidate], max_bytes: int = DEFAULT_MAX_BYTES)
 
 
 def run_cached(prepared: Prepared, cache: BlobCache, run: Runner, max_bytes: int = DEFAULT_MAX_BYTES,
-               progress: Optional[Progress] = None,
-               parser: Optional[str] = None) -> Tuple[List[Extraction], Dict[str, int]]:
-    """Every candidate's extraction, in order, and how many came from the cache."""
+               progress: Optional[Progress] = None, parser: Optional[str] = None,
+               read_blob: Optional[Callable[[str], bytes]] = None) -> Tuple[List[Extraction], Dict[str, int]]:
+    """Every candidate's extraction, in order, and how many came from the cache.
+
+    ``read_blob`` gives the bytes of a git blob id, for candidates that carry
+    only that (read just before they are extracted).
+    """
     tick = progress or (lambda n: None)
     parser = parser or this_parser()
     version = extract_version(max_bytes)
@@ -103,7 +114,15 @@ def run_cached(prepared: Prepared, cache: BlobCache, run: Runner, max_bytes: int
             todo.append((index, candidate, blob))
     tick(prepared.count - len(todo))
     for start in range(0, len(todo), CHUNK_FILES):
-        chunk = todo[start:start + CHUNK_FILES]
+        chunk = []
+        for index, candidate, blob in todo[start:start + CHUNK_FILES]:
+            if candidate.data is None:
+                try:
+                    candidate = dataclasses.replace(candidate, data=read_blob(blob))  # type: ignore[misc]
+                except (OSError, ValueError) as exc:  # e.g. an object missing from a partial clone
+                    results[index] = failure(candidate.path, UNREADABLE, str(exc), size=candidate.size)
+                    continue
+            chunk.append((index, candidate, blob))
         fresh = {}
         for (index, _, blob), extraction in zip(chunk, run([candidate for _, candidate, _ in chunk])):
             results[index] = extraction
@@ -114,7 +133,8 @@ def run_cached(prepared: Prepared, cache: BlobCache, run: Runner, max_bytes: int
 
 def cached_tables(candidates: Sequence[Candidate], cache: BlobCache, run: Runner, root: str,
                   max_bytes: int = DEFAULT_MAX_BYTES, progress: Optional[Progress] = None,
-                  parser: Optional[str] = None) -> Tuple[store.Tables, Dict[str, int]]:
+                  parser: Optional[str] = None,
+                  read_blob: Optional[Callable[[str], bytes]] = None) -> Tuple[store.Tables, Dict[str, int]]:
     """The raw tables of ``candidates``: whole from the cache when the corpus
     is unchanged, else built from per-file results (cached or extracted)."""
     parser = parser or this_parser()
@@ -126,7 +146,7 @@ def cached_tables(candidates: Sequence[Candidate], cache: BlobCache, run: Runner
         (progress or (lambda n: None))(prepared.count)
         tables = store.Tables(*(store.from_parquet_bytes(value) for value in stored))
         return tables, {"cached": len(prepared.readable), "extracted": 0, "tables_reused": 1}
-    extractions, counts = run_cached(prepared, cache, run, max_bytes, progress, parser)
+    extractions, counts = run_cached(prepared, cache, run, max_bytes, progress, parser, read_blob)
     tables = store.raw_tables(extractions)
     previous = cache.get_bytes(MANIFEST_KIND, version, parser, root)
     if previous is not None and previous.decode() != key:  # keep one state per root

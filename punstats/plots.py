@@ -274,6 +274,34 @@ def kinds(results: Sequence[Any]) -> Plot:
     return Plot("kinds", _projects_subject(names), figure, data)
 
 
+def history_trend(table: pd.DataFrame, name: str) -> Plot:
+    """f(x=x) over a repository's history: the share of keyword arguments
+    (left axis) and the count (right axis), one point per revision."""
+    figure, axes = _figure(5.0)
+    with matplotlib.rc_context(STYLE):
+        dates = list(table["date"])
+        axes.plot(dates, table["punnable_pct"], marker="o", markersize=3, color=NONTEST_COLOUR,
+                  label="% of keyword arguments")
+        axes.set_ylabel("% of keyword arguments", color=NONTEST_COLOUR)
+        axes.yaxis.set_major_formatter(FuncFormatter(lambda value, _: "%g%%" % value))
+        counts = axes.twinx()
+        counts.plot(dates, table["punnable"], marker="s", markersize=3, color=TEST_COLOUR, label="count")
+        counts.set_ylabel("f(x=x) keyword arguments", color=TEST_COLOUR)
+        _count_axis(counts.yaxis)
+        axes.set_title("f(x=x) over the history of %s" % name)
+        axes.set_xlabel("commit date")
+        figure.autofmt_xdate()
+    if len(table):
+        first, last = table.iloc[0], table.iloc[-1]
+        caption = ("%s: %d first-parent revisions from %s (%s) to %s (%s)."
+                   % (name, len(table), first["commit"][:12], str(first["date"])[:10],
+                      last["commit"][:12], str(last["date"])[:10]))
+        figure.text(0.01, 0.01, caption, fontsize=CAPTION_FONT_SIZE, color="#444444", ha="left", va="bottom")
+    with matplotlib.rc_context(STYLE):
+        figure.tight_layout(rect=(0, 0.05, 1, 1))
+    return Plot("history", name, figure, table[["commit", "date", "punnable", "punnable_pct"]])
+
+
 def _projects_subject(names: Sequence[str]) -> str:
     joined = "+".join(names)
     if len(joined) <= 60:

@@ -1,0 +1,105 @@
+"""History: many revisions of one repository, against scans of each revision one by one."""
+import json
+import os
+import sysconfig
+
+import pandas as pd
+import pytest
+
+import punstats
+from punstats import history
+from punstats.cache import BlobCache
+from punstats.cli import main
+from tests.gitrepo import commit, init
+
+STDLIB = sysconfig.get_path("stdlib")
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory):
+    """55 commits over five months: real files from the standard library added one
+    by one, edited, broken, mended and deleted; returns (path, commit ids)."""
+    root = tmp_path_factory.mktemp("history") / "repo"
+    init(root)
+    sources = sorted(name for name in os.listdir(os.path.join(STDLIB, "json")) if name.endswith(".py"))
+    sources += sorted(name for name in os.listdir(os.path.join(STDLIB, "email")) if name.endswith(".py"))[:12]
+    shas = []
+    for i in range(55):
+        month = 6 + i // 11
+        date = "2023-%02d-%02dT12:00:00+00:00" % (month, 1 + i % 11 * 2)
+        files = {}
+        if i < len(sources):
+            package = "json" if i < 5 else "email"
+            name = sources[i]
+            with open(os.path.join(STDLIB, package, name), encoding="utf-8") as handle:
+                files["%s/%s" % (package, name)] = handle.read()
+        files["grow.py"] = "".join("f(name_%d=name_%d)\n" % (k, k) for k in range(i + 1))
+        if i % 10 == 3:
+            files["broken.py"] = "def f(:\n"
+        if i % 10 == 5:
+            files["broken.py"] = "g(mended=mended)\n"
+        if i == 40:
+            files["json/__init__.py"] = None
+        shas.append(commit(root, files, "commit %d" % i, date))
+    return str(root), shas
+
+
+def test_history_equals_each_revision_scanned_on_its_own(repo, tmp_path):
+    root, shas = repo
+    commits = history.commits_of(root)
+    assert [c.sha for c in commits] == shas
+    cache = BlobCache(str(tmp_path / "c.sqlite3"))
+    table = history.history(root, commits, cache=cache, jobs=1)
+    assert len(table) == 55
+    for sha, row in zip(shas, table.to_dict("records")):
+        alone = punstats.scan(root, rev=sha, jobs=1).summary  # no cache, nothing shared
+        assert row["commit"] == sha
+        assert {key: row[key] for key in history.COUNT_COLUMNS} == {key: alone[key] for key in history.COUNT_COLUMNS}
+    # each revision changes a file or two: after the first, nearly everything comes from the cache
+    assert table["files_extracted"].iloc[1:].max() <= 3
+    assert table["files_extracted"].sum() < table["files"].sum() / 5
+    assert table["punnable"].iloc[-1] > table["punnable"].iloc[0]
+
+
+def test_selection_every_month_every_n_and_ranges(repo):
+    root, shas = repo
+    commits = history.commits_of(root)
+    monthly = history.select(commits, "month")
+    assert [c.date[:7] for c in monthly] == ["2023-06", "2023-07", "2023-08", "2023-09", "2023-10"]
+    assert all(c.sha == [d for d in commits if d.date[:7] == c.date[:7]][-1].sha for c in monthly)
+    every10 = history.select(commits, "10")
+    assert every10[-1].sha == shas[-1] and [c.sha for c in every10] == shas[::-1][::10][::-1]
+    assert history.select(commits, "commit") == commits
+    ranged = history.commits_of(root, rev_range="%s..%s" % (shas[9], shas[19]))
+    assert [c.sha for c in ranged] == shas[10:20]
+    windowed = history.commits_of(root, since="2023-08-01", until="2023-08-31")
+    assert {c.date[:7] for c in windowed} == {"2023-08"}
+    with pytest.raises(ValueError, match="--every takes"):
+        history.select(commits, "weekly")
+
+
+def test_cli_history_stores_table_and_figure(repo, tmp_path, capsys):
+    root, shas = repo
+    out = tmp_path / "out"
+    assert main(["history", root, "--every", "month", "-q", "-j", "1", "-o", str(out)]) == 0
+    table = pd.read_parquet(out / "history.parquet")
+    assert list(table["commit"]) == [c.sha for c in history.select(history.commits_of(root), "month")]
+    assert (out / "repo-history.png").exists() and (out / "repo-history.svg").exists()
+    meta = json.loads((out / "history.json").read_text())
+    assert meta["revisions"] == 5 and meta["last"]["sha"] == shas[-1]
+    assert "stored:" in capsys.readouterr().out
+    assert main(["history", root, "--every", "weekly"]) == 2
+    assert main(["history", str(tmp_path), "-q"]) == 2
+    errors = capsys.readouterr().err.splitlines()
+    assert errors[0] == "punstats: error: --every takes commit, month or a number, not 'weekly'"
+    assert errors[1].startswith("punstats: error: not a git repository")
+
+
+def test_history_figure_plots_the_table(repo, tmp_path):
+    from punstats import plots
+    root, _ = repo
+    table = history.history(root, history.select(history.commits_of(root), "month"), cache=False, jobs=1)
+    plot = plots.history_trend(table, "repo")
+    share, count = plot.figure.axes
+    assert list(share.lines[0].get_ydata()) == list(table["punnable_pct"])
+    assert list(count.lines[0].get_ydata()) == list(table["punnable"])
