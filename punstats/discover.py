@@ -111,8 +111,10 @@ def discover(root: str, extensions: Tuple[str, ...] = DEFAULT_EXTENSIONS,
     def matches(name: str) -> bool:
         return name.endswith(extensions)
 
+    prefix = os.path.join(root, "")
+
     def add(entry_path: str, status: str = "", error: str = "", size: int = 0, location: str = "") -> None:
-        rel = printable(os.path.relpath(entry_path, root))
+        rel = printable(entry_path[len(prefix):])  # every entry path is root + os.sep + ...
         candidates.append(Candidate(rel, location, size, status, error))
 
     def add_file(entry_path: str, info: os.stat_result, location: str) -> None:

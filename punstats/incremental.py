@@ -11,7 +11,7 @@ once in this process and named by their git blob id.  Two layers:
   way, so a parser never extracts the same bytes twice.
 - per corpus state: the manifest (every path with its blob, or its failure)
   names the whole result; its three tables, before any test rule, are kept
-  as parquet, so re-scanning an unchanged corpus reads three files instead
+  as Arrow IPC streams, so re-scanning an unchanged corpus reads three files instead
   of rebuilding tens of thousands of rows.  Only the latest tables of each
   root are kept.
 """
@@ -144,7 +144,7 @@ def cached_tables(candidates: Sequence[Candidate], cache: BlobCache, run: Runner
     stored = [cache.get_bytes(kind, version, parser, key) for kind in TABLE_KINDS.values()]
     if all(value is not None for value in stored):
         (progress or (lambda n: None))(prepared.count)
-        tables = store.Tables(*(store.from_parquet_bytes(value) for value in stored))
+        tables = store.Tables(*(store.from_arrow_bytes(value) for value in stored))
         return tables, {"cached": len(prepared.readable), "extracted": 0, "tables_reused": 1}
     extractions, counts = run_cached(prepared, cache, run, max_bytes, progress, parser, read_blob)
     tables = store.raw_tables(extractions)
@@ -152,6 +152,6 @@ def cached_tables(candidates: Sequence[Candidate], cache: BlobCache, run: Runner
     if previous is not None and previous.decode() != key:  # keep one state per root
         cache.delete(list(TABLE_KINDS.values()), version, parser, previous.decode())
     for kind, table in zip(TABLE_KINDS.values(), tables):
-        cache.put_bytes(kind, version, parser, key, store.parquet_bytes(table))
+        cache.put_bytes(kind, version, parser, key, store.arrow_bytes(table))
     cache.put_bytes(MANIFEST_KIND, version, parser, root, key.encode())
     return tables, dict(counts, tables_reused=0)
