@@ -14,6 +14,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 import pandas as pd
 
 from punstats import __version__, analysis, engine, incremental, store
+from punstats import engine as engine_module  # scan() has a parameter named engine
 from punstats.cache import BlobCache
 from punstats.classify import DEFAULT_LONG_THRESHOLD, DEFAULT_TEST_RULE, TestRule, parse_test_rule
 from punstats.discover import DEFAULT_EXTENSIONS, discover
@@ -54,7 +55,7 @@ def _rule(test_rule: Union[str, TestRule]) -> TestRule:
 def _provenance_of(summary: Dict[str, Any]) -> Dict[str, Any]:
     keys = ("corpus", "root", "source", "revision", "commit_date", "python", "python_implementation",
             "punstats_version", "extractor_version", "skipped_dirs", "created", "archive", "refused_members",
-            "cache")
+            "cache", "lines_saved")
     return {key: summary[key] for key in keys if key in summary}
 
 
@@ -120,7 +121,8 @@ def scan(path: Optional[str] = None, *, jobs: Optional[int] = None,
          on_discovered: Optional[Callable[[int], None]] = None,
          corpus: Optional[Corpus] = None, rev: Optional[str] = None,
          python: Optional[str] = None, cache: Union[BlobCache, str, bool, None] = None,
-         engine: str = "local", scheduler: Optional[str] = None) -> ScanResult:
+         engine: str = "local", scheduler: Optional[str] = None,
+         lines_saved: bool = False) -> ScanResult:
     """Scan a directory (default: this interpreter's standard library).
 
     ``progress`` is called with the number of files just finished;
@@ -134,9 +136,14 @@ def scan(path: Optional[str] = None, *, jobs: Optional[int] = None,
     ``engine``: ``local`` (a process pool of ``jobs``) or ``dask`` (a Dask
     cluster at ``scheduler``, or a local one of ``jobs`` workers); the
     results are identical.
+    ``lines_saved``: also rewrite every file in memory as ``punstats rewrite
+    --rewrap`` does and record the lines that punning would save (a
+    directory only; nothing is written).
     """
     rule = _rule(test_rule)
     _check_engine(engine, scheduler, python)
+    if lines_saved and rev is not None:
+        raise ValueError("lines saved are measured on a directory, not a revision: check it out first")
     with contextlib.ExitStack() as stack:  # the cache and the blob reader are closed at the end
         blob_cache = open_cache(cache)
         if blob_cache is not None and blob_cache is not cache:
@@ -193,6 +200,13 @@ def scan(path: Optional[str] = None, *, jobs: Optional[int] = None,
     }
     if cache_counts is not None:  # how this run got its results; the results do not depend on it
         provenance["cache"] = cache_counts
+    if lines_saved:
+        from punstats import rewrite
+        totals = rewrite.summarize(rewrite.rewrite_tree(corpus.root, rewrap=True, extensions=extensions,
+                                                        jobs=jobs or engine_module.default_jobs()))
+        provenance["lines_saved"] = {"lines_saved": totals.lines_saved, "lines_removed": totals.lines_removed,
+                                     "lines_added": totals.lines_added, "files_changed": totals.changed,
+                                     "edits": totals.edits, "joins": totals.joins, "rule": "rewrite --rewrap"}
     if corpus.archive is not None:  # unpacked from an archive (pypi:): what it was, what was refused
         provenance["archive"] = corpus.archive
         provenance["refused_members"] = [{"member": m, "reason": r, "detail": d}

@@ -76,6 +76,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-bytes", type=_positive, default=DEFAULT_MAX_BYTES,
                    help="larger files are recorded as too_large (default: %(default)s)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--lines-saved", action="store_true",
+                   help="also measure the lines punning would save (punstats rewrite --rewrap, in memory)")
     p.add_argument("--rev", metavar="REV", help="scan this revision of the git repository PATH (no checkout)")
     p.add_argument("--python", metavar="PATH", help="parse with this interpreter (Python >= 3.8)")
     p.add_argument("--compat", metavar="PROFILE",
@@ -244,6 +246,7 @@ def cmd_scan(args: argparse.Namespace) -> int:
                 on_discovered=(lambda n, bar=bar: bar.reset(total=n)) if bar else None,
                 rev=corpus.revision if args.rev is not None else None, python=args.python,
                 engine=args.engine, scheduler=args.scheduler, cache=not args.no_cache,
+                lines_saved=args.lines_saved,
             )
         except ValueError as exc:  # EngineError: the cluster cannot be reached or cannot run punstats
             raise UsageError(_one_line(exc)) from None
@@ -293,6 +296,11 @@ def format_summary(s: Dict[str, Any]) -> str:
         ("top callees", ", ".join("%s %s" % (k, _n(v)) for k, v in s["top_callees"])),
     ]
     rows += _archive_rows(s)
+    if "lines_saved" in s:
+        saved = s["lines_saved"]
+        rows.append(("lines saved", "%s   (punning as rewrite --rewrap: %s removed, %s added, %s files)" % (
+            _n(saved["lines_saved"]), _n(saved["lines_removed"]), _n(saved["lines_added"]),
+            _n(saved["files_changed"]))))
     if "cache" in s:
         rows.append(("cache", "%s files from the cache, %s extracted%s" % (
             _n(s["cache"]["cached"]), _n(s["cache"]["extracted"]),

@@ -89,6 +89,8 @@ SUMMARY_ROWS = (
     ("Files parsed", "parsed"),
     ("Files that failed to parse", "failed"),
 )
+#: Shown when a scan measured it (``scan --lines-saved``); "n/a" for scans that did not.
+LINES_SAVED_ROW = ("Lines saved by punning (`rewrite --rewrap`)", "lines_saved")
 
 
 def provenance(summary: Dict[str, Any], name: Optional[str] = None) -> str:
@@ -137,6 +139,9 @@ def summary_table(results: Sequence[Any]) -> Table:
     for label, key in SUMMARY_ROWS:
         values = [Percent(float(s[key])) if key.endswith("_pct") else int(s[key]) for s in summaries]
         rows.append((Label(label.format(long=long_threshold)), *values))
+    if any("lines_saved" in s for s in summaries):
+        rows.append((Label(LINES_SAVED_ROW[0]), *(int(s["lines_saved"]["lines_saved"]) if "lines_saved" in s
+                                                   else Label("n/a") for s in summaries)))
     return Table(header=(Label("Statistic"), *names), rows=tuple(rows),
                  notes=tuple(provenance(s, name) for s, name in zip(summaries, names)),
                  header_notes=(None, *range(len(summaries))))

@@ -44,3 +44,17 @@ def test_parquet_carries_provenance(tmp_path):
     meta = json.loads(pq.read_schema(tmp_path / "out" / "files.parquet").metadata[b"punstats"])
     assert meta["punstats_version"] == punstats.__version__
     assert meta["rules"]["test_rule"] == "components" and meta["python"]
+
+
+def test_lines_saved_are_measured_as_the_rewrite_measures_them(tmp_path):
+    from punstats import rewrite, tables
+    (tmp_path / "a.py").write_text("f(\n    alpha=alpha,\n    beta=beta,\n)\ng(x=x)\n")
+    result = punstats.scan(str(tmp_path), jobs=1, lines_saved=True)
+    saved = result.summary["lines_saved"]
+    assert (saved["lines_removed"], saved["lines_added"], saved["lines_saved"]) == (5, 2, 3)
+    assert saved["lines_saved"] == rewrite.summarize(rewrite.rewrite_tree(str(tmp_path), rewrap=True)).lines_saved
+    assert (tmp_path / "a.py").read_text().startswith("f(\n")  # nothing written
+    text = tables.render(tables.summary_table([result, punstats.scan(str(tmp_path), jobs=1)]), "markdown")
+    row = [line for line in text.splitlines() if line.startswith("| Lines saved by punning")]
+    assert [cell.strip() for cell in row[0].strip("|").split("|")] == [
+        "Lines saved by punning (`rewrite --rewrap`)", "3", "n/a"]
