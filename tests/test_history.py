@@ -10,7 +10,7 @@ import punstats
 from punstats import history
 from punstats.cache import BlobCache
 from punstats.cli import main
-from tests.gitrepo import commit, init
+from gitrepo import commit, init
 
 STDLIB = sysconfig.get_path("stdlib")
 
