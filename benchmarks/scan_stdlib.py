@@ -70,7 +70,7 @@ def main():
                                      errors="surrogateescape") as listing:
         listing.write("\0".join(locations))
     baseline = [sys.executable, "-c", BASELINE, listing.name]
-    scan = [sys.executable, "-m", "punstats", "scan", "--no-save", "--json", "-q"]
+    scan = [sys.executable, "-m", "punstats", "scan", "--no-save", "--no-cache", "--json", "-q"]
     if args.path:
         scan.append(args.path)
     if args.jobs:

@@ -12,7 +12,7 @@ import contextlib
 import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from typing import Callable, Iterator, List, Optional, Sequence
+from typing import Callable, Iterator, List, Optional, Sequence, Union
 
 from punstats.discover import UNREADABLE, Candidate, read_source
 from punstats.extract import DEFAULT_MAX_BYTES, Extraction, extract, failure
@@ -32,17 +32,23 @@ def default_jobs() -> int:
         return os.cpu_count() or 1
 
 
-def extract_candidate(candidate: Candidate, max_bytes: int = DEFAULT_MAX_BYTES) -> Extraction:
-    """Read and extract one candidate; never raises for a bad file."""
+def candidate_bytes(candidate: Candidate, max_bytes: int = DEFAULT_MAX_BYTES) -> Union[bytes, Extraction]:
+    """A candidate's bytes (read now unless it carries them), or, when it has
+    none to give, the failed extraction that records why."""
     if candidate.status:
         return failure(candidate.path, candidate.status, candidate.error, size=candidate.size)
     if candidate.data is not None:
-        return extract(candidate.path, candidate.data, max_bytes)
+        return candidate.data
     try:
-        data = read_source(candidate.location, max_bytes)
+        return read_source(candidate.location, max_bytes)
     except OSError as exc:
         return failure(candidate.path, UNREADABLE, exc.strerror or str(exc), size=candidate.size)
-    return extract(candidate.path, data, max_bytes)
+
+
+def extract_candidate(candidate: Candidate, max_bytes: int = DEFAULT_MAX_BYTES) -> Extraction:
+    """Read and extract one candidate; never raises for a bad file."""
+    data = candidate_bytes(candidate, max_bytes)
+    return data if isinstance(data, Extraction) else extract(candidate.path, data, max_bytes)
 
 
 def _extract_batch(batch: Sequence[Candidate], max_bytes: int) -> List[Extraction]:

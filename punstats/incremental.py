@@ -25,7 +25,8 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from punstats import store
 from punstats.cache import BlobCache, blob_id
-from punstats.discover import UNREADABLE, Candidate, read_source
+from punstats.discover import UNREADABLE, Candidate
+from punstats.engine import candidate_bytes
 from punstats.extract import DEFAULT_MAX_BYTES, EXTRACTOR_VERSION, Extraction, failure, from_plain, to_plain
 
 Runner = Callable[[Sequence[Candidate]], List[Extraction]]
@@ -73,21 +74,14 @@ def prepare(candidates: Sequence[Candidate], max_bytes: int = DEFAULT_MAX_BYTES)
     failed: List[Tuple[int, Extraction]] = []
     readable: List[Tuple[int, Candidate, str]] = []
     for index, candidate in enumerate(candidates):
-        if candidate.status:
-            failed.append((index, failure(candidate.path, candidate.status, candidate.error, size=candidate.size)))
-            continue
-        if candidate.data is None and candidate.location.startswith(GIT_LOCATION):
+        if not candidate.status and candidate.data is None and candidate.location.startswith(GIT_LOCATION):
             readable.append((index, candidate, candidate.location[len(GIT_LOCATION):]))
             continue
-        data = candidate.data
-        if data is None:
-            try:
-                data = read_source(candidate.location, max_bytes)
-            except OSError as exc:
-                failed.append((index, failure(candidate.path, UNREADABLE, exc.strerror or str(exc),
-                                              size=candidate.size)))
-                continue
-        readable.append((index, dataclasses.replace(candidate, data=data), blob_id(data)))
+        data = candidate_bytes(candidate, max_bytes)
+        if isinstance(data, Extraction):
+            failed.append((index, data))
+        else:
+            readable.append((index, dataclasses.replace(candidate, data=data), blob_id(data)))
     return Prepared(tuple(failed), tuple(readable), len(candidates))
 
 

@@ -20,10 +20,9 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 from punstats import worker
 from punstats.cache import BlobCache, blob_id
 from punstats.compat import COMPAT_VERSION
-from punstats.discover import UNREADABLE, Candidate, read_source
-from punstats.extract import (
-    DEFAULT_MAX_BYTES, EXTRACTOR_VERSION, Extraction, failure, from_plain,
-)
+from punstats.discover import Candidate
+from punstats.engine import candidate_bytes
+from punstats.extract import DEFAULT_MAX_BYTES, EXTRACTOR_VERSION, Extraction, from_plain
 
 WORKER_PATH = os.path.abspath(worker.__file__)
 
@@ -180,18 +179,11 @@ def extract_candidates(candidates: Sequence[Candidate], pool: Pool,
     results: List[Optional[Extraction]] = [None] * len(candidates)
     items = []
     for index, candidate in enumerate(candidates):
-        if candidate.status:
-            results[index] = failure(candidate.path, candidate.status, candidate.error, size=candidate.size)
-            continue
-        data = candidate.data
-        if data is None:
-            try:
-                data = read_source(candidate.location, max_bytes)
-            except OSError as exc:
-                results[index] = failure(candidate.path, UNREADABLE, exc.strerror or str(exc),
-                                         size=candidate.size)
-                continue
-        items.append((index, candidate.path, data))
+        data = candidate_bytes(candidate, max_bytes)
+        if isinstance(data, Extraction):
+            results[index] = data
+        else:
+            items.append((index, candidate.path, data))
     done = work_many(pool, [(path, blob_id(data), (lambda d=data: d)) for _, path, data in items],
                      ["extract"], max_bytes, cache, progress)
     for (index, path, _), result in zip(items, done):
