@@ -1,5 +1,6 @@
 """The definition of a punnable keyword argument, context by context."""
 import codecs
+import sys
 import textwrap
 
 import pytest
@@ -299,3 +300,14 @@ def test_plain_form_round_trips_without_the_path():
     assert [o.path for o in again.occurrences] == ["elsewhere.py"] * 3
     assert [o.name for o in again.occurrences] == [o.name for o in result.occurrences]
     assert [f.keyword_only for f in again.functions] == [1]
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 12), reason="the parser knows Python 3.12 syntax")
+@pytest.mark.parametrize("data", [
+    b"type Alias = list[int]\nf(x=x)\n",  # PEP 695
+    b"s = f\"{'a' + \"b\"}\"\nf(x=x)\n",  # PEP 701: the same quotes inside an f-string
+])
+def test_syntax_newer_than_the_parser_is_a_syntax_error(data):
+    result = extract("new.py", data)
+    assert result.record.status == SYNTAX_ERROR and result.record.error_line == 1
+    assert result.occurrences == ()
