@@ -1,8 +1,6 @@
 """The Dask engine: identical results to the local engine, on a real LocalCluster.
 
 Skipped when ``distributed`` is not installed (it is in the ``test`` extra).
-The whole standard library is compared too when ``PUNSTATS_SLOW_TESTS=1``
-(about 70 s on two busy cores; the ``json`` and ``email`` packages always).
 """
 import json
 import os
@@ -134,7 +132,6 @@ def test_workers_with_another_extractor_or_python_are_refused():
         engine._check_workers(Client(), timeout=1)
 
 
-@pytest.mark.skipif(os.environ.get("PUNSTATS_SLOW_TESTS") != "1", reason="set PUNSTATS_SLOW_TESTS=1")
 def test_whole_standard_library_identical_to_the_local_engine(cluster, tmp_path):
     punstats.scan(engine="dask", scheduler=cluster.scheduler_address).save(str(tmp_path / "dask"))
     punstats.scan(jobs=2).save(str(tmp_path / "local"))
