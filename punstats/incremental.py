@@ -107,6 +107,7 @@ def run_cached(prepared: Prepared, cache: BlobCache, run: Runner, max_bytes: int
         else:
             todo.append((index, candidate, blob))
     tick(prepared.count - len(todo))
+    unread = 0
     for start in range(0, len(todo), CHUNK_FILES):
         chunk = []
         for index, candidate, blob in todo[start:start + CHUNK_FILES]:
@@ -115,6 +116,7 @@ def run_cached(prepared: Prepared, cache: BlobCache, run: Runner, max_bytes: int
                     candidate = dataclasses.replace(candidate, data=read_blob(blob))  # type: ignore[misc]
                 except (OSError, ValueError) as exc:  # e.g. an object missing from a partial clone
                     results[index] = failure(candidate.path, UNREADABLE, str(exc), size=candidate.size)
+                    unread += 1
                     continue
             chunk.append((index, candidate, blob))
         fresh = {}
@@ -122,7 +124,10 @@ def run_cached(prepared: Prepared, cache: BlobCache, run: Runner, max_bytes: int
             results[index] = extraction
             fresh[blob] = to_plain(extraction)
         cache.put_many("extract", version, parser, fresh.items())
-    return results, {"cached": len(prepared.readable) - len(todo), "extracted": len(todo)}  # type: ignore
+    counts = {"cached": len(prepared.readable) - len(todo), "extracted": len(todo) - unread}
+    if unread:
+        counts["unread"] = unread
+    return results, counts  # type: ignore[return-value]
 
 
 def cached_tables(candidates: Sequence[Candidate], cache: BlobCache, run: Runner, root: str,
@@ -142,6 +147,8 @@ def cached_tables(candidates: Sequence[Candidate], cache: BlobCache, run: Runner
         return tables, {"cached": len(prepared.readable), "extracted": 0, "tables_reused": 1}
     extractions, counts = run_cached(prepared, cache, run, max_bytes, progress, parser, read_blob)
     tables = store.raw_tables(extractions)
+    if counts.get("unread"):  # a blob that could not be read now may be readable next time
+        return tables, dict(counts, tables_reused=0)
     previous = cache.get_bytes(MANIFEST_KIND, version, parser, root)
     if previous is not None and previous.decode() != key:  # keep one state per root
         cache.delete(list(TABLE_KINDS.values()), version, parser, previous.decode())

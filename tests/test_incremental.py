@@ -137,3 +137,19 @@ def test_no_cache_leaves_no_trace(corpus, tmp_path):
                              "--json"], env=env, capture_output=True, text=True)
     assert result.returncode == 0 and "cache" not in json.loads(result.stdout)
     assert not (tmp_path / "unused").exists()
+
+
+def test_a_missing_git_blob_is_unreadable_and_not_remembered(tmp_path):
+    from gitrepo import commit, git, init
+    repo = tmp_path / "repo"
+    init(repo)
+    sha = commit(repo, {"good.py": "f(x=x)\n", "lost.py": "g(y=y)\n"})
+    lost = git(repo, "rev-parse", "HEAD:lost.py")
+    os.remove(repo / ".git" / "objects" / lost[:2] / lost[2:])  # as in a partial or damaged clone
+    cache = BlobCache(str(tmp_path / "c.sqlite3"))
+    for _ in range(2):
+        result = punstats.scan(str(repo), rev=sha, jobs=1, cache=cache)
+        status = dict(zip(result.files["path"], result.files["status"]))
+        assert status == {"good.py": "ok", "lost.py": "unreadable"}
+        assert result.summary["punnable"] == 1
+        assert result.summary["cache"]["unread"] == 1 and result.summary["cache"]["tables_reused"] == 0
