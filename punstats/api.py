@@ -142,8 +142,6 @@ def scan(path: Optional[str] = None, *, jobs: Optional[int] = None,
     """
     rule = _rule(test_rule)
     _check_engine(engine, scheduler, python)
-    if lines_saved and rev is not None:
-        raise ValueError("lines saved are measured on a directory, not a revision: check it out first")
     with contextlib.ExitStack() as stack:  # the cache and the blob reader are closed at the end
         blob_cache = open_cache(cache)
         if blob_cache is not None and blob_cache is not cache:
@@ -152,6 +150,12 @@ def scan(path: Optional[str] = None, *, jobs: Optional[int] = None,
         if rev is not None:
             from punstats import gitsource
             corpus = corpus or gitsource.git_corpus(path or ".", rev)
+        else:
+            corpus = corpus or resolve(path)
+        if lines_saved and corpus.is_revision:
+            raise ValueError("lines saved are measured on a directory, not a revision: check it out first")
+        if corpus.is_revision:
+            from punstats import gitsource
             # with a cache, blobs are read only when not cached (many revisions share most of them)
             lazy = blob_cache is not None and python is None
             found = gitsource.discover_git(corpus.root, corpus.revision, tuple(extensions),
@@ -159,7 +163,6 @@ def scan(path: Optional[str] = None, *, jobs: Optional[int] = None,
             if lazy:
                 read_blob = stack.enter_context(gitsource.BlobReader(corpus.root)).read
         else:
-            corpus = corpus or resolve(path)
             found = discover(corpus.root, tuple(extensions), follow_links=follow_links,
                              max_bytes=max_bytes, exclude_dirs=exclude_dirs)
         if on_discovered:

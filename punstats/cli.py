@@ -244,7 +244,7 @@ def cmd_scan(args: argparse.Namespace) -> int:
                 exclude_dirs=not args.no_exclude, max_bytes=args.max_bytes,
                 progress=bar.update if bar else None,
                 on_discovered=(lambda n, bar=bar: bar.reset(total=n)) if bar else None,
-                rev=corpus.revision if args.rev is not None else None, python=args.python,
+                python=args.python,
                 engine=args.engine, scheduler=args.scheduler, cache=not args.no_cache,
                 lines_saved=args.lines_saved,
             )
@@ -841,6 +841,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except KeyboardInterrupt:
         print("punstats: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # e.g. `punstats scan | head`: the reader left, nothing to report
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":

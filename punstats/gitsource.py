@@ -12,7 +12,9 @@ status and never followed.
 """
 from __future__ import annotations
 
+import dataclasses
 import os
+import shutil
 import subprocess
 from dataclasses import dataclass
 from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
@@ -281,4 +283,52 @@ def git_corpus(path: str, rev: str, subdir: str = "") -> Corpus:
         base = os.path.basename(os.path.dirname(gitdir)).split("+")[-1] or base
     name = "%s@%s" % (base or "repo", commit.sha[:12])
     source = "%s@%s" % (path, rev) + (":" + subdir if subdir else "")
-    return Corpus(name, gitdir, source, commit.sha, commit.date)
+    return Corpus(name, gitdir, source, commit.sha, commit.date, is_revision=True)
+
+
+#: Transports ``git+URL@REV`` may use (``ext::`` and the like could run commands).
+REMOTE_SCHEMES = ("https://", "http://", "ssh://", "git://", "file://")
+
+
+def parse_remote(argument: str) -> Tuple[str, str]:
+    """``git+URL@REV`` -> (URL, REV); REV defaults to HEAD."""
+    spec = argument[len("git+"):]
+    if not spec.startswith(REMOTE_SCHEMES):
+        raise GitError("git+URL needs one of %s, not %r" % (", ".join(REMOTE_SCHEMES), spec))
+    scheme_end = spec.index("://") + 3
+    url, at, rev = spec.rpartition("@")
+    if not at or len(url) < scheme_end or "/" in rev:  # an @ only in user@host, or none at all
+        url, rev = spec, "HEAD"
+    return url, rev or "HEAD"
+
+
+def remote_corpus(argument: str, cache_dir: Optional[str] = None) -> Corpus:
+    """The corpus of ``git+URL@REV``: a bare clone kept in the cache directory
+    (fetched again when it exists), read at REV like any revision scan."""
+    import hashlib
+
+    from punstats.cache import default_dir
+    url, rev = parse_remote(argument)
+    clone = os.path.join(cache_dir or default_dir(), "repos", hashlib.sha256(url.encode()).hexdigest()[:24])
+    if os.path.isdir(os.path.join(clone, "objects")):
+        _git(clone, "fetch", "--quiet", "--prune", "origin", "+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*")
+    else:
+        partial = clone + ".partial-%d" % os.getpid()
+        try:
+            done = subprocess.run(["git", "clone", "--quiet", "--bare", "--", url, partial],
+                                  env=dict(_env(), GIT_ALLOW_PROTOCOL="file:git:http:https:ssh"),
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=False)
+        except FileNotFoundError:
+            raise GitError("git is not installed") from None
+        if done.returncode != 0:
+            message = " ".join(done.stderr.decode("utf-8", "replace").split()) or done.returncode
+            raise GitError("cannot clone %s: %s" % (url, message))
+        os.makedirs(os.path.dirname(clone), exist_ok=True)
+        try:
+            os.rename(partial, clone)  # only a complete clone takes the name
+        except OSError:  # another scan got there first
+            shutil.rmtree(partial, ignore_errors=True)
+    corpus = git_corpus(clone, rev)
+    name = url.rstrip("/").rsplit("/", 1)[-1]
+    name = name[:-4] if name.endswith(".git") else name
+    return dataclasses.replace(corpus, name="%s@%s" % (name or "repo", corpus.revision[:12]), source=argument)

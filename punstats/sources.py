@@ -32,6 +32,9 @@ class Corpus:
     # counts, limits) and each member refused, as (member, reason, detail).
     archive: Optional[Dict[str, Any]] = None
     refused_members: Tuple[Tuple[str, str, str], ...] = ()
+    # True when ``root`` is a git directory to be read at commit ``revision``
+    # (``--rev``, ``git+URL@REV``) rather than a tree on disk.
+    is_revision: bool = False
 
 
 def stdlib_corpus() -> Corpus:
@@ -48,6 +51,12 @@ def resolve(argument: Optional[str]) -> Corpus:
     if argument.startswith("pypi:"):
         from punstats import pypi
         return pypi.pypi_corpus(argument)
+    if argument.startswith("git+"):
+        from punstats import gitsource
+        try:
+            return gitsource.remote_corpus(argument)
+        except gitsource.GitError as exc:
+            raise SourceError(str(exc)) from None
     path = os.path.abspath(argument)
     if not os.path.exists(path):
         raise SourceError("no such file or directory: %s" % argument)

@@ -143,3 +143,37 @@ def test_blob_id_is_gits(tmp_path):
 def test_bad_interpreter_is_reported(tmp_path):
     with pytest.raises(interp.InterpreterError):
         interp.Pool(str(tmp_path / "no-such-python"))
+
+
+def test_git_url_is_cloned_into_the_cache_and_read_at_the_revision(tmp_path, monkeypatch):
+    monkeypatch.setenv("PUNSTATS_CACHE_DIR", str(tmp_path / "cache"))
+    repo = tmp_path / "origin"
+    init(repo)
+    first = commit(repo, {"a.py": "f(x=x)\n"})
+    commit(repo, {"b.py": "g(y=y, z=z)\n"})
+    url = "git+file://%s" % repo
+    old = punstats.scan("%s@%s" % (url, first[:10]), jobs=1)
+    assert old.summary["revision"] == first and old.summary["punnable"] == 1
+    assert old.summary["source"] == "%s@%s" % (url, first[:10]) and old.summary["corpus"] == "origin@" + first[:12]
+    commit(repo, {"c.py": "h(w=w)\n"})  # the clone is fetched again: the new commit is seen
+    assert punstats.scan(url + "@main", jobs=1).summary["punnable"] == 4
+    assert punstats.scan(url, jobs=1).summary["punnable"] == 4  # no @REV: HEAD
+    clones = os.listdir(tmp_path / "cache" / "repos")
+    assert len(clones) == 1 and not any(".partial" in name for name in clones)
+
+
+@pytest.mark.parametrize("argument, message", [
+    ("git+ext::sh -c touch% /tmp/x", "git+URL needs one of"),
+    ("git+file:///no/such/repo@main", "cannot clone file:///no/such/repo"),
+])
+def test_bad_git_urls_are_one_line_usage_errors(argument, message, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("PUNSTATS_CACHE_DIR", str(tmp_path / "cache"))
+    assert cli.main(["scan", argument, "--no-save"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("punstats: error: ") and message in err and err.count("\n") == 1
+
+
+def test_remote_spec_parsing():
+    assert gitsource.parse_remote("git+https://host/o/r.git@v1.2") == ("https://host/o/r.git", "v1.2")
+    assert gitsource.parse_remote("git+ssh://git@host/o/r") == ("ssh://git@host/o/r", "HEAD")
+    assert gitsource.parse_remote("git+ssh://git@host/o/r@abc123") == ("ssh://git@host/o/r", "abc123")
