@@ -34,6 +34,28 @@ def default_dir() -> str:
     return os.path.join(base, "punstats")
 
 
+#: Folders beside the database: downloaded sdists (``pypi``) and bare clones (``git+URL``).
+DOWNLOAD_DIRS = ("sdists", "repos")
+
+
+def downloads(directory: Optional[str] = None) -> Dict[str, int]:
+    """Bytes held in each download folder of the cache directory."""
+    base = directory or default_dir()
+    sizes = {}
+    for name in DOWNLOAD_DIRS:
+        total = 0
+        for folder, _, files in os.walk(os.path.join(base, name)):
+            total += sum(os.lstat(os.path.join(folder, f)).st_size for f in files)
+        sizes[name] = total
+    return sizes
+
+
+def clear_downloads(directory: Optional[str] = None) -> None:
+    import shutil
+    for name in DOWNLOAD_DIRS:
+        shutil.rmtree(os.path.join(directory or default_dir(), name), ignore_errors=True)
+
+
 def blob_id(data: bytes) -> str:
     """git's object id of a blob with these bytes."""
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()

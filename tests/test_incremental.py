@@ -125,10 +125,18 @@ def test_cache_command_shows_and_clears(corpus, capsys):
     stats = json.loads(capsys.readouterr().out)
     assert stats["path"].startswith(os.environ["PUNSTATS_CACHE_DIR"])
     assert stats["entries"]["extract"]["count"] > 0 and stats["bytes"] > 0
+    clone = os.path.join(os.environ["PUNSTATS_CACHE_DIR"], "repos", "x")
+    os.makedirs(clone)
+    with open(os.path.join(clone, "HEAD"), "w") as handle:
+        handle.write("ref: refs/heads/main\n")
+    assert main(["cache", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["downloads"]["repos"] == len("ref: refs/heads/main\n")
     assert main(["cache", "--clear"]) == 0
     assert "removed" in capsys.readouterr().out
     assert main(["cache", "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["entries"] == {}
+    stats = json.loads(capsys.readouterr().out)
+    assert stats["entries"] == {} and stats["downloads"] == {"sdists": 0, "repos": 0}
+    assert not os.path.exists(clone)
 
 
 def test_no_cache_leaves_no_trace(corpus, tmp_path):
