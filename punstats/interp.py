@@ -145,29 +145,33 @@ def work_many(pool: Pool, items: Sequence[Tuple[str, str, Callable[[], bytes]]],
     todo = [blob for blob in blobs if any(blob not in known[mode] for mode in modes)]
     lock = threading.Lock()
 
-    def compute(index: int) -> None:
+    def compute(index: int) -> List[Tuple[str, Dict[str, Any]]]:
+        """Worker ``index``'s share of ``todo``: (blob, {mode: result}) as computed."""
         w = pool.workers[index]
         fresh: List[Tuple[str, Dict[str, Any]]] = []
         for blob in todo[index::len(pool.workers)]:
             path, read = first[blob]
             need = [mode for mode in modes if blob not in known[mode]]
-            reply = w.work(path, read(), max_bytes, need)
+            with lock:  # the bytes may come from one shared git reader
+                data = read()
+            reply = w.work(path, data, max_bytes, need)
             with lock:
                 for mode in need:
                     known[mode][blob] = reply[mode]
-            fresh.append((blob, {mode: known[mode][blob] for mode in need}))
+            fresh.append((blob, {mode: reply[mode] for mode in need}))
             tick(1)
-        if cache is not None:
-            for mode in modes:
-                cache.put_many(mode, versions[mode], pool.parser,
-                               [(b, r[mode]) for b, r in fresh if mode in r])
+        return fresh
 
     if todo:
         if len(pool.workers) == 1:
-            compute(0)
+            shares = [compute(0)]
         else:
             with ThreadPoolExecutor(len(pool.workers)) as executor:
-                list(executor.map(compute, range(len(pool.workers))))
+                shares = list(executor.map(compute, range(len(pool.workers))))
+        if cache is not None:  # here, in the thread that opened the cache (sqlite3 wants that)
+            fresh = [item for share in shares for item in share]
+            for mode in modes:
+                cache.put_many(mode, versions[mode], pool.parser, [(b, r[mode]) for b, r in fresh if mode in r])
     return [{mode: known[mode][blob] for mode in modes}
             for path, blob, _ in items]
 

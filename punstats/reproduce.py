@@ -22,7 +22,7 @@ from punstats import compat, gitsource, interp
 from punstats.cache import BlobCache, blob_id
 from punstats.classify import DEFAULT_LONG_THRESHOLD, DEFAULT_TEST_RULE, TestRule, parse_test_rule
 from punstats.discover import read_source
-from punstats.extract import from_plain
+from punstats.extract import KIND_CALL, Occurrence, decode_source, from_plain
 
 EXTENSIONS = (".py",)
 
@@ -527,6 +527,39 @@ def lines_saved(gitdir: str, commit: str, extensions: Tuple[str, ...] = ()) -> D
     return {"insertions": added, "deletions": deleted, "saved": deleted - added, "files": files}
 
 
+_LINE_SPLIT = re.compile(r"\r\n|\r|\n")
+_BARE_PUN = re.compile(r"(\w+)\s*=\s*(\w+)")
+
+
+def text_delimited(lines: Sequence[str], occ: Occurrence) -> bool:
+    """Whether a ``call`` occurrence is, as text, a bare ``x=x`` (spaces around ``=`` allowed, no
+    parentheses around the value) that follows ``(`` or ``,`` and precedes ``,`` or ``)`` with
+    only whitespace (line breaks included) in between: a comment before or after the keyword, or
+    a parenthesised value, makes it fail.  This is what the PEP 736 author's punning commits
+    rewrote (a comment-free ``[(,]\\s*x\\s*=\\s*x\\s*[,)]`` at the keyword's place)."""
+    first, last = occ.line - 1, occ.end_line - 1
+    if not (0 <= first <= last < len(lines)):
+        return False
+    if first == last:
+        text = lines[first][occ.col:occ.end_col]
+    else:
+        text = "\n".join([lines[first][occ.col:]] + list(lines[first + 1:last]) + [lines[last][:occ.end_col]])
+    m = _BARE_PUN.fullmatch(text)
+    if not m or m.group(1) != occ.name or m.group(2) != occ.name:
+        return False
+    before = lines[first][:occ.col].rstrip()
+    i = first
+    while not before and i > 0:
+        i -= 1
+        before = lines[i].rstrip()
+    after = lines[last][occ.end_col:].lstrip()
+    j = last
+    while not after and j + 1 < len(lines):
+        j += 1
+        after = lines[j].lstrip()
+    return before.endswith(("(", ",")) and after.startswith((",", ")"))
+
+
 def pep736(sources: Dict[str, str], *, python: Optional[str] = None,
            cache: Optional[BlobCache] = None) -> Dict[str, Any]:
     """Per project (``SOURCE`` or ``SOURCE@REV``): punstats' numbers under the candidate
@@ -538,15 +571,25 @@ def pep736(sources: Dict[str, str], *, python: Optional[str] = None,
         gitdir = gitsource.git_dir(path)
         pun, base = _punning_commit(gitdir, rev or None)
         git = GitSource(path)
+        counts = {"punnable": 0, "punnable_top": 0, "punnable_text": 0, "class_punnable": 0,
+                  "keywords": 0, "double_star": 0, "files": 0, "failed": 0}
         try:
             files = git.files(base.sha)
+            counts["files"] = len(files)
             with interp.Pool(python) as pool:
                 results = _compat_results(pool, files, git.read, cache, ("extract", "compat"))
                 parser = pool.parser
+            for f in files:
+                if not f.blob:
+                    continue
+                ex = from_plain(results[f.blob]["extract"], f.path)
+                if ex.record.status != "ok" or not ex.record.punnable:
+                    continue
+                lines = _LINE_SPLIT.split(decode_source(git.read(f.blob))[0])
+                counts["punnable_text"] += sum(1 for o in ex.occurrences
+                                               if o.kind == KIND_CALL and text_delimited(lines, o))
         finally:
             git.close()
-        counts = {"punnable": 0, "punnable_top": 0, "class_punnable": 0, "keywords": 0,
-                  "double_star": 0, "files": len(files), "failed": 0}
         for f in files:
             if not f.blob:
                 continue
@@ -566,6 +609,8 @@ def pep736(sources: Dict[str, str], *, python: Optional[str] = None,
             "count: all calls": counts["punnable"],
             "count: calls + class keywords": counts["punnable"] + counts["class_punnable"],
             "count: top-level calls only (find_kwargs 2023-10)": counts["punnable_top"],
+            "count: bare x=x after ( or , before , or )":
+                counts["punnable_text"],
         }
         k, ks = counts["keywords"], counts["keywords"] + counts["double_star"]
         percents = {

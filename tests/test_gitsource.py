@@ -3,6 +3,7 @@ import json
 import os
 import shutil
 import sys
+import sysconfig
 
 import pytest
 
@@ -177,3 +178,13 @@ def test_remote_spec_parsing():
     assert gitsource.parse_remote("git+https://host/o/r.git@v1.2") == ("https://host/o/r.git", "v1.2")
     assert gitsource.parse_remote("git+ssh://git@host/o/r") == ("ssh://git@host/o/r", "HEAD")
     assert gitsource.parse_remote("git+ssh://git@host/o/r@abc123") == ("ssh://git@host/o/r", "abc123")
+
+
+def test_python_option_with_two_workers_and_the_cache(tmp_path):
+    root = os.path.join(sysconfig.get_path("stdlib"), "json")
+    cache = BlobCache(str(tmp_path / "c.sqlite3"))
+    local = punstats.scan(root, jobs=1)
+    for _ in range(2):  # computed by two worker processes and stored, then read back
+        remote = punstats.scan(root, python=sys.executable, jobs=2, cache=cache)
+        assert remote.occurrences.equals(local.occurrences) and remote.files.equals(local.files)
+    assert cache.count() >= local.summary["parsed"]

@@ -166,3 +166,26 @@ def test_pep736_counts_before_the_punning_commit(tmp_path, cache, capsys, monkey
     out = json.loads(capsys.readouterr().out)
     assert out["pandas"]["reproduced"] == {"count": 3, "percent": 75.0, "lines_saved": 3}
     assert out["pandas"]["published"]["count"] == 13235
+
+
+def test_pep736_text_delimited_count_skips_comments_and_parentheses(tmp_path, cache):
+    """The definition matching the PEP author's punning commits: a keyword counts only when, as
+    text, it is a bare x=x (spaces around = allowed) between ( or , and , or ) with nothing but
+    whitespace in between."""
+    path = tmp_path / "proj"
+    init(path)
+    source = (
+        "f(a=a, b = b,\n"           # both count
+        "  c=c)\n"                  # counts
+        "g(x=1,  # note\n"
+        "  d=d,\n"                  # a comment precedes it: not counted
+        "  e=e  # note\n"           # a comment follows it: not counted
+        ")\n"
+        "h(k=(k), m=\n    m)\n"    # parenthesised value: no; value on the next line: yes
+        "def q(n=n): pass\n"        # a default, not a call keyword: never counted
+    )
+    commit(path, {"m.py": source})
+    result = reproduce.pep736({"numpy": str(path)}, cache=cache)["numpy"]
+    assert result["definitions"]["count: all calls"] == 7
+    name = "count: bare x=x after ( or , before , or )"
+    assert result["definitions"][name] == 4
