@@ -512,10 +512,11 @@ def _add_reproduce_commands(commands: Any) -> None:
     a.add_argument("--profile", default="angelico-2023-10", help="compat profile (default: %(default)s)")
     a.add_argument("--descend", action="store_true", help="quirk off: visit calls nested in calls")
     a.add_argument("--no-stale", action="store_true", help="quirk off: no stale tree after a parse failure")
-    a.add_argument("--test-rule", default=None,
+    a.add_argument("--test-rule", action="append", default=None,
                    help="what removes the unit tests: [path:|line:|name:]substring|components|regex:RE "
-                        "(default: path:substring; search: several)")
-    a.add_argument("--test-pattern", metavar="RE", help="shorthand for --test-rule path:regex:RE")
+                        "(default: path:substring; the search repeats it, default: a set of rules)")
+    a.add_argument("--test-pattern", metavar="RE", action="append",
+                   help="shorthand for --test-rule path:regex:RE (repeatable)")
     a.add_argument("--long", type=_positive, default=DEFAULT_LONG_THRESHOLD, metavar="N")
     a.add_argument("--nearest", type=_positive, default=10, help="search: configurations to list")
     a.add_argument("--no-cache", action="store_true", help="do not use the per-blob cache")
@@ -545,13 +546,16 @@ def _cache(args: argparse.Namespace) -> Any:
 def cmd_reproduce_angelico(args: argparse.Namespace) -> int:
     from punstats import reproduce
     pythons = args.python or [None]
-    rule = "path:regex:" + args.test_pattern if args.test_pattern else args.test_rule
+    rules = (args.test_rule or []) + ["path:regex:" + pattern for pattern in args.test_pattern or []]
     searching = args.since is not None or args.until is not None
     if searching and args.rev is not None:
         raise UsageError("give either --rev or --since/--until, not both")
+    if len(rules) > 1 and not searching:
+        raise UsageError("one configuration takes one test rule; several are for the search (--since/--until)")
+    rule = rules[0] if rules else None
     try:
-        if rule is not None:
-            reproduce.parse_line_rule(rule)
+        for each in rules:
+            reproduce.parse_line_rule(each)
         if searching:
             bar = _progress_bar(False, "search")
             last = [""]
@@ -567,7 +571,7 @@ def cmd_reproduce_angelico(args: argparse.Namespace) -> int:
                 bar.refresh()
             result = reproduce.angelico_search(
                 args.source, args.since or "", args.until or "", branch=args.branch, pythons=pythons,
-                test_rules=[rule] if rule else reproduce.SEARCH_RULES,
+                test_rules=rules or reproduce.SEARCH_RULES,
                 directories=[args.directory] if args.directory else ("", "Lib"),
                 thresholds=(args.long,), nearest=args.nearest, cache=_cache(args), progress=note)
             if bar:

@@ -79,7 +79,11 @@ def parse_line_rule(text: str) -> LineRule:
 
 
 #: Rules the search tries: grep -v test over the path, the line, the bare name; punstats' default.
-SEARCH_RULES = ("path:substring", "line:substring", "name:substring", "path:components")
+#: What "eliminating the unit tests" may have meant, tried by the revision search: a grep for
+#: ``test`` on the path, the printed line or the file name; punstats' default rule; and dropping
+#: the test directories (CPython's ``Lib/test/``, or any ``test/`` or ``tests/``).
+SEARCH_RULES = ("path:substring", "line:substring", "name:substring", "path:components",
+                "path:regex:^(\\./)?Lib/test/", "path:regex:/tests?/")
 
 
 # --- files of a revision or a directory --------------------------------------------------------
