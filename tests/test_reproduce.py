@@ -137,8 +137,20 @@ def test_cli_reproduce_usage_errors(repo, capsys, tmp_path):
     assert cli.main(["reproduce", "angelico", str(path), "--rev", c1, "--test-rule", "bogus"]) == 2
     assert cli.main(["reproduce", "angelico", str(tmp_path / "none"), "--rev", "HEAD"]) == 2
     assert cli.main(["reproduce", "pep736"]) == 2
+    assert cli.main(["reproduce", "angelico", str(path), "--rev", c1, "--test-rule", "path:substring",
+                     "--test-pattern", "Lib/test/"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 5 and all(line.startswith("punstats: error:") for line in err)
+    assert len(err) == 6 and all(line.startswith("punstats: error:") for line in err)
+    assert "several are for the search" in err[-1]
+
+
+def test_search_tries_every_rule_given(repo, cache):
+    path, _ = repo
+    rules = ["path:substring", "path:regex:/tests?/"]
+    result = reproduce.angelico_search(str(path), "2023-08-01", "2023-12-31", cache=cache, nearest=50,
+                                       test_rules=rules)
+    assert result["test_rules"] == rules
+    assert {entry["configuration"]["test_rule"] for entry in result["nearest"]} == set(rules)
 
 
 def test_scan_compat_prints_his_lines(repo, capsys, monkeypatch, tmp_path):
