@@ -1,12 +1,15 @@
-"""The two tables of a scan and their files on disk.
+"""The tables of a scan, built from extractions, and their files on disk.
 
-``occurrences``: one row per ``name=name`` keyword argument.
+``occurrences``: one row per occurrence (``name=name`` and the related kinds).
 ``files``: one row per discovered file, with its status.
+``functions``: one row per function definition or lambda.
 A stored scan is a directory holding ``occurrences.parquet``,
-``files.parquet`` and ``summary.json`` (optionally CSV copies of the
-tables).  Each parquet file also carries the scan's provenance in its
-key-value metadata under ``punstats``, so a table copied on its own still
-says what it measured.
+``files.parquet``, ``functions.parquet`` and ``summary.json`` (optionally
+CSV copies of the tables).  Each parquet file also carries the scan's
+provenance in its key-value metadata under ``punstats``, so a table copied
+on its own still says what it measured.  Test flags are applied here
+(``apply_rule``) and never stored in the cache, so a rule can change
+without extracting anything again.
 """
 from __future__ import annotations
 
@@ -79,12 +82,6 @@ def raw_tables(extractions: Sequence[Extraction]) -> Tables:
         _frame([e.record for e in extractions], FileRecord),
         _frame([f for e in extractions for f in e.functions], FunctionShape),
     )
-
-
-def frames(extractions: Sequence[Extraction], rule: TestRule) -> Tuple[pd.DataFrame, pd.DataFrame]:
-    """(occurrences, files) DataFrames, with the test flag of ``rule``."""
-    tables = raw_tables(extractions)
-    return apply_rule(tables.occurrences, rule), apply_rule(tables.files, rule)
 
 
 def arrow_bytes(table: pd.DataFrame) -> bytes:
