@@ -14,7 +14,6 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 import pandas as pd
 
 from punstats import __version__, analysis, engine, incremental, store
-from punstats import engine as engine_module  # scan() has a parameter named engine
 from punstats.cache import BlobCache
 from punstats.classify import DEFAULT_LONG_THRESHOLD, DEFAULT_TEST_RULE, TestRule, parse_test_rule
 from punstats.discover import DEFAULT_EXTENSIONS, discover
@@ -24,7 +23,7 @@ from punstats.sources import Corpus, now, resolve
 
 @dataclass(frozen=True)
 class ScanResult:
-    """A scan: its two tables and its summary (counts plus provenance)."""
+    """A scan: its tables and its summary (counts plus provenance)."""
 
     occurrences: pd.DataFrame
     files: pd.DataFrame
@@ -206,7 +205,7 @@ def scan(path: Optional[str] = None, *, jobs: Optional[int] = None,
     if lines_saved:
         from punstats import rewrite
         totals = rewrite.summarize(rewrite.rewrite_tree(corpus.root, rewrap=True, extensions=extensions,
-                                                        jobs=jobs or engine_module.default_jobs()))
+                                                        jobs=jobs))  # None: all cores
         provenance["lines_saved"] = {"lines_saved": totals.lines_saved, "lines_removed": totals.lines_removed,
                                      "lines_added": totals.lines_added, "files_changed": totals.changed,
                                      "edits": totals.edits, "joins": totals.joins, "rule": "rewrite --rewrap"}
