@@ -314,6 +314,38 @@ def _extract(path: str, data: bytes, max_bytes: int) -> Extraction:
     return _collect(path, data, encoding, tree, _SourceText(text))
 
 
+#: Node types that can contain no call, class, dict, function or f-string: never visited.
+_LEAVES = frozenset([ast.Name, ast.Constant, ast.alias] + [
+    cls for base in (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
+    for cls in base.__subclasses__()])
+#: Per node type, the fields that may hold child nodes (``ctx`` never does).
+_CHILD_FIELDS: Dict[type, Tuple[str, ...]] = {}
+
+
+def _child_fields(node_type: type) -> Tuple[str, ...]:
+    fields = _CHILD_FIELDS[node_type] = tuple(f for f in node_type._fields if f != "ctx")
+    return fields
+
+
+def child_nodes(node: ast.AST) -> List[ast.AST]:
+    """The children of ``node`` that a traversal looking for calls, classes,
+    dicts, functions or f-strings must visit (names, constants and operators
+    never hold one), in field order."""
+    children = []
+    for field in _CHILD_FIELDS.get(type(node)) or _child_fields(type(node)):
+        value = getattr(node, field, None)
+        if isinstance(value, list):
+            children.extend(item for item in value if isinstance(item, ast.AST) and type(item) not in _LEAVES)
+        elif isinstance(value, ast.AST) and type(value) not in _LEAVES:
+            children.append(value)
+    return children
+
+
+def is_punnable(kw: ast.keyword) -> bool:
+    """The definition: a named keyword whose value is the ``Name`` it names."""
+    return kw.arg is not None and type(kw.value) is ast.Name and kw.value.id == kw.arg
+
+
 def _near(arg: str, name: str) -> bool:
     """The near-miss rule: different names, equal once leading and trailing
     underscores are stripped from both (``x=_x``, ``x_=x``, ``_x=x__``)."""
@@ -361,9 +393,8 @@ class _Collector:
             node, state = stack.pop()
             handler = handlers.get(type(node))
             child_state = handler(node, state) if handler else state
-            fields = _CHILD_FIELDS.get(type(node))
-            if fields is None:
-                fields = _CHILD_FIELDS[type(node)] = tuple(f for f in node._fields if f != "ctx")
+            # child_nodes(node), inlined: this loop runs once per node of every file
+            fields = _CHILD_FIELDS.get(type(node)) or _child_fields(type(node))
             for field in fields:
                 value = getattr(node, field, None)
                 if isinstance(value, list):
@@ -420,7 +451,7 @@ class _Collector:
 
     def class_def(self, node: ast.ClassDef, state: _State) -> _State:
         named = [kw for kw in node.keywords if kw.arg is not None]
-        puns = [kw for kw in named if type(kw.value) is ast.Name and kw.value.id == kw.arg]
+        puns = [kw for kw in named if is_punnable(kw)]
         self.counts["class_keywords"] += len(named)
         self.counts["class_punnable"] += len(puns)
         for kw in puns:
@@ -500,14 +531,6 @@ class _Collector:
 
 #: The per-file counters: the FileRecord fields that default to zero.
 _COUNT_FIELDS = tuple(f.name for f in dataclasses.fields(FileRecord) if f.default == 0)
-
-#: Node types that can contain no call, class, dict, function or f-string: never visited.
-_LEAVES = frozenset([ast.Name, ast.Constant, ast.alias] + [
-    cls for base in (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
-    for cls in base.__subclasses__()])
-#: Per node type, the fields that may hold child nodes (``ctx`` never does).
-_CHILD_FIELDS: Dict[type, Tuple[str, ...]] = {}
-
 
 def _collect(path: str, data: bytes, encoding: str, tree: ast.AST, source: _SourceText) -> Extraction:
     collector = _Collector(path, source)

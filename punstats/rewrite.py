@@ -38,7 +38,7 @@ import warnings
 from dataclasses import dataclass
 from typing import Iterator, List, Optional, Sequence, Tuple
 
-from punstats.extract import decode_source
+from punstats.extract import child_nodes, decode_source, is_punnable
 from punstats.rewrap import LINE_LENGTH, Join
 from punstats.rewrap import rewrap as _rewrap
 
@@ -223,13 +223,6 @@ def _encode(text: str, encoding: str) -> bytes:
 # ---------------------------------------------------------------- pun
 
 
-#: Node types that hold no call or class: never descended into.
-_LEAVES = frozenset([ast.Name, ast.Constant, ast.alias] + [
-    cls for base in (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
-    for cls in base.__subclasses__()])
-_CHILD_FIELDS: dict = {}
-
-
 def _walk(tree: ast.AST) -> Iterator[Tuple[ast.AST, bool]]:
     """Every call and class definition, with whether it lies inside an f-string."""
     stack: List[Tuple[ast.AST, bool]] = [(tree, False)]
@@ -241,22 +234,12 @@ def _walk(tree: ast.AST) -> Iterator[Tuple[ast.AST, bool]]:
             yield node, in_fstring
         elif kind is ast.JoinedStr:
             in_fstring = True
-        fields = _CHILD_FIELDS.get(kind)
-        if fields is None:
-            fields = _CHILD_FIELDS[kind] = tuple(f for f in node._fields if f != "ctx")
-        for field in fields:
-            value = getattr(node, field, None)
-            if isinstance(value, list):
-                for item in value:
-                    if isinstance(item, ast.AST) and type(item) not in _LEAVES:
-                        push((item, in_fstring))
-            elif isinstance(value, ast.AST) and type(value) not in _LEAVES:
-                push((value, in_fstring))
+        for child in child_nodes(node):
+            push((child, in_fstring))
 
 
 def _punnable(keywords: Sequence[ast.keyword]) -> List[ast.keyword]:
-    return [kw for kw in keywords
-            if kw.arg is not None and isinstance(kw.value, ast.Name) and kw.value.id == kw.arg]
+    return [kw for kw in keywords if is_punnable(kw)]
 
 
 def _pun_edits(text: str, tree: ast.AST) -> Tuple[List[Edit], List[Skipped]]:
