@@ -73,21 +73,15 @@ def _raw_tables(name: str, scheduler: Optional[str], candidates: Sequence[Any], 
                 ) -> Tuple[store.Tables, Optional[Dict[str, int]]]:
     """The tables of ``candidates`` extracted by the named engine, through
     ``cache`` when given; and how many came from it (None without a cache)."""
-    with contextlib.ExitStack() as stack:
-        if name == "dask" and scheduler is None and cache is not None:
-            # the cache hands the engine several chunks: start one cluster for all of them
-            scheduler = stack.enter_context(engine.local_cluster(jobs))
+    def run(chunk: Sequence[Any], on_batch: Optional[engine.Sink] = None) -> List[Any]:
+        if name == "dask":
+            return engine.run_dask(chunk, scheduler=scheduler, jobs=jobs, max_bytes=max_bytes,
+                                   progress=progress, on_batch=on_batch)
+        return engine.run(chunk, jobs=jobs, max_bytes=max_bytes, progress=progress, on_batch=on_batch)
 
-        def run(chunk: Sequence[Any]) -> List[Any]:
-            if name == "dask":
-                return engine.run_dask(chunk, scheduler=scheduler, jobs=jobs, max_bytes=max_bytes,
-                                       progress=progress)
-            return engine.run(chunk, jobs=jobs, max_bytes=max_bytes, progress=progress)
-
-        if cache is None:
-            return store.raw_tables(run(candidates)), None
-        return incremental.cached_tables(candidates, cache, run, root, max_bytes, progress,
-                                         read_blob=read_blob)
+    if cache is None:
+        return store.raw_tables(run(candidates)), None
+    return incremental.cached_tables(candidates, cache, run, root, max_bytes, progress, read_blob=read_blob)
 
 
 def open_cache(cache: Union[BlobCache, str, bool, None]) -> Optional[BlobCache]:

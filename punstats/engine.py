@@ -23,6 +23,8 @@ MIN_FILES_FOR_POOL = 64
 BATCH_BYTES = 512 * 1024
 
 Progress = Callable[[int], None]
+#: Called in this process as results arrive: (candidate indices, their extractions).
+Sink = Callable[[Sequence[int], Sequence[Extraction]], None]
 
 
 def default_jobs() -> int:
@@ -72,30 +74,42 @@ def batches(candidates: Sequence[Candidate], batch_bytes: int = BATCH_BYTES) -> 
     return groups
 
 
+def _collector(count: int, progress: Optional[Progress], on_batch: Optional[Sink]):
+    """(slots, take): ``take(indices, extractions)`` files results as they
+    arrive, in any order, into ``slots`` (in candidate order)."""
+    slots: List[Optional[Extraction]] = [None] * count
+
+    def take(group: Sequence[int], extractions: Sequence[Extraction]) -> None:
+        for index, extraction in zip(group, extractions):
+            slots[index] = extraction
+        if on_batch:
+            on_batch(group, extractions)
+        if progress:
+            progress(len(group))
+    return slots, take
+
+
 def run(candidates: Sequence[Candidate], jobs: Optional[int] = None,
-        max_bytes: int = DEFAULT_MAX_BYTES, progress: Optional[Progress] = None) -> List[Extraction]:
-    """Extract every candidate; the result is in the order of ``candidates``."""
+        max_bytes: int = DEFAULT_MAX_BYTES, progress: Optional[Progress] = None,
+        on_batch: Optional[Sink] = None) -> List[Extraction]:
+    """Extract every candidate; the result is in the order of ``candidates``.
+
+    ``on_batch`` sees the results as they arrive (e.g. to store them before
+    the run ends)."""
     jobs = default_jobs() if jobs is None else jobs
     if jobs < 1:
         raise ValueError("jobs must be at least 1")
-    tick = progress or (lambda n: None)
+    slots, take = _collector(len(candidates), progress, on_batch)
     if jobs == 1 or len(candidates) < MIN_FILES_FOR_POOL:
-        results = []
-        for candidate in candidates:
-            results.append(extract_candidate(candidate, max_bytes))
-            tick(1)
-        return results
-    slots: List[Optional[Extraction]] = [None] * len(candidates)
-    groups = batches(candidates)
+        for index, candidate in enumerate(candidates):
+            take([index], [extract_candidate(candidate, max_bytes)])
+        return slots  # type: ignore[return-value]
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
         futures = {pool.submit(_extract_batch, [candidates[i] for i in group], max_bytes): group
-                   for group in groups}
+                   for group in batches(candidates)}
         for future in as_completed(futures):
-            group = futures[future]
-            for index, extraction in zip(group, future.result()):
-                slots[index] = extraction
-            tick(len(group))
+            take(futures[future], future.result())
     return slots  # type: ignore[return-value]
 
 
@@ -164,7 +178,8 @@ def local_cluster(jobs: Optional[int] = None) -> Iterator[str]:
 
 def run_dask(candidates: Sequence[Candidate], scheduler: Optional[str] = None, jobs: Optional[int] = None,
              max_bytes: int = DEFAULT_MAX_BYTES, progress: Optional[Progress] = None,
-             timeout: float = 30, batch_bytes: Optional[int] = None) -> List[Extraction]:
+             timeout: float = 30, batch_bytes: Optional[int] = None,
+             on_batch: Optional[Sink] = None) -> List[Extraction]:
     """Extract every candidate on a Dask cluster; same results, same order as ``run``.
 
     ``scheduler``: the address of a running scheduler (``tcp://host:8786``);
@@ -179,8 +194,7 @@ def run_dask(candidates: Sequence[Candidate], scheduler: Optional[str] = None, j
     distributed = _distributed()
     if not candidates:
         return []
-    tick = progress or (lambda n: None)
-    slots: List[Optional[Extraction]] = [None] * len(candidates)
+    slots, take = _collector(len(candidates), progress, on_batch)
     with contextlib.ExitStack() as stack:
         address = scheduler if scheduler is not None else stack.enter_context(local_cluster(jobs))
         try:
@@ -193,10 +207,7 @@ def run_dask(candidates: Sequence[Candidate], scheduler: Optional[str] = None, j
                    for group in batches(candidates, batch_bytes or BATCH_BYTES)}
         try:
             for future in distributed.as_completed(futures, loop=client.loop):
-                group = futures[future]
-                for index, extraction in zip(group, future.result()):
-                    slots[index] = extraction
-                tick(len(group))
+                take(futures[future], future.result())
         except distributed.KilledWorker as exc:
             raise EngineError("a Dask worker died while extracting: %s" % " ".join(str(exc).split())) from None
     return slots  # type: ignore[return-value]

@@ -6,7 +6,7 @@ once in this process and named by their git blob id.  Two layers:
 - per file: files whose blob the cache knows (for this extractor version,
   size cap and parser) come from the cache; the others are extracted by the
   engine, with their bytes attached so no worker reads the file again, and
-  stored a chunk at a time, so a scan killed midway keeps what it finished.
+  stored as results arrive, so a scan killed midway keeps what it finished.
   The entries are those ``--python`` and revision scans use, keyed the same
   way, so a parser never extracts the same bytes twice.
 - per corpus state: the manifest (every path with its blob, or its failure)
@@ -26,14 +26,15 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 from punstats import store
 from punstats.cache import BlobCache, blob_id
 from punstats.discover import UNREADABLE, Candidate
-from punstats.engine import candidate_bytes
+from punstats.engine import Sink, candidate_bytes
 from punstats.extract import DEFAULT_MAX_BYTES, EXTRACTOR_VERSION, Extraction, failure, from_plain, to_plain
 
-Runner = Callable[[Sequence[Candidate]], List[Extraction]]
+#: Extracts candidates (an engine's ``run``), passing results to the sink as they arrive.
+Runner = Callable[[Sequence[Candidate], Optional[Sink]], List[Extraction]]
 Progress = Callable[[int], None]
 
 #: Files extracted between two writes to the cache.
-CHUNK_FILES = 400
+CHUNK_FILES = 200
 #: Cache kinds of the per-corpus tables (one entry per table).
 TABLE_KINDS = {name: "tables/" + name for name in store.Tables._fields}
 MANIFEST_KIND = "tables/manifest"  # per root: the key of its latest tables
@@ -108,22 +109,30 @@ def run_cached(prepared: Prepared, cache: BlobCache, run: Runner, max_bytes: int
             todo.append((index, candidate, blob))
     tick(prepared.count - len(todo))
     unread = 0
-    for start in range(0, len(todo), CHUNK_FILES):
-        chunk = []
-        for index, candidate, blob in todo[start:start + CHUNK_FILES]:
-            if candidate.data is None:
-                try:
-                    candidate = dataclasses.replace(candidate, data=read_blob(blob))  # type: ignore[misc]
-                except (OSError, ValueError) as exc:  # e.g. an object missing from a partial clone
-                    results[index] = failure(candidate.path, UNREADABLE, str(exc), size=candidate.size)
-                    unread += 1
-                    continue
-            chunk.append((index, candidate, blob))
-        fresh = {}
-        for (index, _, blob), extraction in zip(chunk, run([candidate for _, candidate, _ in chunk])):
+    work: List[Tuple[int, Candidate, str]] = []
+    for index, candidate, blob in todo:
+        if candidate.data is None:
+            try:
+                candidate = dataclasses.replace(candidate, data=read_blob(blob))  # type: ignore[misc]
+            except (OSError, ValueError) as exc:  # e.g. an object missing from a partial clone
+                results[index] = failure(candidate.path, UNREADABLE, str(exc), size=candidate.size)
+                unread += 1
+                continue
+        work.append((index, candidate, blob))
+    fresh: Dict[str, Dict[str, list]] = {}
+
+    def store_batch(positions: Sequence[int], extractions: Sequence[Extraction]) -> None:
+        for position, extraction in zip(positions, extractions):
+            index, _, blob = work[position]
             results[index] = extraction
             fresh[blob] = to_plain(extraction)
-        cache.put_many("extract", version, parser, fresh.items())
+        if len(fresh) >= CHUNK_FILES:  # store as the run goes: a killed scan keeps what it finished
+            cache.put_many("extract", version, parser, fresh.items())
+            fresh.clear()
+
+    if work:
+        run([candidate for _, candidate, _ in work], store_batch)
+    cache.put_many("extract", version, parser, fresh.items())
     counts = {"cached": len(prepared.readable) - len(todo), "extracted": len(todo) - unread}
     if unread:
         counts["unread"] = unread

@@ -65,3 +65,14 @@ def test_a_file_removed_after_discovery_is_unreadable(tmp_path):
 def test_jobs_must_be_positive():
     with pytest.raises(ValueError):
         run([], jobs=0)
+
+
+def test_on_batch_sees_every_result_once_as_it_arrives(tmp_path, monkeypatch):
+    make_tree(tmp_path, engine.MIN_FILES_FOR_POOL + 10)
+    candidates = discover(str(tmp_path)).candidates
+    monkeypatch.setattr(engine, "BATCH_BYTES", 100)
+    for jobs in (1, 2):
+        seen = []
+        results = run(candidates, jobs=jobs, on_batch=lambda group, extractions: seen.extend(zip(group, extractions)))
+        assert sorted(index for index, _ in seen) == list(range(len(candidates)))
+        assert all(results[index] == extraction for index, extraction in seen)
