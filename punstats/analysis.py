@@ -95,21 +95,11 @@ def _add_cumulative(table: pd.DataFrame) -> pd.DataFrame:
     return table.astype("int64")
 
 
-def by_length(occurrences: pd.DataFrame) -> pd.DataFrame:
-    """Headline occurrences per identifier length, split test / non-test,
-    with the cumulative count of occurrences at least that long (all, and
-    outside tests).  Only lengths that occur are listed."""
-    calls = call_occurrences(occurrences)
-    table = _add_cumulative(split_counts(calls, "name_len").sort_index())
-    table.index.name = "name_len"
-    table.columns.name = None
-    return table
-
-
 def length_distribution(occurrences: pd.DataFrame, open_from: Optional[int] = None) -> pd.DataFrame:
-    """Headline occurrences for every identifier length from 1 on, zeros
-    included, like ``by_length``, plus ``at_least_pct``: the share (in %) of
-    all headline occurrences that are at least that long.
+    """Headline occurrences per identifier length, for every length from 1
+    on (zeros included), split test / non-test, with the cumulative counts at
+    least that long (``at_least``, ``at_least_nontest``) and ``at_least_pct``:
+    the share (in %) of all headline occurrences that are at least that long.
 
     With ``open_from`` the last row, ``open_from``, counts every identifier
     of at least that many characters; without it the rows end at the longest

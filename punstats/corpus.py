@@ -168,8 +168,7 @@ def project_corpus(project: Project) -> Corpus:
 def scan_project(project: Project, **options: Any):
     """``api.scan`` of one project; ``options`` are ``api.scan``'s keyword arguments."""
     from punstats import api
-    corpus = project_corpus(project)
-    return api.scan(corpus=corpus, rev=corpus.revision if project.kind == "git" else None, **options)
+    return api.scan(corpus=project_corpus(project), **options)  # a git project's corpus is a revision
 
 
 def scan_corpus(corpus: CorpusFile, output: Optional[str] = None, *, skip_existing: bool = False,
