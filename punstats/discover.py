@@ -73,16 +73,23 @@ def printable(relpath: str) -> str:
     return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
-def excluded_reason(entry: os.DirEntry) -> Optional[str]:
-    if entry.name in VCS_DIRS:
+def excluded_name(name: str) -> Optional[str]:
+    """Why a directory of this name is skipped (``vcs``, ``environment``, ``cache``), or None."""
+    if name in VCS_DIRS:
         return "vcs"
-    if entry.name in ENVIRONMENT_DIRS:
+    if name in ENVIRONMENT_DIRS:
         return "environment"
-    if entry.name in CACHE_DIRS:
+    if name in CACHE_DIRS:
         return "cache"
-    if os.path.isfile(os.path.join(entry.path, "pyvenv.cfg")):
-        return "environment"
     return None
+
+
+def excluded_reason(entry: os.DirEntry) -> Optional[str]:
+    """Why a directory is skipped: its name, or a ``pyvenv.cfg`` inside it."""
+    reason = excluded_name(entry.name)
+    if reason is None and os.path.isfile(os.path.join(entry.path, "pyvenv.cfg")):
+        reason = "environment"
+    return reason
 
 
 def _inside(path: str, root: str) -> bool:

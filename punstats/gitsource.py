@@ -20,8 +20,7 @@ from dataclasses import dataclass
 from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from punstats.discover import (
-    CACHE_DIRS, DEFAULT_EXTENSIONS, ENVIRONMENT_DIRS, SUBMODULE, SYMLINK, UNREADABLE, VCS_DIRS, Candidate,
-    Discovery,
+    DEFAULT_EXTENSIONS, SUBMODULE, SYMLINK, UNREADABLE, Candidate, Discovery, excluded_name,
 )
 from punstats.extract import DEFAULT_MAX_BYTES, TOO_LARGE
 from punstats.sources import Corpus
@@ -196,14 +195,9 @@ def excluded_reason_for(parts: Sequence[str], venv_dirs: frozenset) -> Optional[
     """(reason, directory) when a path lies under a directory a directory scan would skip."""
     for i, name in enumerate(parts[:-1]):
         directory = "/".join(parts[: i + 1])
-        if name in VCS_DIRS:
-            return "vcs", directory
-        if name in ENVIRONMENT_DIRS:
-            return "environment", directory
-        if name in CACHE_DIRS:
-            return "cache", directory
-        if directory in venv_dirs:
-            return "environment", directory
+        reason = excluded_name(name) or ("environment" if directory in venv_dirs else None)
+        if reason:
+            return reason, directory
     return None
 
 
