@@ -38,7 +38,8 @@ def main():
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
 
-    from punstats.discover import discover, read_source
+    from punstats.discover.read import read_source
+    from punstats.discover.tree import discover
     from punstats.sources import resolve
 
     earlier_source = subprocess.run(["git", "-C", REPO, "show", "%s:punstats/extract.py" % args.rev],

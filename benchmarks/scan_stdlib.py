@@ -60,7 +60,7 @@ def main():
     parser.add_argument("--jobs", type=int, default=None)
     args = parser.parse_args()
 
-    from punstats.discover import discover
+    from punstats.discover.tree import discover
     from punstats.sources import resolve
 
     corpus = resolve(args.path)

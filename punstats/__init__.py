@@ -1,19 +1,35 @@
 """punstats: statistics of punnable keyword arguments (``f(x=x)``) in Python code.
 
-Data flow: ``sources`` (what to scan) -> ``discover`` (which files) ->
-``extract`` (per file, pure, stdlib only) -> ``engine`` (many files) ->
-``store`` (tables on disk) -> ``analysis`` (statistics) -> ``cli`` (present).
+The data flows one way, and the subpackages are its stages (``ARCHITECTURE.md``):
+``sources`` -> ``discover`` -> ``extract`` (per file, pure, standard library
+only) -> ``engines`` -> ``store`` -> ``analysis`` -> ``present``, driven by
+``runs`` and the thin ``cli``; ``model`` is the vocabulary all of them share,
+``rewrite`` and ``reproduce`` sit beside the flow.
 
-``scan``, ``load`` and ``ScanResult`` are imported lazily, so that
-``punstats.extract`` can be imported by an interpreter without pandas.
+``scan``, ``load`` and ``ScanResult`` are imported lazily, so that importing
+``punstats`` (a worker under another interpreter does) costs nothing.  The
+module names of earlier versions (``punstats.api``, ``punstats.tables``, ...)
+still import, as aliases of their new homes (``punstats.aliases``).
 """
 __version__ = "0.1.0"
 
 __all__ = ["ScanResult", "load", "scan", "__version__"]
 
 
+from punstats import aliases as _aliases  # noqa: E402
+
+_aliases.install()
+
+
 def __getattr__(name):
     if name in ("ScanResult", "load", "scan"):
-        from punstats import api
-        return getattr(api, name)
+        from punstats.runs import scan as _scan
+        return getattr(_scan, name)
+    if name in _aliases.ALIASES:
+        import importlib
+        return importlib.import_module("punstats." + name)
     raise AttributeError("module 'punstats' has no attribute %r" % name)
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

@@ -17,13 +17,13 @@ import argparse
 import difflib
 import io
 import os
-import sys
 import re
+import sys
 import tokenize
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 
-from punstats.rewrite import pun
+from punstats.rewrite.transform import pun
 
 _PUN_TEXT = re.compile(r"\b([A-Za-z_]\w*)=(?=\s*[,)]|\s*$)", re.M)
 _SKIP = (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT,

@@ -13,7 +13,7 @@ import sysconfig
 import pytest
 
 import punstats
-from punstats.sources import stdlib_corpus
+from punstats.sources.local import stdlib_corpus
 
 STDLIB_SUBSET = ("email", "json", "unittest")
 

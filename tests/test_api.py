@@ -47,7 +47,8 @@ def test_parquet_carries_provenance(tmp_path):
 
 
 def test_lines_saved_are_measured_as_the_rewrite_measures_them(tmp_path):
-    from punstats import rewrite, tables
+    from punstats import rewrite
+    from punstats.present import tables
     (tmp_path / "a.py").write_text("f(\n    alpha=alpha,\n    beta=beta,\n)\ng(x=x)\n")
     result = punstats.scan(str(tmp_path), jobs=1, lines_saved=True)
     saved = result.summary["lines_saved"]

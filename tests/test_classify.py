@@ -1,7 +1,7 @@
 """Test / non-test rules on relative paths."""
 import pytest
 
-from punstats.classify import TestRule, parse_test_rule
+from punstats.store.rules import TestRule, parse_test_rule
 
 
 @pytest.mark.parametrize("path, components, substring", [

@@ -17,7 +17,7 @@ STDLIB = sysconfig.get_path("stdlib")
 
 def run_cli(*args, cwd=None):
     """``punstats ARGS`` as a user runs it: (exit status, stdout, stderr)."""
-    proc = subprocess.run([sys.executable, "-m", "punstats.cli", *args], capture_output=True,
+    proc = subprocess.run([sys.executable, "-m", "punstats", *args], capture_output=True,
                           text=True, cwd=cwd, env=dict(os.environ, PYTHONWARNINGS="error"))
     return proc.returncode, proc.stdout, proc.stderr
 

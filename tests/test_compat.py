@@ -3,8 +3,8 @@ import os
 
 import pytest
 
-from punstats import compat
-from punstats.compat import Quirks, compat_file, run
+from punstats.extract import compat
+from punstats.extract.compat import Quirks, compat_file, run
 
 NESTED = b"outer(inner(deep=deep), top=top)\nx = [f(c=c) for c in g(d=d)]\n"
 PLAIN = b"f(alpha=alpha, beta=beta)\n"

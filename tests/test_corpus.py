@@ -4,13 +4,15 @@ import os
 import shutil
 
 import pytest
+from gitrepo import commit, init
 
 import punstats
-from punstats import cli, corpus, pypi
-from punstats.corpus import CorpusError
-from punstats.sources import Corpus
-
-from gitrepo import commit, init
+from punstats import cli
+from punstats.model.corpus import Corpus
+from punstats.present import console
+from punstats.runs import projects as corpus
+from punstats.sources import pypi
+from punstats.sources.projects import CorpusError
 
 EXAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "corpora")
 
@@ -79,7 +81,7 @@ def test_git_and_pypi_entries(tmp_path, monkeypatch, capsys):
     assert results[1].summary["refused_members"] == [
         {"member": "demo-1.0/link.py", "reason": "symlink", "detail": "link to /etc/passwd"}]
     assert punstats.load(str(tmp_path / "out" / "demo")).summary["source"] == "pypi:demo==1.0"
-    assert "refused 1" in cli.format_corpus_line(results[1])
+    assert "refused 1" in console.format_corpus_line(results[1])
 
 
 @pytest.mark.parametrize("text, message", [
@@ -129,4 +131,4 @@ def test_a_failing_project_stops_the_run_and_skip_existing_resumes_it(tmp_path, 
     assert [s["stored"] for s in summaries] == [os.path.join(out, "one"), os.path.join(out, "two")]
     results = corpus.scan_corpus(spec, out, skip_existing=True, jobs=1)
     assert [r.reused for r in results] == [True, True]
-    assert "(already stored)" in cli.format_corpus_line(results[0])
+    assert "(already stored)" in console.format_corpus_line(results[0])

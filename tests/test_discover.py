@@ -3,10 +3,17 @@ import os
 
 import pytest
 
-from punstats.discover import (
-    BROKEN_LINK, DIRECTORY, NOT_REGULAR, OUTSIDE_ROOT, SYMLINK, SYMLINK_LOOP, discover, read_source,
+from punstats.discover.read import read_source
+from punstats.discover.tree import discover
+from punstats.model.statuses import (
+    BROKEN_LINK,
+    DIRECTORY,
+    NOT_REGULAR,
+    OUTSIDE_ROOT,
+    SYMLINK,
+    SYMLINK_LOOP,
+    TOO_LARGE,
 )
-from punstats.extract import TOO_LARGE
 
 
 def write(root, relpath, text="f(x=x)\n"):

@@ -3,9 +3,12 @@ import errno
 
 import pytest
 
-from punstats import engine
-from punstats.discover import UNREADABLE, Candidate, discover
-from punstats.engine import batches, extract_candidate, run
+from punstats import engines as engine
+from punstats.discover import read as read_module
+from punstats.discover.tree import discover
+from punstats.engines.local import batches, extract_candidate, run
+from punstats.model.discovery import Candidate
+from punstats.model.statuses import UNREADABLE
 
 
 def make_tree(root, n):
@@ -40,14 +43,14 @@ def test_batches_cover_every_index_once_largest_first():
 def test_unreadable_file_is_recorded_and_others_are_kept(tmp_path, monkeypatch):
     (tmp_path / "good.py").write_text("f(x=x)\n")
     (tmp_path / "locked.py").write_text("f(y=y)\n")
-    real_read = engine.read_source
+    real_read = read_module.read_source
 
     def read(location, max_bytes):
         if location.endswith("locked.py"):
             raise PermissionError(errno.EACCES, "Permission denied")
         return real_read(location, max_bytes)
 
-    monkeypatch.setattr(engine, "read_source", read)
+    monkeypatch.setattr(read_module, "read_source", read)
     good, locked = run(discover(str(tmp_path)).candidates, jobs=1)
     assert (locked.record.status, locked.record.error) == (UNREADABLE, "Permission denied")
     assert (good.record.status, good.record.punnable) == ("ok", 1)

@@ -13,9 +13,13 @@ import pytest
 distributed = pytest.importorskip("distributed")
 
 import punstats  # noqa: E402
-from punstats import cli, engine  # noqa: E402
-from punstats.discover import Candidate, discover  # noqa: E402
-from punstats.engine import EngineError, run, run_dask  # noqa: E402
+from punstats import cli
+from punstats import engines as engine
+from punstats.discover.tree import discover
+from punstats.engines.base import EngineError
+from punstats.engines.dask import run_dask
+from punstats.engines.local import run
+from punstats.model.discovery import Candidate
 
 STDLIB = sysconfig.get_path("stdlib")
 TABLES = ("occurrences.parquet", "files.parquet", "functions.parquet")
@@ -126,10 +130,10 @@ def test_workers_with_another_extractor_or_python_are_refused():
             pass
 
         def run(self, function):
-            return {"tcp://w1": engine._worker_identity(), "tcp://w2": (0, "CPython", "3.8.0")}
+            return {"tcp://w1": engine.dask._worker_identity(), "tcp://w2": (0, "CPython", "3.8.0")}
 
     with pytest.raises(EngineError, match="Dask worker tcp://w2 runs extractor 0 on CPython 3.8.0; .*would differ"):
-        engine._check_workers(Client(), timeout=1)
+        engine.dask._check_workers(Client(), timeout=1)
 
 
 def test_whole_standard_library_identical_to_the_local_engine(cluster, tmp_path):

@@ -5,9 +5,16 @@ import textwrap
 
 import pytest
 
-from punstats.extract import (
-    CALLEE_MAX_CHARS, DECODE_ERROR, NULL_BYTES, OK, SYNTAX_ERROR, TOO_DEEP, TOO_LARGE,
-    count_lines, extract,
+from punstats.extract.text import CALLEE_MAX_CHARS
+from punstats.extract.traversal import extract
+from punstats.model.records import count_lines
+from punstats.model.statuses import (
+    DECODE_ERROR,
+    NULL_BYTES,
+    OK,
+    SYNTAX_ERROR,
+    TOO_DEEP,
+    TOO_LARGE,
 )
 
 
@@ -291,7 +298,7 @@ def test_kinds_do_not_change_the_headline():
 def test_plain_form_round_trips_without_the_path():
     import json
 
-    from punstats.extract import from_plain, to_plain
+    from punstats.model.records import from_plain, to_plain
     result = run("def f(a, *, b=1): return g(a=a, b=self.b, c={'d': d})\n")
     plain = json.loads(json.dumps(to_plain(result)))
     assert "m.py" not in json.dumps(plain)  # content-keyed: the same bytes anywhere give the same value

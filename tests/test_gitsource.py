@@ -6,14 +6,15 @@ import sys
 import sysconfig
 
 import pytest
+from gitrepo import commit, git, init
 
 import punstats
-from punstats import cli, gitsource, interp
+from punstats import cli
 from punstats.cache import BlobCache, blob_id
-from punstats.discover import SUBMODULE, SYMLINK
-from punstats.extract import from_plain
-
-from gitrepo import commit, git, init
+from punstats.engines import interp
+from punstats.model.records import from_plain
+from punstats.model.statuses import SUBMODULE, SYMLINK
+from punstats.sources import git as gitsource
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 

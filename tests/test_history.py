@@ -5,12 +5,12 @@ import sysconfig
 
 import pandas as pd
 import pytest
+from gitrepo import commit, init
 
 import punstats
-from punstats import history
 from punstats.cache import BlobCache
 from punstats.cli import main
-from gitrepo import commit, init
+from punstats.runs import history
 
 STDLIB = sysconfig.get_path("stdlib")
 
@@ -96,7 +96,7 @@ def test_cli_history_stores_table_and_figure(repo, tmp_path, capsys):
 
 
 def test_history_figure_plots_the_table(repo, tmp_path):
-    from punstats import plots
+    from punstats.present import plots
     root, _ = repo
     table = history.history(root, history.select(history.commits_of(root), "month"), cache=False, jobs=1)
     plot = plots.history_trend(table, "repo")

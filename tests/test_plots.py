@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 
 import punstats
-from punstats import plots
 from punstats.cli import main
+from punstats.present import plots
 
 
 @pytest.fixture(scope="module")
@@ -161,8 +161,8 @@ def test_cli_plot_usage_errors(stdlib_subset_scan_dir, tmp_path, capsys):
 
 def test_cli_plot_without_matplotlib_says_so_in_one_line(stdlib_subset_scan_dir, tmp_path, monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib now fails
-    monkeypatch.delitem(sys.modules, "punstats.plots")
-    monkeypatch.delattr(punstats, "plots")
+    monkeypatch.delitem(sys.modules, "punstats.present.plots")
+    monkeypatch.delattr(punstats.present, "plots")
     assert main(["plot", stdlib_subset_scan_dir, "-o", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert err == "punstats: error: figures need matplotlib, which is not installed: pip install 'punstats[plot]'\n"

@@ -13,9 +13,11 @@ import zipfile
 import pytest
 
 import punstats
-from punstats import cli, pypi
-from punstats.pypi import Limits, unpack
-from punstats.sources import SourceError, resolve
+from punstats import cli
+from punstats.model.corpus import SourceError
+from punstats.present import console
+from punstats.sources import archives, pypi, resolve
+from punstats.sources.archives import Limits, unpack
 
 CODE = b"def f(verbose):\n    return g(verbose=verbose)\n"
 
@@ -72,17 +74,17 @@ def test_hostile_tar_members_are_refused_and_nothing_leaves_the_destination(tmp_
     dest = tmp_path / "dest"
     result = unpack(archive, str(dest))
     assert reasons(result) == {
-        "evil-1.0/../escaped.py": pypi.PATH_TRAVERSAL,
-        "../../escaped2.py": pypi.PATH_TRAVERSAL,
-        "/tmp/absolute.py": pypi.ABSOLUTE_PATH,
-        "evil-1.0/pkg/..\\..\\win.py": pypi.PATH_TRAVERSAL,
-        "evil-1.0/pkg/passwd.py": pypi.SYMLINK,
-        "evil-1.0/pkg/up.py": pypi.SYMLINK,
-        "evil-1.0/pkg/inside.py": pypi.SYMLINK,  # every link is refused, wherever it points
-        "evil-1.0/pkg/hard.py": pypi.HARDLINK,
-        "evil-1.0/pkg/dev.py": pypi.DEVICE,
-        "evil-1.0/pkg/blk.py": pypi.DEVICE,
-        "evil-1.0/pkg/fifo.py": pypi.FIFO,
+        "evil-1.0/../escaped.py": archives.PATH_TRAVERSAL,
+        "../../escaped2.py": archives.PATH_TRAVERSAL,
+        "/tmp/absolute.py": archives.ABSOLUTE_PATH,
+        "evil-1.0/pkg/..\\..\\win.py": archives.PATH_TRAVERSAL,
+        "evil-1.0/pkg/passwd.py": archives.SYMLINK,
+        "evil-1.0/pkg/up.py": archives.SYMLINK,
+        "evil-1.0/pkg/inside.py": archives.SYMLINK,  # every link is refused, wherever it points
+        "evil-1.0/pkg/hard.py": archives.HARDLINK,
+        "evil-1.0/pkg/dev.py": archives.DEVICE,
+        "evil-1.0/pkg/blk.py": archives.DEVICE,
+        "evil-1.0/pkg/fifo.py": archives.FIFO,
     }
     assert {r.member: r.detail for r in result.refused}["evil-1.0/pkg/passwd.py"] == "link to /etc/passwd"
     assert written(dest) == ["evil-1.0/pkg/a.py", "evil-1.0/pkg/setuid.py"]
@@ -102,12 +104,12 @@ def test_size_and_count_limits(tmp_path):
         ("p/tiny.py", b"y = 2\n", {}),
     ])
     result = unpack(archive, str(tmp_path / "a"), Limits(max_member_bytes=1000, max_total_bytes=1500))
-    assert reasons(result) == {"p/huge.py": pypi.MEMBER_TOO_LARGE, "p/over_total.py": pypi.TOTAL_TOO_LARGE}
+    assert reasons(result) == {"p/huge.py": archives.MEMBER_TOO_LARGE, "p/over_total.py": archives.TOTAL_TOO_LARGE}
     assert written(tmp_path / "a") == ["p/fits.py", "p/small.py", "p/tiny.py"]
 
     many = make_tar(tmp_path / "many.tar", [("p/m%d.py" % i, b"", {}) for i in range(6)], mode="w")
     result = unpack(many, str(tmp_path / "b"), Limits(max_files=4))
-    assert [(r.member, r.reason) for r in result.refused] == [("p/m4.py", pypi.TOO_MANY_FILES)]
+    assert [(r.member, r.reason) for r in result.refused] == [("p/m4.py", archives.TOO_MANY_FILES)]
     assert "more than 4 members" in result.refused[0].detail
     assert result.files == 4
 
@@ -121,7 +123,7 @@ def test_bz2_tar_and_conflicting_members(tmp_path):
         ("./", b"", {"type": tarfile.DIRTYPE}),
     ], mode="w:bz2")
     result = unpack(archive, str(tmp_path / "out"))
-    assert reasons(result) == {"c/x.py/inner.py": pypi.CONFLICT, "c/d": pypi.CONFLICT}
+    assert reasons(result) == {"c/x.py/inner.py": archives.CONFLICT, "c/d": archives.CONFLICT}
     assert written(tmp_path / "out") == ["c/x.py"]
 
 
@@ -131,7 +133,7 @@ def test_truncated_archive_keeps_what_came_before(tmp_path):
     (tmp_path / "cut.tar").write_bytes(data[:4096])
     result = unpack(str(tmp_path / "cut.tar"), str(tmp_path / "out"))
     assert written(tmp_path / "out") == ["t/a.py"]
-    assert [(r.member, r.reason) for r in result.refused] == [("t/b.py", pypi.CORRUPT), ("cut.tar", pypi.CORRUPT)]
+    assert [(r.member, r.reason) for r in result.refused] == [("t/b.py", archives.CORRUPT), ("cut.tar", archives.CORRUPT)]
     assert result.refused[1].detail.startswith("reading stopped:")
 
 
@@ -149,13 +151,13 @@ def test_hostile_zip_members(tmp_path):
     ])
     result = unpack(archive, str(tmp_path / "out"), Limits(max_member_bytes=2000))
     assert reasons(result) == {
-        "../escaped.py": pypi.PATH_TRAVERSAL,
-        "z-1.0/../../escaped.py": pypi.PATH_TRAVERSAL,
-        "/abs.py": pypi.ABSOLUTE_PATH,
-        "z-1.0/link.py": pypi.SYMLINK,
-        "z-1.0/fifo.py": pypi.FIFO,
-        "z-1.0/dev.py": pypi.DEVICE,
-        "z-1.0/big.py": pypi.MEMBER_TOO_LARGE,
+        "../escaped.py": archives.PATH_TRAVERSAL,
+        "z-1.0/../../escaped.py": archives.PATH_TRAVERSAL,
+        "/abs.py": archives.ABSOLUTE_PATH,
+        "z-1.0/link.py": archives.SYMLINK,
+        "z-1.0/fifo.py": archives.FIFO,
+        "z-1.0/dev.py": archives.DEVICE,
+        "z-1.0/big.py": archives.MEMBER_TOO_LARGE,
     }
     assert written(tmp_path) == ["out/z-1.0/ok.py", "z-1.0.zip"]
     assert (tmp_path / "out/z-1.0/sub").is_dir()
@@ -249,7 +251,7 @@ def test_pypi_corpus_downloads_verifies_unpacks_and_caches(tmp_path):
     assert corpus.commit_date == "2024-01-02T03:04:05Z"
     assert corpus.root.endswith("/src/demo-1.0")
     assert sorted(r[:2] for r in corpus.refused_members) == [
-        ("demo-1.0/../oops.py", pypi.PATH_TRAVERSAL), ("demo-1.0/demo/link.py", pypi.SYMLINK)]
+        ("demo-1.0/../oops.py", archives.PATH_TRAVERSAL), ("demo-1.0/demo/link.py", archives.SYMLINK)]
     assert corpus.archive["sha256"] == sha and corpus.archive["files"] == 2
     assert index.requests == ["https://pypi.org/pypi/demo/1.0/json", "https://files.example/" + filename]
 
@@ -262,11 +264,11 @@ def test_pypi_corpus_downloads_verifies_unpacks_and_caches(tmp_path):
     result = punstats.scan(corpus=corpus, jobs=1)
     assert result.summary["punnable"] == 3 and result.summary["files"] == 2
     assert result.summary["refused_members"] == [  # in archive order
-        {"member": "demo-1.0/demo/link.py", "reason": pypi.SYMLINK, "detail": "link to /etc/passwd"},
-        {"member": "demo-1.0/../oops.py", "reason": pypi.PATH_TRAVERSAL, "detail": ""}]
+        {"member": "demo-1.0/demo/link.py", "reason": archives.SYMLINK, "detail": "link to /etc/passwd"},
+        {"member": "demo-1.0/../oops.py", "reason": archives.PATH_TRAVERSAL, "detail": ""}]
     assert result.summary["archive"]["file"] == filename
     assert result.with_rules("substring").summary["refused_members"] == result.summary["refused_members"]
-    text = cli.format_summary(result.summary)
+    text = console.format_summary(result.summary)
     assert "refused 2 (path_traversal 1, symlink 1)" in text
     assert "refused demo-1.0/demo/link.py: symlink (link to /etc/passwd)" in text
 

@@ -7,8 +7,8 @@ import re
 import pytest
 
 import punstats
-from punstats import report
 from punstats.cli import main
+from punstats.present import report
 
 IMAGE = re.compile(r"!\[([^\]]*)\]\(([^)]+)\)")
 

@@ -3,12 +3,11 @@ import json
 import shutil
 
 import pytest
+from gitrepo import commit, git, init
 
 from punstats import cli, reproduce
 from punstats.cache import BlobCache
-from punstats.reproduce import Triple
-
-from gitrepo import commit, git, init
+from punstats.reproduce.replay import Triple
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 

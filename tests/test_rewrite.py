@@ -13,8 +13,15 @@ import pytest
 
 from punstats import rewrite
 from punstats.cli import main
-from punstats.rewrite import (FILE_ROUND_TRIP, FILE_SYNTAX, SKIP_CLASS, SKIP_COMMENT, SKIP_FSTRING,
-                              expand, expand_text, pun, pun_text, unified_diff)
+from punstats.rewrite.diff import unified_diff
+from punstats.rewrite.transform import expand, expand_text, pun, pun_text
+from punstats.rewrite.source import (
+    FILE_ROUND_TRIP,
+    FILE_SYNTAX,
+    SKIP_CLASS,
+    SKIP_COMMENT,
+    SKIP_FSTRING,
+)
 
 
 def punned(source: str, **kwargs) -> str:
@@ -143,7 +150,7 @@ def test_files_that_do_not_parse_are_untouched():
 
 
 def test_round_trip_failure_leaves_the_file_untouched(monkeypatch):
-    monkeypatch.setattr(rewrite, "expand_text", lambda text: (text.replace("x=", "x=1"), [1]))
+    monkeypatch.setattr(rewrite.transform, "expand_text", lambda text: (text.replace("x=", "x=1"), [1]))
     result = pun(b"f(x=x)\n")
     assert result.error == FILE_ROUND_TRIP
     assert result.new == b"f(x=x)\n"
@@ -253,7 +260,7 @@ def _stdlib_files():
 def _stdlib_round_trip(path):
     with open(path, "rb") as f:
         data = f.read()
-    decoded = rewrite._decode(data)
+    decoded = rewrite.source._decode(data)
     if decoded.error:
         return path, "skipped", 0
     try:
@@ -309,7 +316,7 @@ def test_git_apply_accepts_the_diff(tmp_path, rewrap):
     env = dict(os.environ, GIT_CONFIG_NOSYSTEM="1", HOME=str(tmp_path))
     subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True, env=env)
     subprocess.run(["git", "add", "."], cwd=tmp_path, check=True, env=env)
-    command = [sys.executable, "-m", "punstats.cli", "rewrite", "pkg", "--diff"] + (["--rewrap"] if rewrap else [])
+    command = [sys.executable, "-m", "punstats", "rewrite", "pkg", "--diff"] + (["--rewrap"] if rewrap else [])
     done = subprocess.run(command, cwd=tmp_path, capture_output=True, check=True)
     assert done.stdout.startswith(b"diff --git a/pkg/a.py b/pkg/a.py\n")
     assert b"\\ No newline at end of file" in done.stdout

@@ -5,7 +5,9 @@ import sysconfig
 
 import pytest
 
-from punstats.sources import SourceError, git_head, resolve
+from punstats.model.corpus import SourceError
+from punstats.sources import resolve
+from punstats.sources.local import git_head
 
 
 def test_default_corpus_is_this_interpreters_standard_library():

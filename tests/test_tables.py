@@ -11,8 +11,8 @@ from docutils import nodes
 from docutils.core import publish_doctree
 
 import punstats
-from punstats import tables
 from punstats.cli import main
+from punstats.present import tables
 
 BORDER = re.compile(r"^=+( =+)+$")
 

@@ -1,0 +1,32 @@
+"""``punstats cache``.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+
+from punstats.present.console import _n
+
+
+def cmd_cache(args: argparse.Namespace) -> int:
+    from punstats import cache as caches
+    with caches.BlobCache() as cache:
+        removed = cache.clear() if args.clear else None
+        stats = cache.stats()
+    if args.clear:
+        caches.clear_downloads()
+    stats["downloads"] = caches.downloads()
+    if removed is not None:
+        stats["removed"] = removed
+    if args.json:
+        print(json.dumps(stats, indent=2))
+        return 0
+    print("cache  %s  (%s bytes on disk)" % (stats["path"], _n(stats["bytes"])))
+    for kind, entry in stats["entries"].items():
+        print("  %-22s %8s entries  %12s bytes" % (kind, _n(entry["count"]), _n(entry["bytes"])))
+    for name, size in stats["downloads"].items():
+        print("  %-22s %21s bytes" % (name + "/", _n(size)))
+    if removed is not None:
+        print("removed %s entries and the downloads" % _n(removed))
+    return 0
+

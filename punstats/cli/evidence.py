@@ -1,0 +1,139 @@
+"""``punstats table``, ``plot`` and ``report``: evidence from stored scans.
+"""
+from __future__ import annotations
+
+import argparse
+from typing import Any, List, Optional, Sequence
+
+from punstats.cli.common import UsageError, _one_line, _positive, _write_text
+
+
+def _add_evidence_commands(commands: Any) -> None:
+    """``table``, ``plot`` and ``report``, which present stored scans."""
+    from punstats.present import tables
+
+    def stored_scans(p: argparse.ArgumentParser, several: bool = True) -> None:
+        p.add_argument("dirs", nargs="+" if several else 1, metavar="DIR",
+                       help="a stored scan, as written by punstats scan")
+        p.add_argument("--test-rule", metavar="RULE", default=None,
+                       help="re-classify test code first: components, substring, none or regex:PATTERN "
+                            "(default: the rule the scan used)")
+        p.add_argument("--long", type=_positive, default=None, metavar="N",
+                       help="re-apply the long threshold (default: the scan's)")
+
+    p = commands.add_parser("table", help="tables of stored scans (reST, Markdown, CSV, LaTeX)",
+                            description="Print tables of stored scans: by default the PEP 736 style "
+                                        "summary, one column per scan, as a reST simple table.")
+    stored_scans(p)
+    p.add_argument("--format", choices=tables.FORMATS, default="rst", help="default: %(default)s")
+    p.add_argument("--by", choices=tables.KINDS, default="summary",
+                   help="summary (one column per scan, the default), or per scan: identifier length, "
+                        "most common identifiers or callees, top-level directories")
+    p.add_argument("--kinds", dest="by", action="store_const", const="kinds",
+                   help="shorthand for --by kinds: one row per pattern, one column per scan")
+    p.add_argument("-n", "--top", type=_positive, default=tables.TOP_ROWS, metavar="N",
+                   help="rows of the identifier, callee and directory tables (default: %(default)s)")
+    p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
+    p.set_defaults(handler=cmd_table)
+
+    p = commands.add_parser("plot", help="figures of stored scans (PNG and SVG)",
+                            description="Draw the figures of stored scans: identifier lengths, cumulative "
+                                        "share, top identifiers and callees, top-level directories per scan, "
+                                        "and the share of f(x=x) per scan. Needs matplotlib.")
+    stored_scans(p)
+    p.add_argument("-o", "--output", metavar="DIR", help="where to write them (default: reports/figures)")
+    p.add_argument("--format", type=_figure_formats, default=["png", "svg"],
+                   help="comma-separated: png, svg (default: png,svg)")
+    p.set_defaults(handler=cmd_plot)
+
+    p = commands.add_parser("report", help="a self-contained Markdown report of a stored scan",
+                            description="Write a Markdown report of a stored scan (tables, figures, "
+                                        "definitions, rules) to reports/<corpus>.md.")
+    stored_scans(p, several=False)
+    p.add_argument("-o", "--output", metavar="FILE", help="default: reports/<corpus>.md")
+    p.add_argument("--figures-dir", metavar="DIR",
+                   help="write the figures to DIR and link them, instead of embedding them")
+    p.add_argument("--no-figures", action="store_true", help="tables and text only (no matplotlib needed)")
+    p.set_defaults(handler=cmd_report)
+
+
+def _figure_formats(text: str) -> List[str]:
+    parts = [part.strip().lstrip(".").lower() for part in text.split(",") if part.strip()]
+    if not parts:
+        raise argparse.ArgumentTypeError("expected formats such as png,svg, got %r" % text)
+    return parts
+
+
+def _load_scans(directories: Sequence[str], test_rule: Optional[str], long_threshold: Optional[int]) -> List[Any]:
+    from punstats.runs.scan import load
+    from punstats.store.disk import StoreError
+
+    results = []
+    for directory in directories:
+        try:
+            result = load(directory)
+        except StoreError as exc:
+            raise UsageError(str(exc)) from None
+        except (OSError, ValueError, KeyError) as exc:
+            raise UsageError("%s: cannot read the stored scan: %s" % (directory, _one_line(exc))) from None
+        if test_rule is not None or long_threshold is not None:
+            try:
+                result = result.with_rules(test_rule, long_threshold)
+            except ValueError as exc:
+                raise UsageError(str(exc)) from None
+        results.append(result)
+    return results
+
+
+def _plots_module():
+    """``punstats.plots``, or a usage error when matplotlib is missing."""
+    try:
+        from punstats.present import plots
+    except ImportError as exc:
+        if (exc.name or "").partition(".")[0] != "matplotlib":
+            raise
+        raise UsageError("figures need matplotlib, which is not installed: "
+                         "pip install 'punstats[plot]'") from None
+    return plots
+
+
+def cmd_table(args: argparse.Namespace) -> int:
+    from punstats.present import tables
+
+    results = _load_scans(args.dirs, args.test_rule, args.long)
+    try:
+        tables.common_long_threshold([r.summary for r in results])
+    except ValueError as exc:
+        raise UsageError("%s with --long N" % exc) from None
+    _write_text(tables.render_all(tables.tables_of(args.by, results, args.top), args.format), args.output)
+    return 0
+
+
+def cmd_plot(args: argparse.Namespace) -> int:
+    plots = _plots_module()
+    unknown = [fmt for fmt in args.format if fmt not in plots.FORMATS]
+    if unknown:
+        raise UsageError("unknown figure format %r (choose from %s)" % (unknown[0], ", ".join(plots.FORMATS)))
+    results = _load_scans(args.dirs, args.test_rule, args.long)
+    try:
+        paths = plots.write_plots(results, args.output or plots.DEFAULT_DIRECTORY, args.format)
+    except OSError as exc:
+        raise UsageError("cannot write the figures: %s" % _one_line(exc)) from None
+    print("\n".join(paths))
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from punstats.present import report
+
+    if not args.no_figures:
+        _plots_module()
+    result, = _load_scans(args.dirs, args.test_rule, args.long)
+    try:
+        path = report.write_report(result, args.output, figures=not args.no_figures,
+                                   figures_dir=args.figures_dir, scan_dir=args.dirs[0])
+    except OSError as exc:
+        raise UsageError("cannot write the report: %s" % _one_line(exc)) from None
+    print(path)
+    return 0
+

@@ -1,0 +1,45 @@
+"""``punstats rewrite`` and ``expand``.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any
+
+from punstats.cli.common import UsageError, _positive
+from punstats.present.console import format_rewrite
+
+
+def _add_rewrite_commands(commands: Any) -> None:
+    for name, help_text in (("rewrite", "rewrite f(x=x) as f(x=) (PEP 736); prints a summary, a diff, or writes"),
+                            ("expand", "rewrite f(x=) back to f(x=x), so punned code runs on today's Python")):
+        p = commands.add_parser(name, help=help_text, description=help_text[0].upper() + help_text[1:] + ".")
+        p.add_argument("path", metavar="PATH", help="directory or file")
+        out = p.add_mutually_exclusive_group()
+        out.add_argument("--diff", action="store_true", help="print a unified diff (git apply accepts it)")
+        out.add_argument("--write", action="store_true", help="edit the files in place")
+        if name == "rewrite":
+            p.add_argument("--rewrap", action="store_true",
+                           help="join calls that now fit on one line, as the PEP author's commit did")
+        p.add_argument("-j", "--jobs", type=_positive, default=None, help="worker processes (default: all cores)")
+        p.set_defaults(handler=cmd_rewrite, mode="pun" if name == "rewrite" else "expand")
+
+
+def cmd_rewrite(args: argparse.Namespace) -> int:
+    from punstats import rewrite
+    if not os.path.exists(args.path):
+        raise UsageError("no such file or directory: %s" % args.path)
+    results = rewrite.rewrite_tree(args.path, mode=args.mode, rewrap=getattr(args, "rewrap", False),
+                                   jobs=args.jobs or os.cpu_count() or 1)
+    if args.diff:
+        sys.stdout.flush()
+        for result in results:
+            sys.stdout.buffer.write(rewrite.unified_diff(result))
+        sys.stdout.buffer.flush()
+    elif args.write:
+        rewrite.write(results)
+    report = sys.stderr if args.diff else sys.stdout
+    print(format_rewrite(results, rewrite.summarize(results), args.write), file=report)
+    return 0
+

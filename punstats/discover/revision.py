@@ -1,0 +1,97 @@
+"""Discovering the files of a git revision: its tree, in the order and with the
+skip rules of a directory walk (``punstats.discover.tree``).
+"""
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from punstats.discover.tree import DEFAULT_EXTENSIONS, excluded_name
+from punstats.model.discovery import Candidate, Discovery
+from punstats.model.limits import DEFAULT_MAX_BYTES
+from punstats.model.statuses import SUBMODULE, SYMLINK, TOO_LARGE, UNREADABLE
+from punstats.sources.git import (
+    MODE_SUBMODULE,
+    MODE_SYMLINK,
+    BlobReader,
+    GitError,
+    TreeEntry,
+    _text,
+    blob_sizes,
+    list_tree,
+)
+
+
+def excluded_reason_for(parts: Sequence[str], venv_dirs: frozenset) -> Optional[Tuple[str, str]]:
+    """(reason, directory) when a path lies under a directory a directory scan would skip."""
+    for i, name in enumerate(parts[:-1]):
+        directory = "/".join(parts[: i + 1])
+        reason = excluded_name(name) or ("environment" if directory in venv_dirs else None)
+        if reason:
+            return reason, directory
+    return None
+
+
+def discover_git(gitdir: str, commit: str, extensions: Tuple[str, ...] = DEFAULT_EXTENSIONS,
+                 max_bytes: int = DEFAULT_MAX_BYTES, exclude_dirs: bool = True, subdir: str = "",
+                 with_data: bool = True) -> Discovery:
+    """The candidates of a commit, like ``discover.discover`` for a directory.
+
+    Candidates carry their bytes (``data``) read from the object store, so no
+    worker needs git.  With ``with_data=False`` they carry the blob id in
+    ``location`` (``git:<oid>``) and nothing is read.
+    """
+    entries = list_tree(gitdir, commit, subdir)
+    prefix = subdir.strip("/") + "/" if subdir else ""
+    venv_dirs = frozenset(e.path[len(prefix):].rpartition("/")[0] for e in entries
+                          if e.path.endswith("/pyvenv.cfg")) if exclude_dirs else frozenset()
+    skipped_dirs: Dict[str, set] = {}
+    wanted: List[TreeEntry] = []
+    candidates: List[Candidate] = []
+    for entry in entries:
+        rel = entry.path[len(prefix):]
+        parts = rel.split("/")
+        if exclude_dirs:
+            excluded = excluded_reason_for(parts, venv_dirs)
+            if excluded:
+                skipped_dirs.setdefault(excluded[0], set()).add(excluded[1])
+                continue
+        if entry.mode == MODE_SUBMODULE:
+            if rel.endswith(extensions):
+                candidates.append(Candidate(rel, "", 0, SUBMODULE, "submodule at %s, not followed" % entry.oid))
+            else:
+                skipped_dirs.setdefault("submodule", set()).add(rel)
+            continue
+        if not rel.endswith(extensions):
+            continue
+        wanted.append(entry)
+    sizes = blob_sizes(gitdir, sorted({e.oid for e in wanted}))
+    readable = []
+    for entry in wanted:
+        rel = entry.path[len(prefix):]
+        size = sizes.get(entry.oid, 0)
+        if entry.mode == MODE_SYMLINK:
+            readable.append((rel, entry, size, SYMLINK))
+        elif size > max_bytes:
+            candidates.append(Candidate(rel, "git:" + entry.oid, size, TOO_LARGE,
+                                        "%d bytes, over the cap of %d" % (size, max_bytes)))
+        else:
+            readable.append((rel, entry, size, ""))
+    if readable:
+        with BlobReader(gitdir) as reader:
+            for rel, entry, size, status in readable:
+                if status == SYMLINK:
+                    target = _text(reader.read(entry.oid))
+                    candidates.append(Candidate(rel, "", size, SYMLINK, "link to %s, not followed" % target))
+                elif with_data:
+                    try:
+                        data = reader.read(entry.oid)
+                    except GitError as exc:  # e.g. an object missing from a partial clone
+                        candidates.append(Candidate(rel, "git:" + entry.oid, size, UNREADABLE, str(exc)))
+                        continue
+                    candidates.append(Candidate(rel, "git:" + entry.oid, size, data=data))
+                else:
+                    candidates.append(Candidate(rel, "git:" + entry.oid, size))
+    candidates.sort(key=lambda c: c.path)  # the order discover.discover gives a directory
+    root = gitdir if not subdir else "%s:%s" % (gitdir, subdir.strip("/"))
+    return Discovery(root, tuple(candidates), {k: len(v) for k, v in sorted(skipped_dirs.items())})
+

@@ -1,0 +1,49 @@
+"""What every engine shares: the registry of engine names, their error, the
+sink results are handed to, and what "all cores" means.
+"""
+from __future__ import annotations
+
+import os
+from typing import Callable, Sequence
+
+from punstats.model.records import Extraction
+
+Progress = Callable[[int], None]
+
+
+#: Called in this process as results arrive: (candidate indices, their extractions).
+Sink = Callable[[Sequence[int], Sequence[Extraction]], None]
+
+
+def default_jobs() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+#: Engines ``api.scan`` accepts.
+ENGINES = ("local", "dask")
+
+
+class EngineError(ValueError):
+    """An engine that cannot run (not installed, cluster unreachable); the message is for the user."""
+
+
+def _distributed():
+    """``distributed``, imported only when the Dask engine is asked for."""
+    try:
+        import distributed
+    except ImportError:
+        raise EngineError("--engine dask needs dask[distributed], which is not installed: "
+                          "pip install 'punstats[dask]'") from None
+    return distributed
+
+
+def check_engine(name: str) -> None:
+    """``EngineError`` unless ``name`` is an engine that can run here."""
+    if name not in ENGINES:
+        raise EngineError("unknown engine %r (choose from %s)" % (name, ", ".join(ENGINES)))
+    if name == "dask":
+        _distributed()
+

@@ -1,0 +1,91 @@
+"""The Dask engine: the local engine's batches on a Dask cluster, results in the same order.
+"""
+from __future__ import annotations
+
+import contextlib
+from typing import Iterator, List, Optional, Sequence
+
+from punstats.engines.base import (
+    EngineError,
+    Progress,
+    Sink,
+    _distributed,
+    default_jobs,
+)
+from punstats.engines.local import BATCH_BYTES, _collector, _extract_batch, batches
+from punstats.model.discovery import Candidate
+from punstats.model.limits import DEFAULT_MAX_BYTES
+from punstats.model.records import Extraction
+
+
+def _worker_identity() -> tuple:
+    import platform
+
+    from punstats.extract.traversal import EXTRACTOR_VERSION
+    return (EXTRACTOR_VERSION, platform.python_implementation(), platform.python_version())
+
+
+def _check_workers(client, timeout: float) -> None:
+    """Every worker must extract exactly as this process would (same extractor, same parser)."""
+    try:
+        client.wait_for_workers(1, timeout=timeout)
+        identities = client.run(_worker_identity)
+    except Exception as exc:  # unpickling punstats on a worker, a timeout, a lost connection
+        raise EngineError("the Dask workers cannot run punstats' extractor: %s"
+                          % (" ".join(str(exc).split()) or type(exc).__name__)) from None
+    mine = _worker_identity()
+    for worker, identity in sorted(identities.items()):
+        if tuple(identity) != mine:
+            raise EngineError("Dask worker %s runs extractor %s on %s %s; this process runs extractor %s "
+                              "on %s %s: results would differ" % (worker, *identity, *mine))
+
+
+@contextlib.contextmanager
+def local_cluster(jobs: Optional[int] = None) -> Iterator[str]:
+    """A Dask ``LocalCluster`` of ``jobs`` single-threaded worker processes; yields its address.
+
+    Reused across scans (``corpus``) so that each does not start its own.
+    """
+    distributed = _distributed()
+    with distributed.LocalCluster(n_workers=jobs or default_jobs(), threads_per_worker=1, processes=True,
+                                  dashboard_address=None,
+                                  scheduler_kwargs={"dashboard_address": ":0"}) as cluster:  # any free port
+        yield cluster.scheduler_address
+
+
+def run_dask(candidates: Sequence[Candidate], scheduler: Optional[str] = None, jobs: Optional[int] = None,
+             max_bytes: int = DEFAULT_MAX_BYTES, progress: Optional[Progress] = None,
+             timeout: float = 30, batch_bytes: Optional[int] = None,
+             on_batch: Optional[Sink] = None) -> List[Extraction]:
+    """Extract every candidate on a Dask cluster; same results, same order as ``run``.
+
+    ``scheduler``: the address of a running scheduler (``tcp://host:8786``);
+    None starts a ``LocalCluster`` of ``jobs`` worker processes (default: all
+    cores) for this call.  The tasks are ``batches`` of ``_extract_batch``:
+    workers read files by path (so they need the same file system) and
+    receive in-memory candidates (git blobs) as bytes.  Workers need
+    punstats installed, with this extractor version and Python version.
+    ``timeout``: seconds to connect and to wait for a first worker;
+    ``batch_bytes``: source bytes per task (default ``BATCH_BYTES``).
+    """
+    distributed = _distributed()
+    if not candidates:
+        return []
+    slots, take = _collector(len(candidates), progress, on_batch)
+    with contextlib.ExitStack() as stack:
+        address = scheduler if scheduler is not None else stack.enter_context(local_cluster(jobs))
+        try:
+            client = stack.enter_context(distributed.Client(address, timeout=timeout, set_as_default=False))
+        except (OSError, TimeoutError, ValueError) as exc:
+            raise EngineError("cannot connect to the Dask scheduler at %s: %s"
+                              % (scheduler, " ".join(str(exc).split()) or type(exc).__name__)) from None
+        _check_workers(client, timeout)
+        futures = {client.submit(_extract_batch, [candidates[i] for i in group], max_bytes, pure=False): group
+                   for group in batches(candidates, batch_bytes or BATCH_BYTES)}
+        try:
+            for future in distributed.as_completed(futures, loop=client.loop):
+                take(futures[future], future.result())
+        except distributed.KilledWorker as exc:
+            raise EngineError("a Dask worker died while extracting: %s" % " ".join(str(exc).split())) from None
+    return slots  # type: ignore[return-value]
+

@@ -1,0 +1,198 @@
+"""Running the per-file work under a chosen interpreter, with the per-blob cache.
+
+``Interpreter`` drives one ``worker.py`` subprocess (``PYTHON -I worker.py``);
+``Local`` runs the same ``worker.handle`` in this process.  ``work_many``
+sends files to one or more of them, consulting ``cache.BlobCache`` first, and
+``extract_candidates`` turns discovery candidates into ``Extraction`` values
+exactly as ``engine.run`` does, for ``scan --python``.
+"""
+from __future__ import annotations
+
+import base64
+import json
+import os
+import subprocess
+import tempfile
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+from punstats.cache import BlobCache, blob_id
+from punstats.discover.read import candidate_bytes
+from punstats.extract import worker
+from punstats.extract.compat import COMPAT_VERSION
+from punstats.extract.traversal import EXTRACTOR_VERSION
+from punstats.model.discovery import Candidate
+from punstats.model.limits import DEFAULT_MAX_BYTES
+from punstats.model.records import Extraction, from_plain
+
+WORKER_PATH = os.path.abspath(worker.__file__)
+
+
+class InterpreterError(RuntimeError):
+    """An interpreter that cannot run the worker; the message is for the user."""
+
+
+class Local:
+    """The worker's functions in this process."""
+
+    def __init__(self) -> None:
+        self.info = worker.hello()
+
+    def work(self, path: str, data: bytes, max_bytes: int, modes: Sequence[str]) -> Dict[str, Any]:
+        # through JSON, so that results are the same values a subprocess returns
+        return json.loads(json.dumps(worker.handle(path, data, max_bytes, modes)))
+
+    def close(self) -> None:
+        pass
+
+
+class Interpreter:
+    """A ``worker.py`` subprocess under ``python``."""
+
+    def __init__(self, python: str) -> None:
+        self.python = python
+        self._stderr = tempfile.TemporaryFile()
+        try:
+            self._proc = subprocess.Popen([python, "-I", WORKER_PATH], stdin=subprocess.PIPE,
+                                          stdout=subprocess.PIPE, stderr=self._stderr)
+        except OSError as exc:
+            raise InterpreterError("cannot run %s: %s" % (python, exc.strerror or exc)) from None
+        self._lock = threading.Lock()
+        self.info = self._ask({"op": "hello"})
+
+    def _ask(self, request: Dict[str, Any]) -> Dict[str, Any]:
+        assert self._proc.stdin and self._proc.stdout
+        with self._lock:
+            try:
+                self._proc.stdin.write(json.dumps(request).encode() + b"\n")
+                self._proc.stdin.flush()
+                line = self._proc.stdout.readline()
+            except BrokenPipeError:
+                line = b""
+        if not line:
+            self._stderr.seek(0)
+            tail = self._stderr.read().decode("utf-8", "replace").strip().splitlines()
+            raise InterpreterError("%s could not run the worker%s" % (
+                self.python, ": " + tail[-1] if tail else ""))
+        reply = json.loads(line)
+        if "error" in reply:
+            raise InterpreterError("worker under %s failed: %s" % (self.python, reply["error"]))
+        return reply
+
+    def work(self, path: str, data: bytes, max_bytes: int, modes: Sequence[str]) -> Dict[str, Any]:
+        return self._ask({"op": "work", "path": path, "data": base64.b64encode(data).decode(),
+                          "max_bytes": max_bytes, "modes": list(modes)})
+
+    def close(self) -> None:
+        if self._proc.poll() is None:
+            assert self._proc.stdin
+            self._proc.stdin.close()
+            self._proc.wait()
+        self._stderr.close()
+
+
+def parser_label(info: Dict[str, Any]) -> str:
+    return "%s %s" % (info["implementation"], info["python"])
+
+
+def _versions(max_bytes: int) -> Dict[str, str]:
+    return {"extract": "%d/max=%d" % (EXTRACTOR_VERSION, max_bytes), "compat": str(COMPAT_VERSION)}
+
+
+class Pool:
+    """``jobs`` workers under one interpreter (None: this process)."""
+
+    def __init__(self, python: Optional[str] = None, jobs: int = 1) -> None:
+        self.python = python
+        self.workers: List[Any] = [Local()] if python is None else [Interpreter(python)]
+        try:
+            for _ in range(1, max(1, jobs) if python is not None else 1):
+                self.workers.append(Interpreter(python))  # type: ignore[arg-type]
+        except Exception:
+            self.close()
+            raise
+        self.info = self.workers[0].info
+        self.parser = parser_label(self.info)
+
+    def close(self) -> None:
+        for w in self.workers:
+            w.close()
+
+    def __enter__(self) -> "Pool":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def work_many(pool: Pool, items: Sequence[Tuple[str, str, Callable[[], bytes]]],
+              modes: Sequence[str], max_bytes: int = DEFAULT_MAX_BYTES,
+              cache: Optional[BlobCache] = None,
+              progress: Optional[Callable[[int], None]] = None) -> List[Dict[str, Any]]:
+    """Per item (path, blob id, a function giving its bytes): {mode: result}.
+
+    Each distinct blob is computed once per mode, cached results are reused.
+    """
+    versions = _versions(max_bytes)
+    tick = progress or (lambda n: None)
+    blobs = sorted({blob for _, blob, _ in items})
+    known: Dict[str, Dict[str, Any]] = {mode: {} for mode in modes}
+    if cache is not None:
+        for mode in modes:
+            known[mode] = cache.get_many(mode, versions[mode], pool.parser, blobs)
+    first: Dict[str, Tuple[str, Callable[[], bytes]]] = {}
+    for path, blob, read in items:
+        first.setdefault(blob, (path, read))
+    todo = [blob for blob in blobs if any(blob not in known[mode] for mode in modes)]
+    lock = threading.Lock()
+
+    def compute(index: int) -> List[Tuple[str, Dict[str, Any]]]:
+        """Worker ``index``'s share of ``todo``: (blob, {mode: result}) as computed."""
+        w = pool.workers[index]
+        fresh: List[Tuple[str, Dict[str, Any]]] = []
+        for blob in todo[index::len(pool.workers)]:
+            path, read = first[blob]
+            need = [mode for mode in modes if blob not in known[mode]]
+            with lock:  # the bytes may come from one shared git reader
+                data = read()
+            reply = w.work(path, data, max_bytes, need)
+            with lock:
+                for mode in need:
+                    known[mode][blob] = reply[mode]
+            fresh.append((blob, {mode: reply[mode] for mode in need}))
+            tick(1)
+        return fresh
+
+    if todo:
+        if len(pool.workers) == 1:
+            shares = [compute(0)]
+        else:
+            with ThreadPoolExecutor(len(pool.workers)) as executor:
+                shares = list(executor.map(compute, range(len(pool.workers))))
+        if cache is not None:  # here, in the thread that opened the cache (sqlite3 wants that)
+            fresh = [item for share in shares for item in share]
+            for mode in modes:
+                cache.put_many(mode, versions[mode], pool.parser, [(b, r[mode]) for b, r in fresh if mode in r])
+    return [{mode: known[mode][blob] for mode in modes}
+            for path, blob, _ in items]
+
+
+def extract_candidates(candidates: Sequence[Candidate], pool: Pool,
+                       max_bytes: int = DEFAULT_MAX_BYTES, cache: Optional[BlobCache] = None,
+                       progress: Optional[Callable[[int], None]] = None) -> List[Extraction]:
+    """``engine.run``'s result, computed by ``pool`` (and the cache), in candidate order."""
+    results: List[Optional[Extraction]] = [None] * len(candidates)
+    items = []
+    for index, candidate in enumerate(candidates):
+        data = candidate_bytes(candidate, max_bytes)
+        if isinstance(data, Extraction):
+            results[index] = data
+        else:
+            items.append((index, candidate.path, data))
+    done = work_many(pool, [(path, blob_id(data), (lambda d=data: d)) for _, path, data in items],
+                     ["extract"], max_bytes, cache, progress)
+    for (index, path, _), result in zip(items, done):
+        results[index] = from_plain(result["extract"], path)
+    return results  # type: ignore[return-value]
+

@@ -1,0 +1,151 @@
+"""The records of one file's extraction: what it contributed, or why nothing.
+
+``FileRecord`` (one per file), ``Occurrence`` (one per match, any kind),
+``FunctionShape`` (one per definition) and ``Extraction`` (the three for one
+file); ``to_plain``/``from_plain`` (a path-free JSON-safe form for workers and
+the cache) and ``failure`` (the record of a file that was not parsed).
+Standard library only, Python 3.8 syntax: any worker interpreter imports it.
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import re
+from dataclasses import dataclass
+from typing import Dict, NamedTuple, Optional, Tuple
+
+
+class Occurrence(NamedTuple):
+    """One keyword argument (or dict entry) whose value repeats its name.
+
+    ``kind`` says which pattern (see the KIND_ constants); only ``call``
+    rows are the headline count.  For ``dict_literal`` rows the "call" is the
+    dict display: ``callee`` is ``{}`` and ``call_keywords`` its entries with
+    string-constant keys.
+    """
+
+    path: str
+    line: int
+    col: int  # characters, 0-based
+    end_line: int
+    end_col: int  # characters, 0-based, exclusive
+    name: str  # the keyword (or the dict key)
+    name_len: int
+    kind: str
+    callee: str  # source text of the called expression (the class name; "{}")
+    call_line: int
+    call_col: int
+    call_keywords: int  # keyword arguments (arg not None) of this call
+    call_punnable: int  # punnable keyword arguments of this call
+    depth: int  # enclosing calls
+    in_fstring: bool
+    value: str  # source text of the value (shortened)
+    base: str  # attribute rows: source text of the value's base, else ""
+    base_kind: str  # attribute rows: self, cls, name or expr, else ""
+    dict_call: bool  # call rows: the callee is the plain name ``dict``
+
+
+class FunctionShape(NamedTuple):
+    """The parameters one function definition (or lambda) declares."""
+
+    path: str
+    line: int
+    col: int
+    name: str  # "<lambda>" for lambdas
+    kind: str  # "def", "async def" or "lambda"
+    positional_only: int
+    positional_or_keyword: int
+    keyword_only: int
+    var_positional: bool  # *args
+    var_keyword: bool  # **kwargs
+    defaults: int  # positional parameters with a default
+    keyword_only_defaults: int
+
+
+@dataclass(frozen=True)
+class FileRecord:
+    """What one file contributed, or why it contributed nothing."""
+
+    path: str
+    status: str
+    error: str
+    error_line: Optional[int]
+    bytes: int
+    lines: int
+    encoding: str
+    sha256: str
+    calls: int = 0
+    keywords: int = 0  # keyword arguments of calls with arg not None
+    double_star: int = 0  # ``**mapping`` unpackings in calls
+    punnable: int = 0  # headline: punnable keyword arguments of calls
+    class_keywords: int = 0
+    class_punnable: int = 0
+    attribute: int = 0  # f(x=<expr>.x)
+    dict_entries: int = 0  # dict display entries with a string-constant key
+    dict_literal: int = 0  # {"x": x}
+    dict_call_punnable: int = 0  # punnable keyword arguments of dict(...) calls
+    near_miss: int = 0
+    calls_no_arguments: int = 0
+    calls_positional_only: int = 0  # positional arguments (incl. *args) and no keywords
+    calls_keyword_only: int = 0  # keywords (incl. **kw) and no positional arguments
+    calls_mixed: int = 0
+    calls_all_punnable: int = 0  # calls with keyword arguments, every one punnable
+    max_call_punnable: int = 0
+    functions: int = 0  # definitions and lambdas (one FunctionShape each)
+
+
+@dataclass(frozen=True)
+class Extraction:
+    record: FileRecord
+    occurrences: Tuple[Occurrence, ...]
+    functions: Tuple[FunctionShape, ...] = ()
+
+
+_NEWLINE_BYTES = re.compile(rb"\r\n|\r|\n")
+
+
+_RECORD_FIELDS = tuple(f.name for f in dataclasses.fields(FileRecord))[1:]  # after "path"
+
+
+def to_plain(extraction: Extraction) -> Dict[str, list]:
+    """``extraction`` as lists of plain values (JSON-safe), without the
+    file's path: the same bytes give the same value wherever they lie, so
+    caches can key it by content and workers can send it as JSON."""
+    return {
+        "record": [getattr(extraction.record, name) for name in _RECORD_FIELDS],
+        "occurrences": [list(o[1:]) for o in extraction.occurrences],  # each row's path comes first
+        "functions": [list(f[1:]) for f in extraction.functions],
+    }
+
+
+def from_plain(value: Dict[str, list], path: str) -> Extraction:
+    """The inverse of ``to_plain``, for the file at ``path``."""
+    return Extraction(
+        FileRecord(path, *value["record"]),
+        tuple(Occurrence(path, *o) for o in value["occurrences"]),
+        tuple(FunctionShape(path, *f) for f in value["functions"]),
+    )
+
+
+def count_lines(data: bytes) -> int:
+    """Lines as the tokenizer sees them (universal newlines)."""
+    if not data:
+        return 0
+    ends = len(_NEWLINE_BYTES.findall(data))
+    return ends if data.endswith((b"\n", b"\r")) else ends + 1
+
+
+def failure(path: str, status: str, error: str, error_line: Optional[int] = None,
+            data: bytes = b"", encoding: str = "", size: Optional[int] = None) -> Extraction:
+    """The extraction of a file that could not be read or parsed.
+
+    ``data`` is whatever was read (nothing for files never opened, whose
+    ``size`` then comes from the directory entry).
+    """
+    record = FileRecord(
+        path=path, status=status, error=error, error_line=error_line,
+        bytes=len(data) if size is None else size, lines=count_lines(data), encoding=encoding,
+        sha256=hashlib.sha256(data).hexdigest() if data else "",
+    )
+    return Extraction(record, ())
+

@@ -1,0 +1,159 @@
+"""The console summaries: plain-text reports of a scan, a reproduction, a search, a rewrite.
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, List, Sequence
+
+
+def _n(value: int) -> str:
+    return format(value, ",")
+
+
+def format_summary(s: Dict[str, Any]) -> str:
+    failed = ", ".join("%s %s" % (k, _n(v)) for k, v in s["failed_by_reason"].items())
+    skipped = "; ".join("%s: %s" % (what, ", ".join("%s %s" % (k, _n(v)) for k, v in counts.items()))
+                        for what, counts in (("directories", s.get("skipped_dirs", {})),
+                                             ("files", s["skipped_files"])) if counts)
+    rows = [
+        ("corpus", "%s  (%s%s)" % (s["corpus"], s["source"], ", " + s["revision"] if s["revision"] else "")),
+        ("root", s["root"]),
+        ("parser", "%s %s   punstats %s" % (s["python_implementation"], s["python"], s["punstats_version"])),
+        ("files", "%s   parsed %s   failed %s%s" % (_n(s["files"]), _n(s["parsed"]), _n(s["failed"]),
+                                                  " (%s)" % failed if failed else "")),
+        ("skipped", skipped or "nothing"),
+        ("calls", _n(s["calls"])),
+        ("keyword arguments", "%s   (plus %s ** unpackings)" % (_n(s["keywords"]), _n(s["double_star"]))),
+        ("punnable f(x=x)", "%s   (%.2f%% of keyword arguments, in %s calls)"
+         % (_n(s["punnable"]), s["punnable_pct"], _n(s["calls_with_punnable"]))),
+        ("long (>= %d chars)" % s["long_threshold"], _n(s["long"])),
+        ("long outside tests", "%s   (test rule: %s)" % (_n(s["long_nontest"]), s["test_rule"])),
+        ("class keywords", "%s   (%s punnable, not in the count above)"
+         % (_n(s["class_keywords"]), _n(s["class_punnable"]))),
+        ("related patterns", "f(x=obj.x) %s (self %s), {'x': x} %s, dict(x=x) %s, near misses %s"
+         % tuple(_n(s["kinds"][k]) for k in ("attribute", "attribute_self", "dict_literal",
+                                             "dict_call_punnable", "near_miss"))),
+        ("top identifiers", ", ".join("%s %s" % (k, _n(v)) for k, v in s["top_identifiers"])),
+        ("top callees", ", ".join("%s %s" % (k, _n(v)) for k, v in s["top_callees"])),
+    ]
+    rows += _archive_rows(s)
+    if "lines_saved" in s:
+        saved = s["lines_saved"]
+        rows.append(("lines saved", "%s   (punning as rewrite --rewrap: %s removed, %s added, %s files)" % (
+            _n(saved["lines_saved"]), _n(saved["lines_removed"]), _n(saved["lines_added"]),
+            _n(saved["files_changed"]))))
+    if "cache" in s:
+        rows.append(("cache", "%s files from the cache, %s extracted%s" % (
+            _n(s["cache"]["cached"]), _n(s["cache"]["extracted"]),
+            ", tables of this exact corpus state reused" if s["cache"].get("tables_reused") else "")))
+    if "stored" in s:
+        rows.append(("stored in", s["stored"]))
+    width = max(len(label) for label, _ in rows)
+    return "\n".join("%-*s  %s" % (width, label, value) for label, value in rows)
+
+
+def format_reproduction(r: Any) -> str:
+    c = r.configuration
+    rows = [("", "published", "compat", "corrected")]
+    for key, label in (("total", "x=x"), ("long", "long (>= %d)" % c["long_threshold"]),
+                       ("long_nontest", "long outside tests")):
+        rows.append((label, _n(getattr(r.published, key)), _n(getattr(r.compat, key)),
+                     _n(getattr(r.corrected, key))))
+    width = [max(len(row[i]) for row in rows) for i in range(4)]
+    lines = ["%s @ %s (%s)   directory %s   parser %s" % (c["source"], c["commit"][:12] or "(directory)",
+                                                        c["commit_date"], c["directory"], c["python"]),
+             "profile %s: %s   test rule %s (corrected: %s)" % (
+                 c["profile"], ", ".join("%s=%s" % kv for kv in c["quirks"].items()), c["test_rule"],
+                 c["corrected_test_rule"]), ""]
+    lines += ["  ".join(cell.rjust(width[i]) if i else cell.ljust(width[i]) for i, cell in enumerate(row))
+              for row in rows]
+    lines.append("")
+    lines.append("compat -> corrected, per number (total / long / long outside tests):")
+    for key in ("stale_double_counts", "nested_calls_missed", "test_rule", "other"):
+        b = r.breakdown[key]
+        lines.append("  %-22s %+d / %+d / %+d" % (key.replace("_", " "), b["total"], b["long"], b["long_nontest"]))
+    f = r.breakdown["parse_failures"]
+    lines.append("  parse failures         %d files (%d stale visits); punstats cannot parse %d"
+                 % (f["files"], f["stale_visits"], f["punstats_failures"]))
+    for path, error in r.failures:
+        lines.append("    %s: %s" % (path, error))
+    if r.crash:
+        lines.append("  his script would have stopped: %s" % r.crash)
+    return "\n".join(lines)
+
+
+def format_search(result: Dict[str, Any]) -> str:
+    w = result["window"]
+    p = result["published"]
+    lines = ["search %s..%s on %s: %d first-parent commits, %d distinct blobs; parsers %s"
+             % (w["since"], w["until"], w["branch"], w["commits"], result["distinct_blobs"],
+                ", ".join(result["parsers"])),
+             "published %d / %d / %d" % (p["total"], p["long"], p["long_nontest"]), ""]
+
+    def row(h: Dict[str, Any]) -> str:
+        c, n = h["configuration"], h["counts"]
+        return "  %5d / %4d / %4d  d=%-4d %-5s %-15s %-26s %-18s %s %s..%s %s (%d commits)" % (
+            n["total"], n["long"], n["long_nontest"], h["distance"], c["directory"], c["python"],
+            c["quirks"], c["test_rule"], c["long_threshold"], h["first"]["commit"][:10],
+            h["last"]["commit"][:10], h["first"]["date"][:10] + ".." + h["last"]["date"][:10], h["commits"])
+    if result["exact"]:
+        lines.append("exact matches:")
+        lines += [row(h) for h in result["exact"]]
+    else:
+        lines.append("no configuration gives the published triple exactly")
+    lines.append("")
+    lines.append("nearest configurations (L1 distance, best commit window each):")
+    lines += [row(h) for h in result["nearest"]]
+    return "\n".join(lines)
+
+
+#: Refused archive members listed by name in the printed summary; all are in summary.json.
+REFUSED_SHOWN = 10
+
+
+def _archive_rows(s: Dict[str, Any]) -> List[Any]:
+    """For a corpus unpacked from an archive (pypi:): what was unpacked and each member refused."""
+    archive = s.get("archive")
+    if archive is None:
+        return []
+    refused = s.get("refused_members", [])
+    reasons: Dict[str, int] = {}
+    for r in refused:
+        reasons[r["reason"]] = reasons.get(r["reason"], 0) + 1
+    rows = [("archive", "%s   %s files, %s bytes unpacked   refused %s%s" % (
+        archive["file"], _n(archive["files"]), _n(archive["bytes"]), _n(len(refused)),
+        " (%s)" % ", ".join("%s %s" % (k, _n(v)) for k, v in sorted(reasons.items())) if refused else ""))]
+    for r in refused[:REFUSED_SHOWN]:
+        detail = " (%s)" % r["detail"] if r["detail"] else ""
+        rows.append(("", "refused %s: %s%s" % (r["member"], r["reason"], detail)))
+    if len(refused) > REFUSED_SHOWN:
+        more = _n(len(refused) - REFUSED_SHOWN)
+        rows.append(("", "... and %s more refused (summary.json: refused_members)" % more))
+    return rows
+
+
+def format_corpus_line(stored: Any) -> str:
+    s = stored.summary
+    refused = len(s.get("refused_members", []))
+    return "%-20s %-32s files %7s  keywords %9s  f(x=x) %7s (%5.2f%%)%s  -> %s%s" % (
+        stored.project.name, s["source"][:32], _n(s["files"]), _n(s["keywords"]), _n(s["punnable"]),
+        s["punnable_pct"], "  refused %d" % refused if refused else "", stored.directory,
+        "  (already stored)" if stored.reused else "")
+
+
+def format_rewrite(results: Sequence[Any], s: Any, written: bool) -> str:
+    lines = []
+    for r in results:
+        if r.error:
+            lines.append("untouched  %s: %s%s" % (r.path, r.error, ": " + r.detail if r.detail else ""))
+        for k in r.skipped:
+            lines.append("skipped    %s:%d:%d %s= (%s)" % (r.path, k.line, k.col + 1, k.name, k.reason))
+    mode = results[0].mode if results else "pun"
+    rows = [
+        ("files", "%s   %s %s" % (_n(s.files), "changed" if written else "to change", _n(s.changed))),
+        ("edits", "%s%s" % (_n(s.edits), "   (calls re-wrapped %s)" % _n(s.joins) if s.joins else "")),
+        ("skipped", "%s occurrences" % _n(s.skipped) if mode == "pun" else "-"),
+        ("untouched", "%s files (do not parse, or failed the round trip)" % _n(s.untouched)),
+        ("lines", "%s removed, %s added, %s saved" % (_n(s.lines_removed), _n(s.lines_added), _n(s.lines_saved))),
+    ]
+    return "\n".join(lines + ["%-9s  %s" % row for row in rows])
+

@@ -1,0 +1,271 @@
+"""Writing a ``Table`` as reST (PEP simple table), Markdown, CSV or LaTeX.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import re
+import textwrap
+import unicodedata
+from dataclasses import dataclass
+from typing import List, Optional, Sequence, Tuple, Union
+
+FORMATS = ("rst", "markdown", "csv", "latex")
+
+
+_RST_SPECIAL = re.compile(r"([\\`*_|\[\]<>])")
+
+
+_RST_LIST_START = re.compile(r"^([-+*#(]|\w+[.)](\s|$))")
+
+
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|#])")
+
+
+_LATEX_ESCAPES = {
+    "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+    "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+    "<": r"\textless{}", ">": r"\textgreater{}",
+}
+
+
+@dataclass(frozen=True)
+class Percent:
+    """A percentage cell: ``10.70%`` (two decimals)."""
+
+    value: float
+
+
+@dataclass(frozen=True)
+class Code:
+    """A cell or text part shown as source code (an identifier, a callee)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Label:
+    """Fixed wording written by this module; `backticks` mark code."""
+
+    text: str
+
+
+Text = Union[str, Label, Code]  # a plain str is user data: always escaped
+
+Cell = Union[Text, int, Percent]
+
+
+@dataclass(frozen=True)
+class Table:
+    """A table before formatting.
+
+    ``header_notes`` gives, per header cell, the index of the note it refers
+    to (or None); ``title_note`` the same for the title.  Notes are listed in
+    the order they are referred to.
+    """
+
+    header: Tuple[Text, ...]
+    rows: Tuple[Tuple[Cell, ...], ...]
+    notes: Tuple[str, ...] = ()
+    header_notes: Tuple[Optional[int], ...] = ()
+    title: Tuple[Text, ...] = ()
+    title_note: Optional[int] = None
+
+
+def render(table: Table, fmt: str = "rst", notes: bool = True, first_note: int = 1) -> str:
+    """``table`` as text in ``fmt``; footnotes numbered from ``first_note``
+    (reST uses auto-numbered footnotes, which number themselves)."""
+    writers = {"rst": _rst, "markdown": _markdown, "csv": _csv, "latex": _latex}
+    if fmt not in writers:
+        raise ValueError("unknown table format %r (choose from %s)" % (fmt, ", ".join(FORMATS)))
+    if not notes:
+        table = Table(table.header, table.rows, title=table.title)
+    return writers[fmt](table, first_note)
+
+
+def render_all(tables: Sequence[Table], fmt: str = "rst") -> str:
+    """Several tables one after another, footnote numbers running on."""
+    parts, first = [], 1
+    for table in tables:
+        parts.append(render(table, fmt, first_note=first).rstrip("\n"))
+        first += len(table.notes)
+    return "\n\n".join(parts) + "\n"
+
+
+def _marks(table: Table) -> Tuple[List[Optional[int]], Optional[int]]:
+    header = list(table.header_notes) + [None] * (len(table.header) - len(table.header_notes))
+    return header, table.title_note
+
+
+def _numeric(table: Table) -> List[bool]:
+    columns = list(zip(*table.rows)) if table.rows else [()] * len(table.header)
+    return [bool(col) and all(isinstance(c, (int, Percent)) for c in col) for col in columns]
+
+
+def _width(text: str) -> int:
+    """Display width in a monospaced font (wide East Asian characters: 2)."""
+    return sum(0 if unicodedata.combining(ch) else 2 if unicodedata.east_asian_width(ch) in "WF" else 1
+               for ch in text)
+
+
+def _pad(text: str, width: int, right: bool = False) -> str:
+    fill = " " * (width - _width(text))
+    return fill + text if right else text + fill
+
+
+def _number(cell: Union[int, Percent], plain: bool = False) -> str:
+    if isinstance(cell, Percent):
+        return "%.2f" % cell.value if plain else "%.2f%%" % cell.value
+    return str(cell) if plain else format(cell, ",")
+
+
+def _label_parts(text: str) -> List[Tuple[str, bool]]:
+    """`backtick` markup -> [(text, is_code)]."""
+    return [(part, i % 2 == 1) for i, part in enumerate(text.split("`")) if part]
+
+
+def _text(cell: Cell, plain, code, numbers=_number) -> str:
+    """A cell through a format's escapes: ``plain`` for text, ``code`` for code."""
+    if isinstance(cell, (int, Percent)):
+        return numbers(cell)
+    if isinstance(cell, Code):
+        return code(cell.text)
+    if isinstance(cell, Label):
+        return "".join(code(part) if is_code else plain(part, False) for part, is_code in _label_parts(cell.text))
+    return plain(cell, True)
+
+
+def _join_text(parts: Sequence[Text], plain, code) -> str:
+    return "".join(_text(part, plain, code) for part in parts)
+
+
+def _rst_plain(text: str, user: bool) -> str:
+    escaped = _RST_SPECIAL.sub(r"\\\1", text) if user else text
+    if _RST_LIST_START.match(escaped):  # would start a list or an enumeration
+        escaped = "\\" + escaped
+    return escaped
+
+
+def _rst_code(text: str) -> str:
+    return "``%s``" % text
+
+
+def _rst(table: Table, first_note: int) -> str:
+    header_marks, title_mark = _marks(table)
+    header = [_text(cell, _rst_plain, _rst_code) + (" [#]_" if mark is not None else "")
+              for cell, mark in zip(table.header, header_marks)]
+    body = [[_text(cell, _rst_plain, _rst_code) for cell in row] for row in table.rows]
+    widths = [max(_width(row[i]) for row in [header] + body) for i in range(len(header))]
+    border = " ".join("=" * w for w in widths)
+
+    def line(cells: Sequence[str]) -> str:
+        return " ".join(_pad(c, w) for c, w in zip(cells, widths)).rstrip()
+
+    lines = []
+    if table.title:
+        title = _join_text(table.title, _rst_plain, _rst_code)
+        lines += [title + (" [#]_" if title_mark is not None else ""), ""]
+    lines += [border, line(header), border] + [line(row) for row in body] + [border]
+    if table.notes:
+        lines.append("")
+        for note in table.notes:
+            lines += textwrap.wrap(_rst_plain(note, True), 79, initial_indent=".. [#] ", subsequent_indent="   ",
+                                   break_long_words=False, break_on_hyphens=False)
+    return "\n".join(lines) + "\n"
+
+
+def markdown_text(text: str) -> str:
+    """Plain text for Markdown: every character that could be markup escaped."""
+    return _MD_SPECIAL.sub(r"\\\1", text)
+
+
+def _md_plain(text: str, user: bool) -> str:
+    return markdown_text(text) if user else text.replace("|", "\\|")
+
+
+def markdown_code(text: str) -> str:
+    """A Markdown code span holding ``text`` (also inside a table cell)."""
+    ticks = "`" * (max((len(run) for run in re.findall("`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return ticks + pad + text.replace("|", "\\|") + pad + ticks
+
+
+def _markdown(table: Table, first_note: int) -> str:
+    header_marks, title_mark = _marks(table)
+    header = [_text(cell, _md_plain, markdown_code) + ("[^%d]" % (first_note + mark) if mark is not None else "")
+              for cell, mark in zip(table.header, header_marks)]
+    body = [[_text(cell, _md_plain, markdown_code) for cell in row] for row in table.rows]
+    right = _numeric(table)
+    widths = [max(3, *(_width(row[i]) for row in [header] + body)) for i in range(len(header))]
+
+    def line(cells: Sequence[str]) -> str:
+        return "| " + " | ".join(_pad(c, w, r) for c, w, r in zip(cells, widths, right)) + " |"
+
+    rule = "| " + " | ".join(("-" * (w - 1) + ":") if r else "-" * w for w, r in zip(widths, right)) + " |"
+    lines = []
+    if table.title:
+        title = _join_text(table.title, _md_plain, markdown_code)
+        lines += ["**%s**%s" % (title, "[^%d]" % (first_note + title_mark) if title_mark is not None else ""), ""]
+    lines += [line(header), rule] + [line(row) for row in body]
+    if table.notes:
+        lines.append("")
+        lines += ["[^%d]: %s" % (first_note + i, _md_plain(note, True)) for i, note in enumerate(table.notes)]
+    return "\n".join(lines) + "\n"
+
+
+def _csv_plain(text: str, user: bool) -> str:
+    return text
+
+
+def _csv(table: Table, first_note: int) -> str:
+    out = io.StringIO()
+    if table.title:
+        out.write("# %s\n" % _join_text(table.title, _csv_plain, str))
+    for i, note in enumerate(table.notes):
+        out.write("# [%d] %s\n" % (first_note + i, note))
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow([_text(cell, _csv_plain, str) for cell in table.header])
+    for row in table.rows:
+        writer.writerow([_text(cell, _csv_plain, str, lambda c: _number(c, plain=True)) for cell in row])
+    return out.getvalue()
+
+
+def _latex_plain(text: str, user: bool) -> str:
+    if not user:
+        text = text.replace(">=", "\0")
+    escaped = "".join(_LATEX_ESCAPES.get(ch, ch) for ch in text)
+    return escaped.replace("\0", r"$\geq$")
+
+
+def _latex_code(text: str) -> str:
+    return r"\texttt{%s}" % _latex_plain(text, True)
+
+
+def _latex_number(cell: Union[int, Percent]) -> str:
+    return _number(cell).replace("%", r"\%")
+
+
+def _latex(table: Table, first_note: int) -> str:
+    header_marks, title_mark = _marks(table)
+
+    def mark(index: Optional[int]) -> str:
+        return r"\textsuperscript{%d}" % (first_note + index) if index is not None else ""
+
+    lines = ["% booktabs table written by punstats; needs \\usepackage{booktabs}"]
+    if table.title:
+        lines.append(r"\noindent %s%s\par\smallskip" % (_join_text(table.title, _latex_plain, _latex_code),
+                                                         mark(title_mark)))
+    spec = "".join("r" if numeric else "l" for numeric in _numeric(table))
+    lines += [r"\begin{tabular}{%s}" % spec, r"\toprule",
+              " & ".join(_text(c, _latex_plain, _latex_code) + mark(m)
+                         for c, m in zip(table.header, header_marks)) + r" \\",
+              r"\midrule"]
+    for row in table.rows:
+        lines.append(" & ".join(_text(c, _latex_plain, _latex_code, _latex_number) for c in row) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}"]
+    if table.notes:
+        lines.append(r"\par\smallskip")
+        lines += [r"{\footnotesize %s %s\par}" % (mark(i), _latex_plain(note, True))
+                  for i, note in enumerate(table.notes)]
+    return "\n".join(lines) + "\n"
+

@@ -1,0 +1,189 @@
+"""Tables of stored scans, in the formats people paste numbers into.
+
+This module owns presentation only: which rows and columns a table has, and
+how a table is written as a reST simple table (the shape PEPs use, e.g. the
+"Applicability" table of PEP 736), Markdown, CSV or LaTeX.  Every number
+comes from a scan's summary or from ``punstats.analysis``.
+
+Formatting rules: counts with thousands separators (``3,715``), percentages
+with two decimals (``10.70%``); CSV holds the plain numbers instead
+(``3715``, ``10.70``).  Each table states its corpus, revision and Python
+version in a footnote (CSV: ``#`` comment lines, ``read_csv(comment="#")``).
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional, Sequence
+
+from punstats import analysis
+
+# part of this module's API since it held them: the renderers and the provenance slug
+from punstats.present.formats import (  # noqa: F401
+    FORMATS,
+    Cell,
+    Code,
+    Label,
+    Percent,
+    Table,
+    Text,
+    markdown_code,
+    markdown_text,
+    render,
+    render_all,
+)
+from punstats.present.provenance import (
+    column_names,
+    provenance,
+    slug,  # noqa: F401
+)
+
+KINDS = ("summary", "kinds", "length", "identifier", "callee", "directory")
+
+
+#: Lengths from this one on share the last row of a ``length`` table
+#: (unless the long threshold is larger).
+LENGTH_OPEN_FROM = 20
+
+
+#: Rows of a ``top`` or ``directory`` table.
+TOP_ROWS = 20
+
+
+#: The rows of the ``summary`` table: (label, summary key).  ``{long}`` is
+#: replaced by the long threshold; keys ending in ``_pct`` are percentages.
+SUMMARY_ROWS = (
+    ("Keyword arguments of the form `f(x=x)`", "punnable"),
+    ("% of all keyword arguments", "punnable_pct"),
+    ("All keyword arguments", "keywords"),
+    ("Calls with at least one `f(x=x)` argument", "calls_with_punnable"),
+    ("Long: identifier of {long} or more characters", "long"),
+    ("Long, outside tests", "long_nontest"),
+    ("Files parsed", "parsed"),
+    ("Files that failed to parse", "failed"),
+)
+
+
+#: Shown when a scan measured it (``scan --lines-saved``); "n/a" for scans that did not.
+LINES_SAVED_ROW = ("Lines saved by punning (`rewrite --rewrap`)", "lines_saved")
+
+
+def common_long_threshold(summaries: Sequence[Dict[str, Any]]) -> int:
+    thresholds = sorted({int(s["long_threshold"]) for s in summaries})
+    if len(thresholds) != 1:
+        raise ValueError("the scans use different long thresholds (%s); re-apply one to all of them"
+                         % ", ".join(map(str, thresholds)))
+    return thresholds[0]
+
+
+def summary_table(results: Sequence[Any]) -> Table:
+    """The PEP 736 "Applicability" table: one column per scan."""
+    summaries = [r.summary for r in results]
+    if not summaries:
+        raise ValueError("no scans to tabulate")
+    long_threshold = common_long_threshold(summaries)
+    names = column_names(summaries)
+    rows = []
+    for label, key in SUMMARY_ROWS:
+        values = [Percent(float(s[key])) if key.endswith("_pct") else int(s[key]) for s in summaries]
+        rows.append((Label(label.format(long=long_threshold)), *values))
+    if any("lines_saved" in s for s in summaries):
+        rows.append((Label(LINES_SAVED_ROW[0]), *(int(s["lines_saved"]["lines_saved"]) if "lines_saved" in s
+                                                   else Label("n/a") for s in summaries)))
+    return Table(header=(Label("Statistic"), *names), rows=tuple(rows),
+                 notes=tuple(provenance(s, name) for s, name in zip(summaries, names)),
+                 header_notes=(None, *range(len(summaries))))
+
+
+def kinds_table(results: Sequence[Any]) -> Table:
+    """One row per recorded pattern, per scan its count and its share of the
+    row's denominator (stated in the last column)."""
+    summaries = [r.summary for r in results]
+    if not summaries:
+        raise ValueError("no scans to tabulate")
+    names = column_names(summaries)
+    table = analysis.kinds_comparison(summaries)
+    denominators = {"keywords": "keyword arguments", "dict_entries": "string-keyed dict entries",
+                    "class_keywords": "class keywords", "calls": "calls", "functions": "functions", "": ""}
+    rows = []
+    for _, row in table.iterrows():
+        cells: List[Cell] = [Label(row["label"])]
+        for index in range(len(summaries)):
+            count, share = row["count_%d" % index], row["pct_%d" % index]
+            cells.append(int(count) if count == count and count is not None else Label("n/a"))
+            cells.append(Percent(float(share)) if share == share else Label(""))
+        cells.append(Label(denominators[row["denominator"]]))
+        rows.append(tuple(cells))
+    header: List[Text] = [Label("Pattern")]
+    for name in names:
+        header += [name, Label("Share")]  # a lone "%" would read as a reST transition
+    header.append(Label("Share of"))
+    return Table(header=tuple(header), rows=tuple(rows),
+                 notes=tuple(provenance(s, name) for s, name in zip(summaries, names)),
+                 header_notes=(None, *[i // 2 if i % 2 == 0 else None for i in range(2 * len(summaries))]),
+                 title=(Label("Keyword-argument patterns besides `f(x=x)`"),))
+
+
+def length_table(result: Any, open_from: Optional[int] = None) -> Table:
+    """Occurrences per identifier length, test / non-test, with the
+    cumulative counts of identifiers at least that long."""
+    threshold = int(result.summary["long_threshold"])
+    last = open_from if open_from is not None else max(LENGTH_OPEN_FROM, threshold)
+    table = analysis.length_distribution(result.occurrences, open_from=last)
+    rows = []
+    for length, row in table.iterrows():
+        label = ">= %d" % length if length == last else str(length)
+        if length == threshold:
+            label += " (long)"
+        rows.append((Label(label), int(row["nontest"]), int(row["test"]), int(row["total"]),
+                     int(row["at_least"]), int(row["at_least_nontest"]), Percent(float(row["at_least_pct"]))))
+    header = ("Length", "Non-test", "Test", "All", ">= length", ">= length, non-test", "% >= length")
+    return Table(header=tuple(Label(h) for h in header), rows=tuple(rows),
+                 notes=(provenance(result.summary),), header_notes=(),
+                 title=(Label("Identifier lengths of `f(x=x)` keyword arguments in "), result.summary["corpus"]),
+                 title_note=0)
+
+
+def top_table(result: Any, column: str, n: int = TOP_ROWS) -> Table:
+    """The ``n`` most common identifiers (``column="name"``) or callees."""
+    what = {"name": "identifiers", "callee": "callees"}[column]
+    table = analysis.top_split(result.occurrences, column, n)
+    rows = tuple((Code(str(value)), int(row["nontest"]), int(row["test"]), int(row["total"]))
+                 for value, row in table.iterrows())
+    heading = {"name": "Identifier", "callee": "Callee"}[column]
+    return Table(header=(Label(heading), Label("Non-test"), Label("Test"), Label("All")), rows=rows,
+                 notes=(provenance(result.summary),),
+                 title=(Label("Most common %s of `f(x=x)` keyword arguments in " % what),
+                        result.summary["corpus"]),
+                 title_note=0)
+
+
+def directory_table(result: Any, n: int = TOP_ROWS) -> Table:
+    """Where the occurrences are: per top-level directory or root file."""
+    table = analysis.by_directory(result.occurrences, result.files, n=n)
+    rows = tuple((Code(str(place)) if i < n else str(place),  # row n adds up the others
+                  int(row["files"]), int(row["keywords"]), int(row["punnable"]),
+                  int(row["punnable_nontest"]), int(row["punnable_test"]), Percent(float(row["punnable_pct"])))
+                 for i, (place, row) in enumerate(table.iterrows()))
+    header = ("Top-level directory or file", "Files parsed", "Keyword arguments", "`f(x=x)`",
+              "Non-test", "Test", "% of keyword arguments")
+    return Table(header=tuple(Label(h) for h in header), rows=rows,
+                 notes=(provenance(result.summary),),
+                 title=(Label("Where the `f(x=x)` keyword arguments are in "), result.summary["corpus"]),
+                 title_note=0)
+
+
+def tables_of(kind: str, results: Sequence[Any], n: int = TOP_ROWS) -> List[Table]:
+    """The tables of one kind: the summary compares all scans in one table,
+    the other kinds give one table per scan."""
+    if kind == "summary":
+        return [summary_table(results)]
+    if kind == "kinds":
+        return [kinds_table(results)]
+    if kind == "length":
+        return [length_table(r) for r in results]
+    if kind in ("identifier", "callee"):
+        return [top_table(r, "name" if kind == "identifier" else "callee", n) for r in results]
+    if kind == "directory":
+        return [directory_table(r, n) for r in results]
+    raise ValueError("unknown table kind %r (choose from %s)" % (kind, ", ".join(KINDS)))
+
+

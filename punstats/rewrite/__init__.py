@@ -1,0 +1,24 @@
+"""Rewriting source: ``f(x=x)`` to ``f(x=)`` and back, re-wrapping, diffs, trees.
+
+``pun`` (the transform, both ways), ``source`` (what the transforms share),
+``rewrap`` (joining calls that now fit), ``diff`` and ``tree`` (the runner).
+"""
+from punstats.rewrite.diff import unified_diff  # noqa: F401
+from punstats.rewrite.transform import expand, expand_text, pun, pun_text  # noqa: F401
+from punstats.rewrite.source import (  # noqa: F401
+    EXPAND,
+    FILE_DECODE,
+    FILE_ENCODE,
+    FILE_NULL,
+    FILE_ROUND_TRIP,
+    FILE_SYNTAX,
+    PUN,
+    SKIP_CLASS,
+    SKIP_COMMENT,
+    SKIP_FSTRING,
+    Edit,
+    Rewrite,
+    Skipped,
+    same_tree,
+)
+from punstats.rewrite.tree import Summary, rewrite_tree, summarize, write  # noqa: F401

@@ -1,0 +1,252 @@
+"""What punning and expanding share: edits, decoded source, positions, the walk.
+"""
+from __future__ import annotations
+
+import ast
+import difflib
+import re
+import warnings
+from dataclasses import dataclass
+from typing import Iterator, List, Sequence, Tuple
+
+from punstats.extract.decode import decode_source
+from punstats.extract.traversal import child_nodes, is_punnable
+
+
+def _split(data: bytes) -> List[bytes]:
+    """Lines as git sees them: split after every ``\\n``, endings kept."""
+    return data.splitlines(True) if b"\r" not in data else re.findall(rb"[^\n]*\n|[^\n]+$", data)
+
+
+def _opcodes(old: bytes, new: bytes):
+    matcher = difflib.SequenceMatcher(None, _split(old), _split(new), autojunk=False)
+    return matcher.get_opcodes()
+
+from punstats.rewrite.rewrap import Join
+
+PUN = "pun"
+
+
+EXPAND = "expand"
+
+
+# Reasons an occurrence is not rewritten.
+SKIP_CLASS = "class keyword: not a call"
+
+
+SKIP_FSTRING = "inside an f-string: the tokenizer cannot expand it before Python 3.12"
+
+
+SKIP_COMMENT = "comment inside the keyword argument"
+
+
+# Reasons a whole file is left untouched.
+FILE_DECODE = "decode_error"
+
+
+FILE_SYNTAX = "syntax_error"
+
+
+FILE_NULL = "null_bytes"
+
+
+FILE_ROUND_TRIP = "round_trip_failed"
+
+
+FILE_ENCODE = "encode_error"
+
+
+@dataclass(frozen=True)
+class Edit:
+    """One keyword argument rewritten (positions in the original text)."""
+
+    line: int  # 1-based
+    col: int  # 0-based, characters
+    name: str
+    start: int  # character offset of the replaced text in the decoded source
+    end: int
+    old: str
+    new: str
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A punnable keyword argument left as it was, and why."""
+
+    line: int
+    col: int
+    name: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    """The outcome for one source: the new bytes and what was done."""
+
+    path: str
+    mode: str  # "pun" or "expand"
+    old: bytes
+    new: bytes
+    encoding: str
+    edits: Tuple[Edit, ...]
+    skipped: Tuple[Skipped, ...]
+    error: str = ""  # non-empty: the file was left untouched (see FILE_*)
+    detail: str = ""
+    joins: Tuple["Join", ...] = ()  # calls re-wrapped onto one line (``rewrap=True``)
+    location: str = ""  # the file it was read from, when it was read from one
+
+    @property
+    def changed(self) -> bool:
+        return self.new != self.old
+
+    def diff_counts(self) -> Tuple[int, int]:
+        """(lines added, lines removed), as ``git diff --numstat`` counts them."""
+        if not self.changed:
+            return 0, 0
+        added = removed = 0
+        for tag, i1, i2, j1, j2 in _opcodes(self.old, self.new):
+            if tag != "equal":
+                removed += i2 - i1
+                added += j2 - j1
+        return added, removed
+
+    @property
+    def lines_saved(self) -> int:
+        """Lines removed minus lines added."""
+        added, removed = self.diff_counts()
+        return removed - added
+
+
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+
+
+def _line_starts(text: str) -> List[int]:
+    """Character offset of the start of every line, as the tokenizer splits them."""
+    starts = [0]
+    starts.extend(m.end() for m in _NEWLINE.finditer(text))
+    return starts
+
+
+class _Positions:
+    """(line, UTF-8 byte column) from ``ast`` to a character offset in the text."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.starts = _line_starts(text)
+        self.ascii = text.isascii()
+
+    def line_text(self, line: int) -> str:
+        start = self.starts[line - 1]
+        end = self.starts[line] if line < len(self.starts) else len(self.text)
+        return self.text[start:end]
+
+    def offset(self, line: int, byte_col: int) -> int:
+        start = self.starts[line - 1]
+        if self.ascii:
+            return start + byte_col
+        line_text = self.line_text(line)
+        if line_text.isascii():
+            return start + byte_col
+        return start + len(line_text.encode("utf-8")[:byte_col].decode("utf-8", "strict"))
+
+    def offset_chars(self, line: int, char_col: int) -> int:
+        return self.starts[line - 1] + char_col
+
+    def line_col(self, offset: int) -> Tuple[int, int]:
+        lo, hi = 0, len(self.starts) - 1
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if self.starts[mid] <= offset:
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo + 1, offset - self.starts[lo]
+
+
+def _parse(text: str, path: str = "<source>") -> ast.AST:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ast.parse(text, filename=path)
+
+
+def same_tree(a: ast.AST, b: ast.AST) -> bool:
+    """Whether ``ast.dump(a) == ast.dump(b)`` (positions ignored), without building the strings."""
+    stack = [(a, b)]
+    while stack:
+        x, y = stack.pop()
+        if type(x) is not type(y):
+            return False
+        if isinstance(x, ast.AST):
+            for field in x._fields:
+                stack.append((getattr(x, field, None), getattr(y, field, None)))
+        elif isinstance(x, list):
+            if len(x) != len(y):
+                return False
+            stack.extend(zip(x, y))
+        elif isinstance(x, (float, complex)):
+            if repr(x) != repr(y):
+                return False
+        elif x != y:
+            return False
+    return True
+
+
+@dataclass(frozen=True)
+class _Decoded:
+    text: str
+    encoding: str
+    error: str = ""
+    detail: str = ""
+
+
+def _decode(data: bytes) -> _Decoded:
+    if b"\0" in data:
+        return _Decoded("", "", FILE_NULL, "source contains a null byte")
+    try:
+        text, encoding = decode_source(data)
+    except (SyntaxError, UnicodeDecodeError, LookupError) as exc:
+        return _Decoded("", "", FILE_DECODE, str(exc))
+    return _Decoded(text, encoding)
+
+
+def _encode(text: str, encoding: str) -> bytes:
+    return text.encode(encoding)
+
+
+def _walk(tree: ast.AST) -> Iterator[Tuple[ast.AST, bool]]:
+    """Every call and class definition, with whether it lies inside an f-string."""
+    stack: List[Tuple[ast.AST, bool]] = [(tree, False)]
+    push = stack.append
+    while stack:
+        node, in_fstring = stack.pop()
+        kind = type(node)
+        if kind is ast.Call or kind is ast.ClassDef:
+            yield node, in_fstring
+        elif kind is ast.JoinedStr:
+            in_fstring = True
+        for child in child_nodes(node):
+            push((child, in_fstring))
+
+
+def _punnable(keywords: Sequence[ast.keyword]) -> List[ast.keyword]:
+    return [kw for kw in keywords if is_punnable(kw)]
+
+
+def _apply(text: str, edits: Sequence[Edit]) -> str:
+    """Apply non-overlapping edits from the end of the text backwards."""
+    parts = []
+    tail = len(text)
+    for edit in sorted(edits, key=lambda e: e.start, reverse=True):
+        if edit.end > tail:
+            raise ValueError("overlapping edits at line %d" % edit.line)
+        parts.append(text[edit.end:tail])
+        parts.append(edit.new)
+        tail = edit.start
+    parts.append(text[:tail])
+    return "".join(reversed(parts))
+
+
+def _untouched(path: str, mode: str, data: bytes, encoding: str, error: str, detail: str,
+               skipped: Sequence[Skipped] = ()) -> Rewrite:
+    return Rewrite(path, mode, data, data, encoding, (), tuple(skipped), error, detail)
+

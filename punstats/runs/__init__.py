@@ -1,0 +1,3 @@
+"""Runs: the scan pipeline (``scan``), many projects (``projects``) and many
+revisions (``history``).
+"""

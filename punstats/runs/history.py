@@ -1,0 +1,85 @@
+"""Scanning many revisions of one repository: the trend of the counts.
+
+Selects first-parent commits (a date window, a range ``A..B``, then every
+commit, the last of each month, or every Nth), scans each revision straight
+from the object store and keeps one row per revision.  Every revision goes
+through the incremental cache, so a blob shared by many revisions is read
+and extracted once: a hundred revisions cost little more than the files that
+changed between them.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Callable, Dict, List, Optional, Sequence
+
+import pandas as pd
+
+from punstats.runs.scan import scan
+from punstats.sources import git as gitsource
+
+#: The columns of a history table, after ``commit``, ``date`` and ``subject``.
+COUNT_COLUMNS = ("files", "parsed", "failed", "calls", "keywords", "punnable", "punnable_pct",
+                 "long", "long_nontest")
+
+
+def select(commits: Sequence[gitsource.Commit], every: str = "commit") -> List[gitsource.Commit]:
+    """``commits`` (oldest first) thinned out: ``commit`` keeps all, ``month``
+    the last of each calendar month (committer date), a number N every Nth
+    counting from the newest; the newest commit is always kept."""
+    if not commits:
+        return []
+    if every == "commit":
+        return list(commits)
+    if every == "month":
+        last: Dict[str, gitsource.Commit] = {}
+        for commit in commits:
+            last[commit.date[:7]] = commit
+        return list(last.values())
+    try:
+        step = int(every)
+    except ValueError:
+        raise ValueError("--every takes commit, month or a number, not %r" % every) from None
+    if step < 1:
+        raise ValueError("--every needs a number of at least 1")
+    newest_first = list(commits)[::-1][::step]
+    return newest_first[::-1]
+
+
+def commits_of(repo: str, since: str = "", until: str = "", rev_range: str = "HEAD") -> List[gitsource.Commit]:
+    """First-parent commits of ``rev_range`` (a revision, or ``A..B``), oldest first."""
+    gitdir = gitsource.git_dir(repo)
+    if ".." in rev_range:
+        older, _, newer = rev_range.partition("..")
+        excluded = {c.sha for c in gitsource.first_parent_commits(gitdir, older)}
+        return [c for c in gitsource.first_parent_commits(gitdir, newer or "HEAD", since, until)
+                if c.sha not in excluded]
+    return gitsource.first_parent_commits(gitdir, rev_range, since, until)
+
+
+def history(repo: str, commits: Sequence[gitsource.Commit], *, cache: Any = True,
+            on_revision: Optional[Callable[[gitsource.Commit, Dict[str, Any]], None]] = None,
+            **scan_options: Any) -> pd.DataFrame:
+    """One row per commit: its date, counts and the cache's share of the work."""
+    rows = []
+    for commit in commits:
+        result = scan(repo, rev=commit.sha, cache=cache, **scan_options)
+        summary = result.summary
+        row = {"commit": commit.sha, "date": commit.date, "subject": commit.subject}
+        row.update({key: summary[key] for key in COUNT_COLUMNS})
+        row["files_from_cache"] = summary.get("cache", {}).get("cached", 0)
+        row["files_extracted"] = summary.get("cache", {}).get("extracted", len(result.files))
+        rows.append(row)
+        if on_revision:
+            on_revision(commit, row)
+    columns = ["commit", "date", "subject", *COUNT_COLUMNS, "files_from_cache", "files_extracted"]
+    table = pd.DataFrame(rows, columns=columns)
+    table["date"] = pd.to_datetime(table["date"], utc=True)
+    return table
+
+
+def provenance(repo: str, commits: Sequence[gitsource.Commit], options: Dict[str, Any]) -> Dict[str, Any]:
+    return {"repo": repo, "revisions": len(commits),
+            "first": dataclasses.asdict(commits[0]) if commits else None,
+            "last": dataclasses.asdict(commits[-1]) if commits else None,
+            "options": {k: v for k, v in options.items() if isinstance(v, (str, int, float, bool, list))}}
+

@@ -1,0 +1,98 @@
+"""Many projects at once: a corpus file (TOML) and one stored scan per project.
+
+This module owns the corpus file's format, its validation, and the loop that
+scans each project and stores it in ``OUTPUT/<name>/`` (default
+``data/<name>/``), where ``punstats table`` and ``punstats plot`` compare
+them.  A corpus file::
+
+    name = "mine"                  # optional: what the set is called
+
+    [[project]]
+    pypi = "requests==2.31.0"      # the sdist from PyPI (punstats.pypi)
+    name = "requests"              # optional: its folder and corpus name (default: from the entry)
+
+    [[project]]
+    path = "../src/tool"           # a directory, relative to the corpus file
+
+    [[project]]
+    git = "~/src/cpython"          # a repository (work tree or bare) ...
+    rev = "v3.12.0"                # ... read at this revision without a checkout
+
+Each entry has exactly one of ``pypi``, ``path`` and ``git``; ``rev`` goes
+with ``git`` only (default ``HEAD``).  Every entry is checked before the
+first scan starts, and every error is one line naming the entry.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, List, Optional
+
+from punstats.sources.projects import (
+    CorpusError,
+    CorpusFile,
+    Project,
+    load,  # noqa: F401 (punstats.corpus.load, as before)
+    project_corpus,
+)
+from punstats.store.disk import SUMMARY_FILE
+
+
+@dataclass(frozen=True)
+class Stored:
+    project: Project
+    directory: str
+    summary: Dict[str, Any]
+    reused: bool = False  # already stored (skip_existing); not scanned again
+
+
+def output_directory(project: Project, output: Optional[str] = None) -> str:
+    return os.path.join(output or "data", project.name)
+
+
+def scan_project(project: Project, **options: Any):
+    """``api.scan`` of one project; ``options`` are ``api.scan``'s keyword arguments."""
+    from punstats.runs import scan as api
+    return api.scan(corpus=project_corpus(project), **options)  # a git project's corpus is a revision
+
+
+def scan_corpus(corpus: CorpusFile, output: Optional[str] = None, *, skip_existing: bool = False,
+                csv: bool = False, save: bool = True,
+                on_start: Optional[Callable[[Project], None]] = None,
+                on_done: Optional[Callable[[Stored], None]] = None,
+                **options: Any) -> List[Stored]:
+    """Scan every project in order and store each in ``output/<name>/`` (default ``data/<name>/``).
+
+    ``skip_existing`` keeps a project whose folder already holds a stored
+    scan (resuming an interrupted run).  A project that fails stops the run
+    with a ``CorpusError`` naming it; the ones before it stay stored.
+    """
+    from punstats import engines as engine
+    from punstats.runs import scan as api
+    if options.get("engine") == "dask" and options.get("scheduler") is None:  # one local cluster for all
+        with engine.local_cluster(options.get("jobs")) as address:
+            return scan_corpus(corpus, output, skip_existing=skip_existing, csv=csv, save=save,
+                               on_start=on_start, on_done=on_done, **dict(options, scheduler=address))
+    done: List[Stored] = []
+    for number, project in enumerate(corpus.projects, 1):
+        directory = output_directory(project, output)
+        if on_start:
+            on_start(project)
+        if skip_existing and os.path.isfile(os.path.join(directory, SUMMARY_FILE)):
+            stored = Stored(project, directory, dict(api.load(directory).summary, stored=directory), True)
+        else:
+            try:
+                result = scan_project(project, **options)
+            except ValueError as exc:  # SourceError, GitError, EngineError, bad rules
+                raise CorpusError("project %d (%s, %s): %s" % (number, project.name, project.label,
+                                                              " ".join(str(exc).split()))) from None
+            summary = result.summary
+            if save:
+                result.save(directory, csv=csv)
+                summary = dict(summary, stored=directory)
+            stored = Stored(project, directory, summary)
+        done.append(stored)
+        if on_done:
+            on_done(stored)
+    return done
+

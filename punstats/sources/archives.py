@@ -1,0 +1,388 @@
+"""Unpacking sdists and other archives safely: every refused member recorded with a reason.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import stat
+import tarfile
+import tempfile
+import zipfile
+from dataclasses import asdict, dataclass
+from typing import BinaryIO, List, Optional, Tuple
+
+from punstats.model.corpus import SourceError
+
+
+def default_dir() -> str:
+    from punstats.cache import default_dir as cache_dir
+    return os.path.join(cache_dir(), "sdists")
+
+
+#: Bumped when unpacking could produce a different tree; part of the tree's cache key.
+UNPACK_VERSION = 1
+
+
+MANIFEST = "unpack.json"
+
+
+#: Archive kinds by file-name ending, in order of preference among a release's sdists.
+ARCHIVE_SUFFIXES = ((".tar.gz", "tar"), (".tgz", "tar"), (".zip", "zip"), (".tar.bz2", "tar"),
+                    (".tbz2", "tar"), (".tar.xz", "tar"), (".tar", "tar"))
+
+
+# Reasons a member is refused.
+ABSOLUTE_PATH = "absolute_path"
+
+
+PATH_TRAVERSAL = "path_traversal"
+
+
+BAD_NAME = "bad_name"
+
+
+SYMLINK = "symlink"
+
+
+HARDLINK = "hardlink"
+
+
+DEVICE = "device"
+
+
+FIFO = "fifo"
+
+
+SPECIAL = "special_file"
+
+
+MEMBER_TOO_LARGE = "member_too_large"
+
+
+TOTAL_TOO_LARGE = "total_too_large"
+
+
+TOO_MANY_FILES = "too_many_files"
+
+
+CONFLICT = "conflict"
+
+
+ENCRYPTED = "encrypted"
+
+
+CORRUPT = "corrupt"
+
+
+FILTERED = "filtered"
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_total_bytes: int = 1024 * 1024 * 1024
+    max_member_bytes: int = 128 * 1024 * 1024
+    max_files: int = 100_000  # members of any kind, directories included
+
+    @property
+    def key(self) -> str:
+        text = "%d %d %d %d" % (UNPACK_VERSION, self.max_total_bytes, self.max_member_bytes, self.max_files)
+        return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+@dataclass(frozen=True)
+class Refusal:
+    member: str  # the name as the archive gives it (printable)
+    reason: str  # one of the reason constants above
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class Unpacked:
+    directory: str  # what was written
+    files: int
+    bytes: int
+    refused: Tuple[Refusal, ...]
+
+    @property
+    def root(self) -> str:
+        """The directory to scan: the archive's single top-level directory, if it has one."""
+        try:
+            entries = os.listdir(self.directory)
+        except OSError:
+            return self.directory
+        if len(entries) == 1:
+            only = os.path.join(self.directory, entries[0])
+            if os.path.isdir(only) and not os.path.islink(only):
+                return only
+        return self.directory
+
+
+def _archive_kind(filename: str) -> Optional[str]:
+    lower = filename.lower()
+    for suffix, kind in ARCHIVE_SUFFIXES:
+        if lower.endswith(suffix):
+            return kind
+    return None
+
+
+class _Refused(Exception):
+    def __init__(self, reason: str, detail: str = "") -> None:
+        super().__init__(reason)
+        self.reason, self.detail = reason, detail
+
+
+class _Stop(Exception):
+    """No further member is read."""
+
+
+def _printable(name: str) -> str:
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def member_parts(name: str) -> Tuple[str, ...]:
+    """The path components a member name may be written to; ``_Refused`` otherwise.
+
+    Backslashes count as separators (so ``..\\x`` is traversal too); ``.``
+    and empty components are dropped; the result may be empty (the root).
+    """
+    if "\x00" in name:
+        raise _Refused(BAD_NAME, "NUL byte in the name")
+    if name.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", name):
+        raise _Refused(ABSOLUTE_PATH)
+    parts = tuple(p for p in name.replace("\\", "/").split("/") if p not in ("", "."))
+    if ".." in parts:
+        raise _Refused(PATH_TRAVERSAL)
+    return parts
+
+
+class _Writer:
+    """Writes checked members under ``root`` and keeps the counts and refusals."""
+
+    def __init__(self, root: str, limits: Limits) -> None:
+        os.makedirs(root, exist_ok=True)
+        self.root = root
+        self.real_root = os.path.realpath(root)
+        self.limits = limits
+        self.members = 0
+        self.files = 0
+        self.bytes = 0
+        self.refused: List[Refusal] = []
+
+    def refuse(self, name: str, reason: str, detail: str = "") -> None:
+        self.refused.append(Refusal(_printable(name), reason, detail))
+
+    def count(self) -> None:
+        """Every member counts toward ``max_files``; past it, nothing more is read."""
+        self.members += 1
+        if self.members > self.limits.max_files:
+            raise _Stop(TOO_MANY_FILES, "more than %d members: this one and every later one not extracted"
+                        % self.limits.max_files)
+
+    def target(self, parts: Tuple[str, ...]) -> str:
+        path = os.path.join(self.root, *parts)
+        parent = os.path.realpath(os.path.dirname(path))
+        if parent != self.real_root and not parent.startswith(self.real_root + os.sep):
+            raise _Refused(PATH_TRAVERSAL, "resolves outside the destination")
+        return path
+
+    def directory(self, parts: Tuple[str, ...]) -> None:
+        if not parts:
+            return
+        path = self.target(parts)
+        try:
+            os.makedirs(path, mode=0o755, exist_ok=True)
+        except OSError as exc:
+            raise _Refused(CONFLICT, exc.strerror or str(exc)) from None
+        if os.path.islink(path) or not os.path.isdir(path):
+            raise _Refused(CONFLICT, "exists and is not a directory")
+
+    def check_size(self, size: int) -> None:
+        if size > self.limits.max_member_bytes:
+            raise _Refused(MEMBER_TOO_LARGE, "%d bytes, over the limit of %d"
+                           % (size, self.limits.max_member_bytes))
+        if self.bytes + size > self.limits.max_total_bytes:
+            raise _Refused(TOTAL_TOO_LARGE, "%d bytes would bring the total over the limit of %d"
+                           % (size, self.limits.max_total_bytes))
+
+    def file(self, parts: Tuple[str, ...], size: int, source: BinaryIO) -> None:
+        if not parts:
+            raise _Refused(BAD_NAME, "a file with an empty name")
+        self.check_size(size)
+        path = self.target(parts)
+        if len(parts) > 1:
+            self.directory(parts[:-1])
+        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
+        try:
+            fd = os.open(path, flags, 0o644)
+        except OSError as exc:
+            raise _Refused(CONFLICT, exc.strerror or str(exc)) from None
+        written = 0
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                while True:
+                    chunk = source.read(1 << 20)
+                    if not chunk:
+                        break
+                    written += len(chunk)
+                    if written > size:  # the header lied about the size
+                        raise _Refused(MEMBER_TOO_LARGE, "more bytes than the %d the archive declares" % size)
+                    handle.write(chunk)
+        except _Refused:
+            _remove(path)
+            raise
+        except (OSError, EOFError, zipfile.BadZipFile, tarfile.TarError) as exc:
+            _remove(path)
+            raise _Refused(CORRUPT, " ".join(str(exc).split()) or type(exc).__name__) from None
+        os.chmod(path, 0o644)
+        self.files += 1
+        self.bytes += written
+
+
+def _remove(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+_DATA_FILTER = getattr(tarfile, "data_filter", None)
+
+
+def _tar_member(writer: _Writer, tar: tarfile.TarFile, member: tarfile.TarInfo) -> None:
+    writer.count()
+    parts = member_parts(member.name)
+    if member.issym():
+        raise _Refused(SYMLINK, "link to %s" % _printable(member.linkname))
+    if member.islnk():
+        raise _Refused(HARDLINK, "hard link to %s" % _printable(member.linkname))
+    if member.ischr() or member.isblk():
+        raise _Refused(DEVICE)
+    if member.isfifo():
+        raise _Refused(FIFO)
+    if not (member.isreg() or member.isdir()):
+        raise _Refused(SPECIAL, "tar type %r" % member.type)
+    if _DATA_FILTER is not None and parts:
+        try:
+            _DATA_FILTER(member, writer.root)
+        except tarfile.FilterError as exc:  # never expected after the checks above
+            raise _Refused(FILTERED, "%s: %s" % (type(exc).__name__, exc)) from None
+    if member.isdir():
+        writer.directory(parts)
+        return
+    writer.check_size(member.size)  # before reading anything
+    source = tar.extractfile(member)
+    if source is None:
+        raise _Refused(SPECIAL, "no data")
+    with source:
+        writer.file(parts, member.size, source)
+
+
+def _unpack_tar(path: str, writer: _Writer) -> None:
+    try:
+        tar = tarfile.open(path, mode="r:*")
+    except (tarfile.TarError, OSError, EOFError) as exc:
+        raise SourceError("cannot read %s: %s" % (os.path.basename(path), exc)) from None
+    with tar:
+        while True:
+            try:
+                member = tar.next()
+            except (tarfile.TarError, OSError, EOFError, ValueError) as exc:
+                writer.refuse(os.path.basename(path), CORRUPT,
+                              "reading stopped: %s" % (" ".join(str(exc).split()) or type(exc).__name__))
+                return
+            if member is None:
+                return
+            try:
+                _tar_member(writer, tar, member)
+            except _Refused as refused:
+                writer.refuse(member.name, refused.reason, refused.detail)
+            except _Stop as stop:
+                writer.refuse(member.name, *stop.args)
+                return
+            tar.members = []  # keep memory flat on archives with many members
+
+
+def _zip_member(writer: _Writer, archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> None:
+    writer.count()
+    parts = member_parts(info.filename)
+    kind = stat.S_IFMT(info.external_attr >> 16)
+    if kind == stat.S_IFLNK:
+        raise _Refused(SYMLINK)
+    if kind in (stat.S_IFCHR, stat.S_IFBLK):
+        raise _Refused(DEVICE)
+    if kind == stat.S_IFIFO:
+        raise _Refused(FIFO)
+    if kind == stat.S_IFSOCK:
+        raise _Refused(SPECIAL, "socket")
+    if info.is_dir() or kind == stat.S_IFDIR:
+        writer.directory(parts)
+        return
+    if info.flag_bits & 0x1:
+        raise _Refused(ENCRYPTED)
+    writer.check_size(info.file_size)
+    with archive.open(info) as source:
+        writer.file(parts, info.file_size, source)
+
+
+def _unpack_zip(path: str, writer: _Writer) -> None:
+    try:
+        archive = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError, EOFError) as exc:
+        raise SourceError("cannot read %s: %s" % (os.path.basename(path), exc)) from None
+    with archive:
+        for info in archive.infolist():
+            try:
+                _zip_member(writer, archive, info)
+            except _Refused as refused:
+                writer.refuse(info.filename, refused.reason, refused.detail)
+            except _Stop as stop:
+                writer.refuse(info.filename, *stop.args)
+                return
+            except (zipfile.BadZipFile, NotImplementedError, RuntimeError, OSError) as exc:
+                writer.refuse(info.filename, CORRUPT, " ".join(str(exc).split()) or type(exc).__name__)
+
+
+def unpack(archive: str, destination: str, limits: Limits = Limits()) -> Unpacked:
+    """Unpack ``archive`` (by its ending: tar.gz, tar.bz2, tar.xz, tar, zip) into ``destination``.
+
+    Never raises for a bad member: each is refused and recorded.  Raises
+    ``SourceError`` when the file is not an archive it can open at all.
+    """
+    kind = _archive_kind(archive)
+    if kind is None:
+        raise SourceError("not an archive punstats can unpack (.tar.gz, .tar.bz2, .zip): %s" % archive)
+    writer = _Writer(destination, limits)
+    (_unpack_tar if kind == "tar" else _unpack_zip)(archive, writer)
+    return Unpacked(destination, writer.files, writer.bytes, tuple(writer.refused))
+
+
+def unpack_cached(archive: str, sha256: str, directory: Optional[str] = None,
+                  limits: Limits = Limits()) -> Unpacked:
+    """``unpack`` into the cache, once per archive and limits; later calls read the manifest."""
+    parent = os.path.join(directory or default_dir(), sha256)
+    final = os.path.join(parent, "tree-" + limits.key)
+    manifest = os.path.join(final, MANIFEST)
+    if not os.path.isfile(manifest):
+        os.makedirs(parent, exist_ok=True)
+        partial = tempfile.mkdtemp(dir=parent, prefix=".partial-")
+        try:
+            result = unpack(archive, os.path.join(partial, "src"), limits)
+            with open(os.path.join(partial, MANIFEST), "w", encoding="utf-8") as handle:
+                json.dump({"files": result.files, "bytes": result.bytes, "limits": asdict(limits),
+                           "refused": [asdict(r) for r in result.refused]}, handle, indent=1)
+            try:
+                os.rename(partial, final)
+            except OSError:  # another scan finished first: use its tree
+                if not os.path.isfile(manifest):
+                    raise
+        finally:
+            if os.path.isdir(partial):
+                shutil.rmtree(partial, ignore_errors=True)
+    with open(manifest, encoding="utf-8") as handle:
+        saved = json.load(handle)
+    return Unpacked(os.path.join(final, "src"), saved["files"], saved["bytes"],
+                    tuple(Refusal(**r) for r in saved["refused"]))
+

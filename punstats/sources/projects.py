@@ -1,0 +1,159 @@
+"""Many projects at once: a corpus file (TOML) and one stored scan per project.
+
+This module owns the corpus file's format, its validation, and the loop that
+scans each project and stores it in ``OUTPUT/<name>/`` (default
+``data/<name>/``), where ``punstats table`` and ``punstats plot`` compare
+them.  A corpus file::
+
+    name = "mine"                  # optional: what the set is called
+
+    [[project]]
+    pypi = "requests==2.31.0"      # the sdist from PyPI (punstats.pypi)
+    name = "requests"              # optional: its folder and corpus name (default: from the entry)
+
+    [[project]]
+    path = "../src/tool"           # a directory, relative to the corpus file
+
+    [[project]]
+    git = "~/src/cpython"          # a repository (work tree or bare) ...
+    rev = "v3.12.0"                # ... read at this revision without a checkout
+
+Each entry has exactly one of ``pypi``, ``path`` and ``git``; ``rev`` goes
+with ``git`` only (default ``HEAD``).  Every entry is checked before the
+first scan starts, and every error is one line naming the entry.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+import tomllib
+from dataclasses import dataclass
+from typing import Any, Dict, List, Optional, Tuple
+
+from punstats.model.corpus import Corpus, SourceError
+from punstats.sources import pypi, resolve
+
+KINDS = ("pypi", "path", "git")
+
+
+ENTRY_KEYS = frozenset(KINDS + ("name", "rev"))
+
+
+TOP_KEYS = frozenset({"name", "project"})
+
+
+_SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+@-]*$")
+
+
+class CorpusError(SourceError):
+    """A corpus file that cannot be used, or a project in it that failed; one line."""
+
+
+@dataclass(frozen=True)
+class Project:
+    name: str  # its folder under the output directory
+    kind: str  # pypi, path or git
+    target: str  # pypi:NAME[==VERSION], an absolute path, or a repository path
+    rev: Optional[str] = None  # git only
+    named: bool = False  # the entry gave a name: it also names the stored corpus (tables' columns)
+
+    @property
+    def label(self) -> str:
+        return "%s %s%s" % (self.kind, self.target, "@" + self.rev if self.rev else "")
+
+
+@dataclass(frozen=True)
+class CorpusFile:
+    path: str
+    name: str
+    projects: Tuple[Project, ...]
+
+
+def load(path: str) -> CorpusFile:
+    """Read and check a corpus file; ``CorpusError`` names the first bad entry."""
+    try:
+        with open(path, "rb") as handle:
+            data = tomllib.load(handle)
+    except FileNotFoundError:
+        raise CorpusError("no such corpus file: %s" % path) from None
+    except OSError as exc:
+        raise CorpusError("cannot read %s: %s" % (path, exc.strerror or exc)) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise CorpusError("%s is not valid TOML: %s" % (path, exc)) from None
+    unknown = sorted(set(data) - TOP_KEYS)
+    if unknown:
+        raise CorpusError("%s: unknown key %r (expected name and [[project]] entries)" % (path, unknown[0]))
+    entries = data.get("project")
+    if not isinstance(entries, list) or not entries:
+        raise CorpusError("%s: no [[project]] entries" % path)
+    base = os.path.dirname(os.path.abspath(path))
+    projects: List[Project] = []
+    used: Dict[str, int] = {}
+    for number, entry in enumerate(entries, 1):
+        project = _project(entry, number, base, path)
+        if project.name in used:
+            raise CorpusError("%s: project %d: name %r is already used by project %d; give one of them "
+                              "another name = ..." % (path, number, project.name, used[project.name]))
+        used[project.name] = number
+        projects.append(project)
+    name = data.get("name", os.path.splitext(os.path.basename(path))[0])
+    if not isinstance(name, str):
+        raise CorpusError("%s: name must be a string" % path)
+    return CorpusFile(os.path.abspath(path), name, tuple(projects))
+
+
+def _project(entry: Any, number: int, base: str, path: str) -> Project:
+    where = "%s: project %d" % (path, number)
+    if not isinstance(entry, dict):
+        raise CorpusError("%s: expected a table ([[project]]), got %s" % (where, type(entry).__name__))
+    if isinstance(entry.get("name"), str):
+        where += " (%s)" % entry["name"]
+    unknown = sorted(set(entry) - ENTRY_KEYS)
+    if unknown:
+        raise CorpusError("%s: unknown key %r (expected one of %s, and name; rev with git)"
+                          % (where, unknown[0], ", ".join(KINDS)))
+    for key, value in entry.items():
+        if not isinstance(value, str) or not value.strip():
+            raise CorpusError("%s: %s must be a non-empty string" % (where, key))
+    kinds = [kind for kind in KINDS if kind in entry]
+    if len(kinds) != 1:
+        raise CorpusError("%s: needs exactly one of %s, has %s"
+                          % (where, ", ".join(KINDS), " and ".join(kinds) or "none"))
+    kind = kinds[0]
+    value = entry[kind].strip()
+    if "rev" in entry and kind != "git":
+        raise CorpusError("%s: rev goes with git only" % where)
+    if kind == "pypi":
+        try:
+            spec = pypi.parse_spec(value)
+        except SourceError as exc:
+            raise CorpusError("%s: %s" % (where, exc)) from None
+        target = pypi.PREFIX + spec.name + ("==" + spec.version if spec.version else "")
+        default = spec.canonical
+    else:
+        target = os.path.normpath(os.path.join(base, os.path.expanduser(value)))
+        if not os.path.exists(target):
+            raise CorpusError("%s: no such file or directory: %s" % (where, value))
+        if kind == "git" and not os.path.isdir(target):
+            raise CorpusError("%s: not a git repository: %s" % (where, value))
+        default = os.path.basename(target.rstrip(os.sep)) or "root"
+        if kind == "git" and default.endswith(".git") and len(default) > 4:
+            default = default[:-4]
+    name = entry.get("name", default).strip()
+    if not _SAFE_NAME.match(name) or name in (".", ".."):
+        raise CorpusError("%s: %r cannot be a folder name; give name = ... (letters, digits, . _ + @ -)"
+                          % (where, name))
+    rev = entry.get("rev", "HEAD").strip() if kind == "git" else None
+    return Project(name, kind, target, rev, "name" in entry)
+
+
+def project_corpus(project: Project) -> Corpus:
+    """What the project names (this is where a pypi entry is downloaded), named after it if it says so."""
+    if project.kind == "git":
+        from punstats.sources.git import git_corpus
+        corpus = git_corpus(project.target, project.rev or "HEAD")
+    else:
+        corpus = resolve(project.target)
+    return dataclasses.replace(corpus, name=project.name) if project.named else corpus
+

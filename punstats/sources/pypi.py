@@ -1,0 +1,287 @@
+"""PyPI sources: ``pypi:NAME==VERSION`` as a corpus, fetched and unpacked safely.
+
+This module owns everything between a PyPI spec and a directory to scan:
+looking the release up in the index's JSON API, picking its source
+distribution, downloading it into the user's cache directory and checking
+its sha256 against the index, and unpacking it.  Nothing from the package is
+ever run: no build, no ``setup.py``, no hook; the archive is only read.
+
+Unpacking trusts nothing in the archive.  Every member is checked before it
+is written, and each one refused is recorded with its reason (``Refusal``):
+absolute paths, ``..`` components, links of any kind (symbolic or hard,
+wherever they point: none is ever created), devices, FIFOs and other special
+files, members over the size limit, the total size limit and the member-count
+limit (``Limits``).  Files are written with mode 0644 whatever the archive
+says.  ``tarfile.data_filter`` (Python 3.11.4+) runs as a second check on
+what passes ours.
+
+Cache layout (under ``cache.default_dir()/sdists``)::
+
+    <sha256>/<file name>              the archive, checked against its sha256
+    <sha256>/tree-<limits key>/       unpack.json (counts, refusals) and src/
+
+A tree is renamed into place only when complete, so two scans at once or a
+scan killed midway never leave a half-unpacked tree that looks finished.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import tempfile
+import urllib.error
+import urllib.parse
+import urllib.request
+from dataclasses import asdict, dataclass
+from typing import Any, Callable, Dict, List, Optional, Sequence
+
+from punstats import __version__
+from punstats.model.corpus import Corpus, SourceError
+from punstats.sources.archives import (
+    ARCHIVE_SUFFIXES,
+    Limits,
+    _archive_kind,
+    _remove,
+    default_dir,
+    unpack_cached,
+)
+
+PREFIX = "pypi:"
+
+
+INDEX_URL = "https://pypi.org/pypi"
+
+
+TIMEOUT_SECONDS = 60
+
+
+#: Archives larger than this are not downloaded.
+MAX_DOWNLOAD_BYTES = 512 * 1024 * 1024
+
+
+#: ``get(url) -> bytes``; raises ``FetchError``.  Tests pass their own.
+Getter = Callable[[str], bytes]
+
+
+_NAME = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$")
+
+
+_VERSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.!+_-]*$")
+
+
+_SHA256 = re.compile(r"^[0-9a-f]{64}$")
+
+
+_FILE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+!-]*$")
+
+
+class FetchError(SourceError):
+    """The index or a download failed; ``status`` is the HTTP status when there was one."""
+
+    def __init__(self, message: str, status: Optional[int] = None) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass(frozen=True)
+class Spec:
+    name: str  # as given
+    version: Optional[str]  # None: the latest release
+
+    @property
+    def canonical(self) -> str:
+        """PEP 503 normalized name."""
+        return re.sub(r"[-_.]+", "-", self.name).lower()
+
+
+@dataclass(frozen=True)
+class Sdist:
+    """One source distribution as the index describes it."""
+
+    name: str
+    version: str
+    filename: str
+    url: str
+    sha256: str
+    size: int
+    upload_time: str = ""
+    yanked: bool = False
+
+
+def parse_spec(argument: str) -> Spec:
+    """``pypi:NAME==VERSION`` or ``pypi:NAME``."""
+    text = argument[len(PREFIX):] if argument.startswith(PREFIX) else argument
+    text = text.strip()
+    name, sep, version = text.partition("==")
+    name, version = name.strip(), version.strip()
+    if re.search(r"[<>~!=,;]", name) or "==" in version:
+        raise SourceError("only exact pins NAME==VERSION are supported, not %s" % argument)
+    if not _NAME.match(name):
+        raise SourceError("not a PyPI spec (expected pypi:NAME==VERSION or pypi:NAME): %s" % argument)
+    if sep and not _VERSION.match(version):
+        raise SourceError("not a version in %s (only == VERSION is supported)" % argument)
+    return Spec(name, version if sep else None)
+
+
+def http_get(url: str, timeout: float = TIMEOUT_SECONDS, max_bytes: int = MAX_DOWNLOAD_BYTES) -> bytes:
+    """The body of an HTTPS GET; ``FetchError`` with a one-line message otherwise."""
+    if not url.startswith("https://"):
+        raise FetchError("refusing to fetch a non-HTTPS URL: %s" % url)
+    request = urllib.request.Request(url, headers={"User-Agent": "punstats/%s" % __version__})
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            body = response.read(max_bytes + 1)
+    except urllib.error.HTTPError as exc:
+        raise FetchError("%s: HTTP %d %s" % (url, exc.code, exc.reason), exc.code) from None
+    except (urllib.error.URLError, OSError) as exc:
+        reason = getattr(exc, "reason", None) or exc
+        raise FetchError("cannot reach %s: %s" % (urllib.parse.urlsplit(url).netloc, reason)) from None
+    if len(body) > max_bytes:
+        raise FetchError("%s: larger than %d bytes" % (url, max_bytes))
+    return body
+
+
+def _json(get: Getter, url: str) -> Dict[str, Any]:
+    body = get(url)
+    try:
+        value = json.loads(body)
+    except ValueError:
+        raise FetchError("%s: the index did not answer with JSON" % url) from None
+    if not isinstance(value, dict):
+        raise FetchError("%s: unexpected JSON from the index" % url)
+    return value
+
+
+def find_sdist(spec: Spec, get: Getter = http_get, index_url: str = INDEX_URL) -> Sdist:
+    """The source distribution of ``spec``'s release, from the index's JSON API.
+
+    Asks ``/pypi/NAME/VERSION/json``; when that answers 404 (some mirrors
+    serve only the project document) it falls back to ``/pypi/NAME/json``
+    and its ``releases``.  ``pypi:NAME`` takes the latest version.
+    """
+    quoted = urllib.parse.quote(spec.name)
+    project_url = "%s/%s/json" % (index_url, quoted)
+    if spec.version is None:
+        url = project_url
+        meta = _project_json(get, url, spec)
+        version = str((meta.get("info") or {}).get("version") or "")
+        files = meta.get("urls")
+    else:
+        version = spec.version
+        url = "%s/%s/%s/json" % (index_url, quoted, urllib.parse.quote(version))
+        try:
+            files = _json(get, url).get("urls")
+        except FetchError as exc:
+            if exc.status != 404:
+                raise
+            url = project_url
+            files = (_project_json(get, url, spec).get("releases") or {}).get(version)
+            if files is None:
+                raise SourceError("PyPI has no version %s of %s" % (version, spec.name)) from None
+    if not version or not isinstance(files, list):
+        raise FetchError("%s: unexpected JSON from the index (no release files)" % url)
+    return pick_sdist(spec.name, version, files, base_url=url)
+
+
+def _project_json(get: Getter, url: str, spec: Spec) -> Dict[str, Any]:
+    try:
+        return _json(get, url)
+    except FetchError as exc:
+        if exc.status == 404:
+            raise SourceError("no project %s on PyPI" % spec.name) from None
+        raise
+
+
+def _preference(filename: str) -> int:
+    lower = filename.lower()
+    return next(i for i, (suffix, _) in enumerate(ARCHIVE_SUFFIXES) if lower.endswith(suffix))
+
+
+def pick_sdist(name: str, version: str, files: Sequence[Dict[str, Any]], base_url: str = "") -> Sdist:
+    """The release's sdist among its files (not yanked first, then .tar.gz, .zip, ...).
+
+    File URLs may be relative (some mirrors serve them so): they are resolved
+    against ``base_url``, the JSON document's address, and must be HTTPS.
+    """
+    found: List[Sdist] = []
+    for entry in files:
+        if not isinstance(entry, dict) or entry.get("packagetype") != "sdist":
+            continue
+        filename = str(entry.get("filename") or "")
+        url = urllib.parse.urljoin(base_url, str(entry.get("url") or ""))
+        sha256 = str((entry.get("digests") or {}).get("sha256") or "").lower()
+        if not (_FILE_NAME.match(filename) and _archive_kind(filename) and url.startswith("https://")
+                and _SHA256.match(sha256)):
+            continue
+        found.append(Sdist(name, version, filename, url, sha256, int(entry.get("size") or 0),
+                           str(entry.get("upload_time_iso_8601") or entry.get("upload_time") or ""),
+                           bool(entry.get("yanked"))))
+    if not found:
+        raise SourceError("%s==%s has no source distribution on PyPI that punstats can read "
+                          "(.tar.gz, .zip, .tar.bz2)" % (name, version))
+    return min(found, key=lambda s: (s.yanked, _preference(s.filename)))
+
+
+def _sha256_of(path: str) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def download(sdist: Sdist, directory: Optional[str] = None, get: Getter = http_get) -> str:
+    """The path of the sdist in the cache, downloaded first if absent; its sha256 is checked."""
+    if not _SHA256.match(sdist.sha256) or not _FILE_NAME.match(sdist.filename):
+        raise SourceError("unusable sdist description for %s==%s" % (sdist.name, sdist.version))
+    folder = os.path.join(directory or default_dir(), sdist.sha256)
+    path = os.path.join(folder, sdist.filename)
+    if os.path.isfile(path) and _sha256_of(path) == sdist.sha256:
+        return path
+    if sdist.size > MAX_DOWNLOAD_BYTES:
+        raise SourceError("%s is %d bytes, over the download limit of %d"
+                          % (sdist.filename, sdist.size, MAX_DOWNLOAD_BYTES))
+    body = get(sdist.url)
+    actual = hashlib.sha256(body).hexdigest()
+    if actual != sdist.sha256:
+        raise SourceError("sha256 mismatch for %s: the index says %s, the download is %s"
+                          % (sdist.filename, sdist.sha256, actual))
+    os.makedirs(folder, exist_ok=True)
+    fd, partial = tempfile.mkstemp(dir=folder, prefix=".download-")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(body)
+        os.replace(partial, path)
+    except BaseException:
+        _remove(partial)
+        raise
+    return path
+
+
+def pypi_corpus(argument: str, get: Getter = http_get, directory: Optional[str] = None,
+                limits: Limits = Limits()) -> Corpus:
+    """The corpus of ``pypi:NAME==VERSION``: the unpacked sdist, with its provenance."""
+    spec = parse_spec(argument)
+    sdist = find_sdist(spec, get)
+    path = download(sdist, directory, get)
+    unpacked = unpack_cached(path, sdist.sha256, directory, limits)
+    archive = {
+        "file": sdist.filename,
+        "url": sdist.url,
+        "sha256": sdist.sha256,
+        "yanked": sdist.yanked,
+        "files": unpacked.files,
+        "bytes": unpacked.bytes,
+        "limits": asdict(limits),
+    }
+    return Corpus(
+        name="%s-%s" % (spec.canonical, sdist.version),
+        root=unpacked.root,
+        source="%s%s==%s" % (PREFIX, spec.canonical, sdist.version),
+        revision="%s sha256:%s" % (sdist.filename, sdist.sha256),
+        commit_date=sdist.upload_time,
+        archive=archive,
+        refused_members=tuple((r.member, r.reason, r.detail) for r in unpacked.refused),
+    )
+
