@@ -104,41 +104,7 @@ def pep736(sources: Dict[str, str], *, python: Optional[str] = None,
         path, _, rev = spec.partition("@") if "@" in spec and not os.path.exists(spec) else (spec, "", "")
         gitdir = gitsource.git_dir(path)
         pun, base = _punning_commit(gitdir, rev or None)
-        git = GitSource(path)
-        counts = {"punnable": 0, "punnable_top": 0, "punnable_text": 0, "class_punnable": 0,
-                  "keywords": 0, "double_star": 0, "files": 0, "failed": 0}
-        try:
-            files = git.files(base.sha)
-            counts["files"] = len(files)
-            with interp.Pool(python) as pool:
-                results = _compat_results(pool, files, git.read, cache, ("extract", "compat"))
-                parser = pool.parser
-            for f in files:
-                if not f.blob:
-                    continue
-                ex = from_plain(results[f.blob]["extract"], f.path)
-                if ex.record.status != "ok" or not ex.record.punnable:
-                    continue
-                lines = _LINE_SPLIT.split(decode_source(git.read(f.blob))[0])
-                counts["punnable_text"] += sum(1 for o in ex.occurrences
-                                               if o.kind == KIND_CALL and text_delimited(lines, o))
-        finally:
-            git.close()
-        for f in files:
-            if not f.blob:
-                continue
-            r = results[f.blob]
-            rec = from_plain(r["extract"], f.path).record
-            if rec.status != "ok":
-                counts["failed"] += 1
-                continue
-            counts["punnable"] += rec.punnable
-            counts["class_punnable"] += rec.class_punnable
-            counts["keywords"] += rec.keywords
-            counts["double_star"] += rec.double_star
-            c = r["compat"]
-            if c.get("ok"):
-                counts["punnable_top"] += sum(1 for m in c["matches"] if not m[4])
+        counts, parser = _project_counts(path, base.sha, python, cache)
         definitions = {
             "count: all calls": counts["punnable"],
             "count: calls + class keywords": counts["punnable"] + counts["class_punnable"],
@@ -168,6 +134,47 @@ def pep736(sources: Dict[str, str], *, python: Optional[str] = None,
             "punning_commit": pun.sha if pun else "", "python": parser, "source": spec,
         }
     return out
+
+
+def _project_counts(path: str, commit: str, python: Optional[str],
+                    cache: Optional[BlobCache]) -> Tuple[Dict[str, int], str]:
+    """(the counts every candidate definition needs, the parser) of one project at ``commit``."""
+    git = GitSource(path)
+    counts = {"punnable": 0, "punnable_top": 0, "punnable_text": 0, "class_punnable": 0,
+              "keywords": 0, "double_star": 0, "files": 0, "failed": 0}
+    try:
+        files = git.files(commit)
+        counts["files"] = len(files)
+        with interp.Pool(python) as pool:
+            results = _compat_results(pool, files, git.read, cache, ("extract", "compat"))
+            parser = pool.parser
+        for f in files:
+            if not f.blob:
+                continue
+            ex = from_plain(results[f.blob]["extract"], f.path)
+            if ex.record.status != "ok" or not ex.record.punnable:
+                continue
+            lines = _LINE_SPLIT.split(decode_source(git.read(f.blob))[0])
+            counts["punnable_text"] += sum(1 for o in ex.occurrences
+                                           if o.kind == KIND_CALL and text_delimited(lines, o))
+    finally:
+        git.close()
+    for f in files:
+        if not f.blob:
+            continue
+        r = results[f.blob]
+        rec = from_plain(r["extract"], f.path).record
+        if rec.status != "ok":
+            counts["failed"] += 1
+            continue
+        counts["punnable"] += rec.punnable
+        counts["class_punnable"] += rec.class_punnable
+        counts["keywords"] += rec.keywords
+        counts["double_star"] += rec.double_star
+        c = r["compat"]
+        if c.get("ok"):
+            counts["punnable_top"] += sum(1 for m in c["matches"] if not m[4])
+    return counts, parser
 
 
 def _closest(candidates: Dict[str, Any], target: Any) -> Optional[Dict[str, Any]]:

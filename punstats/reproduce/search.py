@@ -125,19 +125,7 @@ def angelico_search(source: str, since: str, until: str, *, branch: str = "HEAD"
         commits = gitsource.first_parent_commits(git.gitdir, branch, since, until)
         if not commits:
             raise ValueError("no first-parent commits of %s between %s and %s" % (branch, since, until))
-        trees: List[Dict[str, List[Tuple[str, str]]]] = []
-        all_files: Dict[str, SourceFile] = {}
-        for i, c in enumerate(commits):
-            entries = gitsource.list_tree(git.gitdir, c.sha)
-            per_dir = {}
-            for d in directories:
-                files = git.files(c.sha, d, entries)
-                for f in files:
-                    all_files.setdefault(f.blob, f)
-                by = {f.path: f.blob for f in files}
-                per_dir[d] = [(p, by[p]) for p in compat.sorted_walk_order(list(by))]
-            trees.append(per_dir)
-            note("trees", i + 1, len(commits))
+        trees, all_files = _trees(git, commits, directories, note)
         min_len = min(thresholds)
         hits: Dict[SearchConfig, List[Tuple[int, Triple]]] = {}
         parsers = []
@@ -164,6 +152,42 @@ def angelico_search(source: str, since: str, until: str, *, branch: str = "HEAD"
                 note("replay " + pool.parser, i + 1, len(trees))
     finally:
         git.close()
+    exact, best = _ranked(hits, commits, target)
+    return {
+        "published": target.as_dict(),
+        "window": {"since": since, "until": until, "branch": branch, "commits": len(commits),
+                   "first": commits[0].sha, "last": commits[-1].sha},
+        "parsers": parsers, "directories": [d or "." for d in directories],
+        "test_rules": [r.label for r in rules], "quirks": [q.label for q in quirk_sets],
+        "thresholds": list(thresholds), "distinct_blobs": len(all_files),
+        "exact": [h.as_dict() for h in exact],
+        "nearest": [h.as_dict() for h in best[:nearest]],
+    }
+
+
+def _trees(git: GitSource, commits: Sequence[gitsource.Commit], directories: Sequence[str],
+           note: Callable[[str, int, int], None]
+           ) -> Tuple[List[Dict[str, List[Tuple[str, str]]]], Dict[str, SourceFile]]:
+    """Per commit and directory, the (path, blob) pairs in sorted walk order; every distinct blob."""
+    trees: List[Dict[str, List[Tuple[str, str]]]] = []
+    all_files: Dict[str, SourceFile] = {}
+    for i, c in enumerate(commits):
+        entries = gitsource.list_tree(git.gitdir, c.sha)
+        per_dir = {}
+        for d in directories:
+            files = git.files(c.sha, d, entries)
+            for f in files:
+                all_files.setdefault(f.blob, f)
+            by = {f.path: f.blob for f in files}
+            per_dir[d] = [(p, by[p]) for p in compat.sorted_walk_order(list(by))]
+        trees.append(per_dir)
+        note("trees", i + 1, len(commits))
+    return trees, all_files
+
+
+def _ranked(hits: Dict[SearchConfig, List[Tuple[int, Triple]]], commits: Sequence[gitsource.Commit],
+            target: Triple) -> Tuple[List[SearchHit], List[SearchHit]]:
+    """(the exact hits by date, each configuration's nearest window by distance)."""
     exact: List[SearchHit] = []
     best: List[SearchHit] = []
     for cfg, series in hits.items():
@@ -178,16 +202,7 @@ def angelico_search(source: str, since: str, until: str, *, branch: str = "HEAD"
     best.sort(key=lambda h: (h.distance, h.config.directory, h.config.python, h.config.quirks,
                              h.config.test_rule))
     exact.sort(key=lambda h: (h.first.date, h.config.directory, h.config.quirks, h.config.test_rule))
-    return {
-        "published": target.as_dict(),
-        "window": {"since": since, "until": until, "branch": branch, "commits": len(commits),
-                   "first": commits[0].sha, "last": commits[-1].sha},
-        "parsers": parsers, "directories": [d or "." for d in directories],
-        "test_rules": [r.label for r in rules], "quirks": [q.label for q in quirk_sets],
-        "thresholds": list(thresholds), "distinct_blobs": len(all_files),
-        "exact": [h.as_dict() for h in exact],
-        "nearest": [h.as_dict() for h in best[:nearest]],
-    }
+    return exact, best
 
 
 def _windows(series: Sequence[Tuple[int, Triple]]) -> List[Tuple[int, int, Triple]]:
