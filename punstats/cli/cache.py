@@ -4,8 +4,20 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import Any
 
+from punstats.cli.common import json_options
 from punstats.present.console import _n
+
+
+def _add_cache_command(commands: Any) -> None:
+    p = commands.add_parser("cache", help="show the cache's location and size, or clear it",
+                            description="The per-file cache that makes re-scans incremental "
+                                        "($PUNSTATS_CACHE_DIR, else $XDG_CACHE_HOME/punstats, else "
+                                        "~/.cache/punstats).",
+                            parents=[json_options("print the figures as JSON")])
+    p.add_argument("--clear", action="store_true", help="remove every entry")
+    p.set_defaults(handler=cmd_cache)
 
 
 def cmd_cache(args: argparse.Namespace) -> int:

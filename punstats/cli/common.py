@@ -1,4 +1,5 @@
-"""What the commands share: the usage error, the parser class, argument types, engine options.
+"""What the commands share: the usage error, the parser class, argument types, and the
+options several commands take, as argparse parent parsers (``parents=[jobs_options()]``).
 """
 from __future__ import annotations
 
@@ -43,7 +44,45 @@ def _extensions(text: str) -> List[str]:
     return parts
 
 
-def _add_engine_options(p: argparse.ArgumentParser) -> None:
+def _parent() -> argparse.ArgumentParser:
+    return argparse.ArgumentParser(add_help=False)
+
+
+def jobs_options() -> argparse.ArgumentParser:
+    """``-j/--jobs``: how many worker processes."""
+    p = _parent()
+    p.add_argument("-j", "--jobs", type=_positive, default=None, help="worker processes (default: all cores)")
+    return p
+
+
+def rule_options() -> argparse.ArgumentParser:
+    """``--test-rule`` and ``--long``: the rules a scan's tables are classified with."""
+    from punstats.store.rules import DEFAULT_LONG_THRESHOLD
+    p = _parent()
+    p.add_argument("--test-rule", default="components",
+                   help="components (default), substring, none, or regex:PATTERN")
+    p.add_argument("--long", type=_positive, default=DEFAULT_LONG_THRESHOLD, metavar="N",
+                   help="identifiers of at least N characters are long (default: %(default)s)")
+    return p
+
+
+def quiet_options() -> argparse.ArgumentParser:
+    """``-q/--quiet``: no progress bar."""
+    p = _parent()
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    return p
+
+
+def json_options(help: str = "print the result as JSON") -> argparse.ArgumentParser:
+    """``--json``, with what the command prints as JSON."""
+    p = _parent()
+    p.add_argument("--json", action="store_true", help=help)
+    return p
+
+
+def engine_options() -> argparse.ArgumentParser:
+    """``--no-cache``, ``--engine`` and ``--scheduler``: where and whether files are extracted."""
+    p = _parent()
     p.add_argument("--no-cache", action="store_true",
                    help="extract every file again: neither read nor write the cache (punstats cache)")
     p.add_argument("--engine", choices=("local", "dask"), default="local",
@@ -51,6 +90,7 @@ def _add_engine_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--scheduler", metavar="ADDRESS",
                    help="with --engine dask: a running scheduler, e.g. tcp://host:8786 "
                         "(default: start a local cluster of -j workers)")
+    return p
 
 
 def _check_engine_options(args: argparse.Namespace) -> None:

@@ -9,13 +9,15 @@ from typing import Any
 
 from punstats.cli.common import (
     UsageError,
-    _add_engine_options,
     _check_engine_options,
-    _positive,
+    engine_options,
+    jobs_options,
+    json_options,
+    quiet_options,
+    rule_options,
 )
 from punstats.model.corpus import SourceError
 from punstats.present.console import format_corpus_line
-from punstats.store.rules import DEFAULT_LONG_THRESHOLD, parse_test_rule
 
 
 def _add_corpus_commands(commands: Any) -> None:
@@ -23,25 +25,20 @@ def _add_corpus_commands(commands: Any) -> None:
     p = commands.add_parser("corpus", help="scan every project of a corpus file (TOML), one stored scan each",
                             description="Scan every project listed in CORPUS.toml (pypi = NAME==VERSION, "
                                         "path = DIR, or git = REPO with rev = REV) and store each in "
-                                        "data/<name>/ (or DIR/<name>/ with -o DIR).")
+                                        "data/<name>/ (or DIR/<name>/ with -o DIR).",
+                            parents=[json_options("print the summaries as a JSON array"), jobs_options(),
+                                     rule_options(), quiet_options(), engine_options()])
     p.add_argument("corpus_file", metavar="CORPUS.toml")
     p.add_argument("-o", "--output", metavar="DIR", help="store each project in DIR/<name>/ (default: data/)")
     p.add_argument("--csv", action="store_true", help="also write CSV copies of the tables")
-    p.add_argument("--json", action="store_true", help="print the summaries as a JSON array")
-    p.add_argument("-j", "--jobs", type=_positive, default=None, help="worker processes (default: all cores)")
-    p.add_argument("--test-rule", default="components",
-                   help="components (default), substring, none, or regex:PATTERN")
-    p.add_argument("--long", type=_positive, default=DEFAULT_LONG_THRESHOLD, metavar="N",
-                   help="identifiers of at least N characters are long (default: %(default)s)")
     p.add_argument("--skip-existing", action="store_true",
                    help="keep projects already stored in their folder (resume an interrupted run)")
-    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
-    _add_engine_options(p)
     p.set_defaults(handler=cmd_corpus)
 
 
 def cmd_corpus(args: argparse.Namespace) -> int:
     from punstats.runs import projects as corpora
+    from punstats.store.rules import parse_test_rule
 
     _check_engine_options(args)
     try:

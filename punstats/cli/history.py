@@ -5,14 +5,32 @@ from __future__ import annotations
 import argparse
 import json
 import os
+from typing import Any
 
-from punstats.cli.common import UsageError, _progress_bar
-from punstats.store.rules import parse_test_rule
+from punstats.cli.common import UsageError, _progress_bar, jobs_options, json_options, quiet_options, rule_options
+
+
+def _add_history_command(commands: Any) -> None:
+    p = commands.add_parser("history", help="scan many revisions of a git repository: the trend",
+                            description="Scan first-parent revisions of a git repository (no checkout; "
+                                        "unchanged files come from the cache) and store one row per revision.",
+                            parents=[json_options("print the rows as JSON"), jobs_options(), rule_options(),
+                                     quiet_options()])
+    p.add_argument("repo", metavar="REPO", help="a git repository (work tree or bare)")
+    p.add_argument("--since", default="", metavar="DATE", help="first commit date (git's --since)")
+    p.add_argument("--until", default="", metavar="DATE", help="last commit date (git's --until)")
+    p.add_argument("--rev-range", default="HEAD", metavar="A..B", help="revisions to walk (default: HEAD)")
+    p.add_argument("--every", default="month", metavar="commit|month|N",
+                   help="every commit, the last of each month (default), or every Nth commit")
+    p.add_argument("-o", "--output", metavar="DIR", help="default: data/<repository>-history/")
+    p.add_argument("--no-cache", action="store_true", help="extract every file of every revision")
+    p.set_defaults(handler=cmd_history)
 
 
 def cmd_history(args: argparse.Namespace) -> int:
     from punstats.runs import history as histories
     from punstats.sources import git as gitsource
+    from punstats.store.rules import parse_test_rule
     try:
         rule = parse_test_rule(args.test_rule)
         commits = histories.select(histories.commits_of(args.repo, args.since, args.until, args.rev_range),

@@ -6,7 +6,7 @@ import argparse
 import json
 from typing import Any
 
-from punstats.cli.common import UsageError, _cache, _Parser, _positive, _progress_bar
+from punstats.cli.common import UsageError, _cache, _Parser, _positive, _progress_bar, json_options
 from punstats.present.console import _n, format_reproduction, format_search
 from punstats.store.rules import DEFAULT_LONG_THRESHOLD
 
@@ -19,7 +19,8 @@ def _add_reproduce_commands(commands: Any) -> None:
     a = which.add_parser("angelico", help="Chris Angelico's 3858 / 525 / 310 (October 2023)",
                          description="One revision (--rev; SOURCE a git repository) or a checked-out "
                                      "directory (no --rev): published, compat and corrected numbers. "
-                                     "--since/--until: search first-parent commits and configurations.")
+                                     "--since/--until: search first-parent commits and configurations.",
+                         parents=[json_options()])
     a.add_argument("source", metavar="SOURCE", help="git repository (bare or work tree) or directory")
     a.add_argument("--rev", help="the revision to scan")
     a.add_argument("--since", help="search: first commit date (git --since)")
@@ -43,18 +44,17 @@ def _add_reproduce_commands(commands: Any) -> None:
     a.add_argument("--nearest", type=_positive, default=10, help="search: configurations to list")
     a.add_argument("--no-cache", action="store_true", help="do not use the per-blob cache")
     a.add_argument("--lines", action="store_true", help="also print his output lines")
-    a.add_argument("--json", action="store_true")
     a.set_defaults(handler=cmd_reproduce_angelico)
 
     q = which.add_parser("pep736", help="PEP 736's applicability table",
                          description="Each SOURCE a git repository, optionally @REV; a punning commit "
                                      "(or, without REV, the repository's punning commit) is measured "
-                                     "at its parent and gives the lines saved.")
+                                     "at its parent and gives the lines saved.",
+                         parents=[json_options()])
     for project in ("cpython", "numpy", "pandas", "scikit-learn"):
         q.add_argument("--" + project, metavar="SRC[@REV]")
     q.add_argument("--python", metavar="PATH")
     q.add_argument("--no-cache", action="store_true")
-    q.add_argument("--json", action="store_true")
     q.set_defaults(handler=cmd_reproduce_pep736)
 
 

@@ -7,14 +7,15 @@ import os
 import sys
 from typing import Any
 
-from punstats.cli.common import UsageError, _positive
+from punstats.cli.common import UsageError, jobs_options
 from punstats.present.console import format_rewrite
 
 
 def _add_rewrite_commands(commands: Any) -> None:
     for name, help_text in (("rewrite", "rewrite f(x=x) as f(x=) (PEP 736); prints a summary, a diff, or writes"),
                             ("expand", "rewrite f(x=) back to f(x=x), so punned code runs on today's Python")):
-        p = commands.add_parser(name, help=help_text, description=help_text[0].upper() + help_text[1:] + ".")
+        p = commands.add_parser(name, help=help_text, description=help_text[0].upper() + help_text[1:] + ".",
+                                parents=[jobs_options()])
         p.add_argument("path", metavar="PATH", help="directory or file")
         out = p.add_mutually_exclusive_group()
         out.add_argument("--diff", action="store_true", help="print a unified diff (git apply accepts it)")
@@ -22,7 +23,6 @@ def _add_rewrite_commands(commands: Any) -> None:
         if name == "rewrite":
             p.add_argument("--rewrap", action="store_true",
                            help="join calls that now fit on one line, as the PEP author's commit did")
-        p.add_argument("-j", "--jobs", type=_positive, default=None, help="worker processes (default: all cores)")
         p.set_defaults(handler=cmd_rewrite, mode="pun" if name == "rewrite" else "expand")
 
 

@@ -8,12 +8,52 @@ import os
 import sys
 from typing import Any, List, Sequence
 
-from punstats.cli.common import UsageError, _check_engine_options, _one_line
+from punstats.cli.common import (
+    UsageError,
+    _check_engine_options,
+    _extensions,
+    _one_line,
+    _positive,
+    _progress_bar,
+    engine_options,
+    jobs_options,
+    json_options,
+    quiet_options,
+    rule_options,
+)
+from punstats.discover.tree import DEFAULT_EXTENSIONS
 from punstats.model.corpus import SourceError
+from punstats.model.limits import DEFAULT_MAX_BYTES
 from punstats.present.console import format_summary
-from punstats.runs.scan import scan
 from punstats.sources import resolve
-from punstats.store.rules import parse_test_rule
+
+
+def _add_scan_command(commands: Any) -> None:
+    p = commands.add_parser("scan", help="scan code bases and store the results",
+                            description="Scan directories (default: this interpreter's standard library).",
+                            parents=[json_options("print the summary as JSON"), jobs_options(), rule_options(),
+                                     quiet_options(), engine_options()])
+    p.add_argument("paths", nargs="*", metavar="PATH", help="directory or file; none: the standard library")
+    p.add_argument("-o", "--output", metavar="DIR",
+                   help="where to store the tables (default: data/<corpus name>/)")
+    p.add_argument("--no-save", action="store_true", help="print the summary only")
+    p.add_argument("--csv", action="store_true", help="also write CSV copies of the tables")
+    p.add_argument("--test-pattern", metavar="REGEX", help="shorthand for --test-rule regex:REGEX")
+    p.add_argument("--extensions", type=_extensions, default=list(DEFAULT_EXTENSIONS),
+                   help="file endings to scan, comma-separated (default: .py; e.g. .py,.pyw,.pyi)")
+    p.add_argument("--follow-links", action="store_true",
+                   help="follow symbolic links that stay inside the root")
+    p.add_argument("--no-exclude", action="store_true",
+                   help="also walk VCS, virtual-environment and cache directories")
+    p.add_argument("--max-bytes", type=_positive, default=DEFAULT_MAX_BYTES,
+                   help="larger files are recorded as too_large (default: %(default)s)")
+    p.add_argument("--lines-saved", action="store_true",
+                   help="also measure the lines punning would save (punstats rewrite --rewrap, in memory)")
+    p.add_argument("--rev", metavar="REV", help="scan this revision of the git repository PATH (no checkout)")
+    p.add_argument("--python", metavar="PATH", help="parse with this interpreter (Python >= 3.8)")
+    p.add_argument("--compat", metavar="PROFILE",
+                   help="count as a published script did, e.g. angelico-2023-10; prints its output lines")
+    p.set_defaults(handler=cmd_scan)
 
 
 def _scan_compat(args: argparse.Namespace, rule: Any) -> int:
@@ -39,8 +79,6 @@ def _scan_compat(args: argparse.Namespace, rule: Any) -> int:
              r.configuration["test_rule"], "; " + r.crash if r.crash else ""), file=sys.stderr)
     return 0
 
-from punstats.cli.common import _progress_bar
-
 
 def _output_dirs(args: argparse.Namespace, names: Sequence[str]) -> List[str]:
     base = args.output
@@ -60,6 +98,9 @@ def _output_dirs(args: argparse.Namespace, names: Sequence[str]) -> List[str]:
 
 
 def cmd_scan(args: argparse.Namespace) -> int:
+    from punstats.runs.scan import scan
+    from punstats.store.rules import parse_test_rule
+
     _check_engine_options(args)
     try:
         rule = parse_test_rule("regex:" + args.test_pattern if args.test_pattern else args.test_rule)

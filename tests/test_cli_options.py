@@ -1,0 +1,110 @@
+"""Every command keeps the options, and their defaults, it had before the shared
+options became parent parsers (``punstats.cli.common``): recorded from the
+code before that change.
+"""
+import argparse
+import re
+
+import pytest
+
+from punstats.cli import build_parser
+
+#: command -> {option strings (or a positional's name): default}, as recorded before the change
+RECORDED = {
+    'scan': {
+        'paths': None, '-o --output': None, '--no-save': False, '--csv': False, '--json': False,
+        '-j --jobs': None, '--test-rule': 'components', '--test-pattern': None, '--long': 10,
+        '--extensions': ['.py'], '--follow-links': False, '--no-exclude': False, '--max-bytes': 20971520,
+        '-q --quiet': False, '--lines-saved': False, '--rev': None, '--python': None, '--compat': None,
+        '--no-cache': False, '--engine': 'local', '--scheduler': None,
+    },
+    'cache': {
+        '--clear': False, '--json': False,
+    },
+    'history': {
+        'repo': None, '--since': '', '--until': '', '--rev-range': 'HEAD', '--every': 'month',
+        '-o --output': None, '-j --jobs': None, '--test-rule': 'components', '--long': 10, '--no-cache': False,
+        '--json': False, '-q --quiet': False,
+    },
+    'table': {
+        'dirs': None, '--test-rule': None, '--long': None, '--format': 'rst', '--by': 'summary',
+        '--kinds': None, '-n --top': 20, '-o --output': None,
+    },
+    'plot': {
+        'dirs': None, '--test-rule': None, '--long': None, '-o --output': None, '--format': ['png', 'svg'],
+    },
+    'report': {
+        'dirs': None, '--test-rule': None, '--long': None, '-o --output': None, '--figures-dir': None,
+        '--no-figures': False,
+    },
+    'reproduce angelico': {
+        'source': None, '--rev': None, '--since': None, '--until': None, '--branch': 'HEAD', '--python': None,
+        '--walk': None, '--directory': '', '--profile': 'angelico-2023-10', '--descend': False,
+        '--no-stale': False, '--test-rule': None, '--test-pattern': None, '--long': 10, '--nearest': 10,
+        '--no-cache': False, '--lines': False, '--json': False,
+    },
+    'reproduce pep736': {
+        '--cpython': None, '--numpy': None, '--pandas': None, '--scikit-learn': None, '--python': None,
+        '--no-cache': False, '--json': False,
+    },
+    'reproduce': {},
+    'corpus': {
+        'corpus_file': None, '-o --output': None, '--csv': False, '--json': False, '-j --jobs': None,
+        '--test-rule': 'components', '--long': 10, '--skip-existing': False, '-q --quiet': False,
+        '--no-cache': False, '--engine': 'local', '--scheduler': None,
+    },
+    'rewrite': {
+        'path': None, '--diff': False, '--write': False, '--rewrap': False, '-j --jobs': None,
+    },
+    'expand': {
+        'path': None, '--diff': False, '--write': False, '-j --jobs': None,
+    },
+    '': {
+        '--version': '==SUPPRESS==',
+    },
+}
+
+
+def _commands(parser, path=()):
+    yield " ".join(path), parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield from _commands(sub, path + (name,))
+
+
+COMMANDS = dict(_commands(build_parser()))
+
+
+def test_the_same_commands():
+    assert sorted(COMMANDS) == sorted(RECORDED)
+
+
+@pytest.mark.parametrize("command", sorted(RECORDED))
+def test_options_and_defaults_unchanged(command):
+    parser = COMMANDS[command]
+    found = {" ".join(a.option_strings) or a.dest: a.default for a in parser._actions
+             if not isinstance(a, (argparse._HelpAction, argparse._SubParsersAction))}
+    assert found == RECORDED[command]
+
+
+@pytest.mark.parametrize("command", sorted(RECORDED))
+def test_help_lists_every_option(command):
+    text = COMMANDS[command].format_help()
+    listed = set(re.findall(r"(?<![\w-])(--?[A-Za-z][\w-]*)", text))
+    for options in RECORDED[command]:
+        for option in options.split():
+            if option.startswith("-"):
+                assert option in listed, "%s --help does not list %s" % (command or "punstats", option)
+    assert "-h" in listed
+
+
+def test_shared_options_parse_alike():
+    """An option from a parent parser means the same in every command that has it."""
+    parse = build_parser().parse_args
+    for argv in (["scan", "-j", "3", "--long", "7", "--test-rule", "none", "--json", "-q"],
+                 ["corpus", "c.toml", "-j", "3", "--long", "7", "--test-rule", "none", "--json", "-q"],
+                 ["history", "r", "-j", "3", "--long", "7", "--test-rule", "none", "--json", "-q"]):
+        args = parse(argv)
+        assert (args.jobs, args.long, args.test_rule, args.json, args.quiet) == (3, 7, "none", True, True)
+    assert parse(["rewrite", "p", "-j", "2"]).jobs == parse(["expand", "p", "-j", "2"]).jobs == 2
