@@ -4,9 +4,12 @@ code before that change.
 """
 import argparse
 import re
+import subprocess
+import sys
 
 import pytest
 
+from punstats import cli
 from punstats.cli import build_parser
 
 #: command -> {option strings (or a positional's name): default}, as recorded before the change
@@ -69,15 +72,35 @@ def _commands(parser, path=()):
     yield " ".join(path), parser
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
-            for name, sub in action.choices.items():
+            for name in list(action.choices):
+                sub = action.parser_of(name) if hasattr(action, "parser_of") else action.choices[name]
                 yield from _commands(sub, path + (name,))
 
 
-COMMANDS = dict(_commands(build_parser()))
+PARSER = build_parser()
+COMMANDS = dict(_commands(PARSER))
 
 
 def test_the_same_commands():
     assert sorted(COMMANDS) == sorted(RECORDED)
+
+
+def test_the_listed_help_is_the_groups():
+    """``punstats --help`` lists each command with the help its group gives it, and a group adds no
+    command the list lacks (it could not be chosen before its group is imported)."""
+    commands, = [a for a in PARSER._actions if isinstance(a, argparse._SubParsersAction)]
+    assert sorted(commands.group_help) == sorted(cli.COMMANDS)
+    for name, (_, _, help_text) in cli.COMMANDS.items():
+        assert commands.group_help[name] == help_text, name
+
+
+def test_a_command_imports_only_its_group():
+    code = ("import sys\nfrom punstats.cli import main\ntry:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
+            "print(sorted(m for m in sys.modules if m.startswith('punstats.cli.')))")
+    for argv, groups in ((["--version"], ["common"]), (["--help"], ["common"]),
+                         (["rewrite", "--help"], ["common", "rewrite"]), (["plot", "-h"], ["common", "evidence"])):
+        out = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, check=True)
+        assert out.stdout.splitlines()[-1] == repr(["punstats.cli." + g for g in groups]), argv
 
 
 @pytest.mark.parametrize("command", sorted(RECORDED))

@@ -13,12 +13,15 @@
 - No module over 400 lines, no function (or method) over 60 lines.  The
   traversal (``extract/traversal.py``, class ``_Collector``) is the one
   exception: one branch per occurrence kind keeps every kind in one place.
+- ``punstats --version`` and ``--help`` import no heavy library (pandas,
+  pyarrow, matplotlib, dask, tqdm): those are imported where used.
 
 The source is read, never imported, so a violation is reported even when it
 would only show under another interpreter or in a function nobody calls.
 """
 import ast
 import os
+import subprocess
 import sys
 
 import pytest
@@ -294,3 +297,25 @@ def test_the_length_check_can_fail():
     assert _long_functions(tree, "a.py") == ["a.py::f"]
     assert _long_functions(tree, "extract/traversal.py") == ["extract/traversal.py::f"]
     assert _long_functions(ast.parse("def g():\n" + body.split("\n", 1)[1] + "\n"), "a.py") == []
+
+
+HEAVY = ("pandas", "pyarrow", "matplotlib", "dask", "distributed", "tqdm", "numpy")
+
+
+@pytest.mark.parametrize("argv", [["--version"], ["--help"], ["scan", "--help"], ["table", "--help"],
+                                  ["history", "--help"], ["reproduce", "angelico", "--help"]])
+def test_help_and_version_import_no_heavy_library(argv):
+    """``python -m punstats --version`` (and every ``--help``) leaves pandas & co. unimported."""
+    probe = ("import runpy, sys\nsys.argv = ['punstats'] + sys.argv[1:]\n"
+             "try:\n    runpy.run_module('punstats', run_name='__main__')\nexcept SystemExit:\n    pass\n"
+             "sys.stderr.write(repr(sorted(m.split('.')[0] for m in sys.modules if m.split('.')[0] in %r)))\n"
+             % (HEAVY,))
+    proc = subprocess.run([sys.executable, "-c", probe, *argv], capture_output=True, text=True)
+    assert proc.returncode == 0 and proc.stdout.startswith(("punstats ", "usage: punstats"))
+    assert proc.stderr == "[]"
+
+
+def test_the_heavy_import_probe_can_fail():
+    proc = subprocess.run([sys.executable, "-c", "import sys, pandas; print('pandas' in sys.modules)"],
+                          capture_output=True, text=True)
+    assert proc.stdout.strip() == "True"

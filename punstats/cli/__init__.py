@@ -3,36 +3,75 @@
 Every command calls the Python API; nothing here computes a statistic.
 Exit status: 0 when the command ran (files that fail to parse are data),
 2 for a usage error, reported in one line without a traceback.
+
+Each command group is a module of ``punstats.cli`` that builds its commands'
+parsers (shared options as parent parsers from ``common``) and runs them.
+``COMMANDS`` lists them with their one-line help, so that ``punstats --help``
+and ``--version`` import no group, and a command imports only its own
+(``tests/test_cli_options.py`` holds the one-line help equal to the group's).
 """
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
-from typing import Optional, Sequence
+from typing import Dict, Optional, Sequence, Tuple
 
 from punstats import __version__
-from punstats.cli.cache import _add_cache_command
 from punstats.cli.common import USAGE_ERROR, UsageError, _Parser
-from punstats.cli.corpus import _add_corpus_commands
-from punstats.cli.evidence import _add_evidence_commands
-from punstats.cli.history import _add_history_command
-from punstats.cli.reproduce import _add_reproduce_commands
-from punstats.cli.rewrite import _add_rewrite_commands
-from punstats.cli.scan import _add_scan_command
+
+#: command -> (module of punstats.cli, its function that adds the group's parsers, one-line help),
+#: in the order ``punstats --help`` lists them
+COMMANDS: Dict[str, Tuple[str, str, str]] = {
+    "scan": ("scan", "_add_scan_command", "scan code bases and store the results"),
+    "cache": ("cache", "_add_cache_command", "show the cache's location and size, or clear it"),
+    "history": ("history", "_add_history_command", "scan many revisions of a git repository: the trend"),
+    "table": ("evidence", "_add_evidence_commands", "tables of stored scans (reST, Markdown, CSV, LaTeX)"),
+    "plot": ("evidence", "_add_evidence_commands", "figures of stored scans (PNG and SVG)"),
+    "report": ("evidence", "_add_evidence_commands", "a self-contained Markdown report of a stored scan"),
+    "reproduce": ("reproduce", "_add_reproduce_commands", "reproduce published figures and explain differences"),
+    "corpus": ("corpus", "_add_corpus_commands",
+               "scan every project of a corpus file (TOML), one stored scan each"),
+    "rewrite": ("rewrite", "_add_rewrite_commands",
+                "rewrite f(x=x) as f(x=) (PEP 736); prints a summary, a diff, or writes"),
+    "expand": ("rewrite", "_add_rewrite_commands",
+               "rewrite f(x=) back to f(x=x), so punned code runs on today's Python"),
+}
+
+
+class _Commands(argparse._SubParsersAction):
+    """The subcommands: a placeholder each, replaced by the group's parsers when one is chosen."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._placeholders = {name: super(_Commands, self).add_parser(name, help=help)
+                              for name, (_, _, help) in COMMANDS.items()}
+        self.group_help: Dict[str, Optional[str]] = {}  # the help each group gave its commands
+
+    def add_parser(self, name: str, **kwargs) -> argparse.ArgumentParser:
+        if name in self._placeholders:  # a group adds a listed command: its line in --help is there
+            self.group_help[name] = kwargs.pop("help", None)
+            del self._name_parser_map[name], self._placeholders[name]
+        return super().add_parser(name, **kwargs)
+
+    def parser_of(self, name: str) -> argparse.ArgumentParser:
+        """The parser of command ``name``, its group's parsers built first."""
+        if name in self._placeholders:
+            module, function, _ = COMMANDS[name]
+            getattr(importlib.import_module("punstats.cli." + module), function)(self)
+        return self._name_parser_map[name]
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        if values and values[0] in COMMANDS:
+            self.parser_of(values[0])
+        super().__call__(parser, namespace, values, option_string)
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="punstats", description="Count keyword arguments of the form f(x=x).")
     parser.add_argument("--version", action="version", version="punstats " + __version__)
-    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    _add_scan_command(commands)
-    _add_cache_command(commands)
-    _add_history_command(commands)
-    _add_evidence_commands(commands)
-    _add_reproduce_commands(commands)
-    _add_corpus_commands(commands)
-    _add_rewrite_commands(commands)
+    parser.add_subparsers(dest="command", required=True, parser_class=_Parser, action=_Commands)
     return parser
 
 

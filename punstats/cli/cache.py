@@ -7,7 +7,6 @@ import json
 from typing import Any
 
 from punstats.cli.common import json_options
-from punstats.present.console import _n
 
 
 def _add_cache_command(commands: Any) -> None:
@@ -22,6 +21,7 @@ def _add_cache_command(commands: Any) -> None:
 
 def cmd_cache(args: argparse.Namespace) -> int:
     from punstats import cache as caches
+    from punstats.present.console import _n
     with caches.BlobCache() as cache:
         removed = cache.clear() if args.clear else None
         stats = cache.stats()

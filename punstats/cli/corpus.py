@@ -16,8 +16,6 @@ from punstats.cli.common import (
     quiet_options,
     rule_options,
 )
-from punstats.model.corpus import SourceError
-from punstats.present.console import format_corpus_line
 
 
 def _add_corpus_commands(commands: Any) -> None:
@@ -37,6 +35,8 @@ def _add_corpus_commands(commands: Any) -> None:
 
 
 def cmd_corpus(args: argparse.Namespace) -> int:
+    from punstats.model.corpus import SourceError
+    from punstats.present.console import format_corpus_line
     from punstats.runs import projects as corpora
     from punstats.store.rules import parse_test_rule
 

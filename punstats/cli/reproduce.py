@@ -7,7 +7,6 @@ import json
 from typing import Any
 
 from punstats.cli.common import UsageError, _cache, _Parser, _positive, _progress_bar, json_options
-from punstats.present.console import _n, format_reproduction, format_search
 from punstats.store.rules import DEFAULT_LONG_THRESHOLD
 
 
@@ -60,6 +59,7 @@ def _add_reproduce_commands(commands: Any) -> None:
 
 def cmd_reproduce_angelico(args: argparse.Namespace) -> int:
     from punstats import reproduce
+    from punstats.present.console import format_reproduction, format_search
     pythons = args.python or [None]
     rules = (args.test_rule or []) + ["path:regex:" + pattern for pattern in args.test_pattern or []]
     searching = args.since is not None or args.until is not None
@@ -110,6 +110,7 @@ def cmd_reproduce_angelico(args: argparse.Namespace) -> int:
 
 def cmd_reproduce_pep736(args: argparse.Namespace) -> int:
     from punstats import reproduce
+    from punstats.present.console import _n
     sources = {name: getattr(args, name.replace("-", "_")) for name in
                ("cpython", "numpy", "pandas", "scikit-learn")}
     sources = {k: v for k, v in sources.items() if v}

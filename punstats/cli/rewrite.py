@@ -8,7 +8,6 @@ import sys
 from typing import Any
 
 from punstats.cli.common import UsageError, jobs_options
-from punstats.present.console import format_rewrite
 
 
 def _add_rewrite_commands(commands: Any) -> None:
@@ -28,6 +27,7 @@ def _add_rewrite_commands(commands: Any) -> None:
 
 def cmd_rewrite(args: argparse.Namespace) -> int:
     from punstats import rewrite
+    from punstats.present.console import format_rewrite
     if not os.path.exists(args.path):
         raise UsageError("no such file or directory: %s" % args.path)
     results = rewrite.rewrite_tree(args.path, mode=args.mode, rewrap=getattr(args, "rewrap", False),

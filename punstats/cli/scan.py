@@ -22,10 +22,7 @@ from punstats.cli.common import (
     rule_options,
 )
 from punstats.discover.tree import DEFAULT_EXTENSIONS
-from punstats.model.corpus import SourceError
 from punstats.model.limits import DEFAULT_MAX_BYTES
-from punstats.present.console import format_summary
-from punstats.sources import resolve
 
 
 def _add_scan_command(commands: Any) -> None:
@@ -98,7 +95,10 @@ def _output_dirs(args: argparse.Namespace, names: Sequence[str]) -> List[str]:
 
 
 def cmd_scan(args: argparse.Namespace) -> int:
+    from punstats.model.corpus import SourceError
+    from punstats.present.console import format_summary
     from punstats.runs.scan import scan
+    from punstats.sources import resolve
     from punstats.store.rules import parse_test_rule
 
     _check_engine_options(args)
