@@ -110,6 +110,7 @@ def stdlib_scans(tmp_path_factory):
     return out, results
 
 
+@pytest.mark.slow  # the whole standard library
 def test_stdlib_counts_equal_an_independent_ast_walk(stdlib_scans):
     _, results = stdlib_scans
     summary = results["2"]
@@ -126,6 +127,7 @@ def test_stdlib_counts_equal_an_independent_ast_walk(stdlib_scans):
     assert all(value > 0 for value in kinds.values()), kinds  # each kind occurs in the stdlib
 
 
+@pytest.mark.slow  # the whole standard library
 def test_stdlib_summary_has_the_documented_keys(stdlib_scans):
     _, results = stdlib_scans
     summary = results["2"]
@@ -140,6 +142,7 @@ def test_stdlib_summary_has_the_documented_keys(stdlib_scans):
     assert summary["long_nontest"] < summary["long"] < summary["punnable"]
 
 
+@pytest.mark.slow  # the whole standard library
 def test_jobs_1_and_2_store_identical_results(stdlib_scans):
     out, results = stdlib_scans
     for name in ("occurrences.parquet", "files.parquet"):
@@ -151,6 +154,7 @@ def test_jobs_1_and_2_store_identical_results(stdlib_scans):
     assert summaries[0] == summaries[1]
 
 
+@pytest.mark.slow  # the whole standard library
 def test_stored_tables_agree_with_the_summary(stdlib_scans):
     out, results = stdlib_scans
     occ = pd.read_parquet(out / "2" / "occurrences.parquet")

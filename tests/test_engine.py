@@ -76,6 +76,7 @@ def test_on_batch_sees_every_result_once_as_it_arrives(tmp_path, monkeypatch):
     monkeypatch.setattr(engine, "BATCH_BYTES", 100)
     for jobs in (1, 2):
         seen = []
-        results = run(candidates, jobs=jobs, on_batch=lambda group, extractions: seen.extend(zip(group, extractions)))
+        results = run(candidates, jobs=jobs,
+                      on_batch=lambda group, extractions, seen=seen: seen.extend(zip(group, extractions)))
         assert sorted(index for index, _ in seen) == list(range(len(candidates)))
         assert all(results[index] == extraction for index, extraction in seen)

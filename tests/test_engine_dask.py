@@ -136,6 +136,7 @@ def test_workers_with_another_extractor_or_python_are_refused():
         engine.dask._check_workers(Client(), timeout=1)
 
 
+@pytest.mark.slow  # the whole standard library
 def test_whole_standard_library_identical_to_the_local_engine(cluster, tmp_path):
     punstats.scan(engine="dask", scheduler=cluster.scheduler_address).save(str(tmp_path / "dask"))
     punstats.scan(jobs=2).save(str(tmp_path / "local"))

@@ -19,7 +19,8 @@ def same_tables(a, b):
     for name in ("occurrences", "files", "functions"):
         assert getattr(a, name).equals(getattr(b, name)), name
     drop = ("created", "cache")
-    assert {k: v for k, v in a.summary.items() if k not in drop} == {k: v for k, v in b.summary.items() if k not in drop}
+    assert ({k: v for k, v in a.summary.items() if k not in drop}
+            == {k: v for k, v in b.summary.items() if k not in drop})
 
 
 @pytest.fixture

@@ -133,7 +133,8 @@ def test_truncated_archive_keeps_what_came_before(tmp_path):
     (tmp_path / "cut.tar").write_bytes(data[:4096])
     result = unpack(str(tmp_path / "cut.tar"), str(tmp_path / "out"))
     assert written(tmp_path / "out") == ["t/a.py"]
-    assert [(r.member, r.reason) for r in result.refused] == [("t/b.py", archives.CORRUPT), ("cut.tar", archives.CORRUPT)]
+    assert [(r.member, r.reason) for r in result.refused] == [("t/b.py", archives.CORRUPT),
+                                                              ("cut.tar", archives.CORRUPT)]
     assert result.refused[1].detail.startswith("reading stopped:")
 
 

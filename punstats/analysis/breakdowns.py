@@ -141,7 +141,7 @@ def kinds_comparison(summaries: Sequence[Dict[str, Any]]) -> pd.DataFrame:
     of the row's denominator (keyword arguments, string-keyed dict entries,
     class keywords, calls or functions; NaN where a share means nothing)."""
     rows = []
-    for key, label, denominator, section in KIND_ROWS:
+    for key, label, denominator, _section in KIND_ROWS:
         row: Dict[str, Any] = {"kind": key, "label": label, "denominator": denominator}
         for index, s in enumerate(summaries):
             values = dict(s.get("kinds", {}), **s.get("parameters", {}))

@@ -7,6 +7,7 @@ from typing import Any, Dict, List
 import pandas as pd
 
 from punstats.model.kinds import KIND_CALL
+from punstats.model.statuses import OK, SKIPPED_STATUSES
 
 TOP_N = 10
 
@@ -17,8 +18,6 @@ KIND_COUNTERS = (
     "calls_no_arguments", "calls_positional_only", "calls_keyword_only", "calls_mixed",
     "calls_all_punnable", "functions",
 )
-
-from punstats.model.statuses import OK, SKIPPED_STATUSES
 
 
 def scanned_files(files: pd.DataFrame) -> pd.DataFrame:

@@ -134,9 +134,9 @@ def angelico_search(source: str, since: str, until: str, *, branch: str = "HEAD"
                 parsers.append(pool.parser)
                 counter = [0]
 
-                def tick(n: int) -> None:
+                def tick(n: int, counter: List[int] = counter, parser: str = pool.parser) -> None:
                     counter[0] += n
-                    note("blobs " + pool.parser, counter[0], len(all_files))
+                    note("blobs " + parser, counter[0], len(all_files))
                 results = _compat_results(pool, list(all_files.values()), git.read, cache,
                                           progress=tick)
             summaries = {b: _blob_summary(r["compat"], min_len) for b, r in results.items()}

@@ -4,7 +4,6 @@
 ``rewrap`` (joining calls that now fit), ``diff`` and ``tree`` (the runner).
 """
 from punstats.rewrite.diff import unified_diff  # noqa: F401
-from punstats.rewrite.transform import expand, expand_text, pun, pun_text  # noqa: F401
 from punstats.rewrite.source import (  # noqa: F401
     EXPAND,
     FILE_DECODE,
@@ -21,4 +20,5 @@ from punstats.rewrite.source import (  # noqa: F401
     Skipped,
     same_tree,
 )
+from punstats.rewrite.transform import expand, expand_text, pun, pun_text  # noqa: F401
 from punstats.rewrite.tree import Summary, rewrite_tree, summarize, write  # noqa: F401

@@ -11,6 +11,7 @@ from typing import Iterator, List, Sequence, Tuple
 
 from punstats.extract.decode import decode_source
 from punstats.extract.traversal import child_nodes, is_punnable
+from punstats.rewrite.rewrap import Join
 
 
 def _split(data: bytes) -> List[bytes]:
@@ -22,7 +23,6 @@ def _opcodes(old: bytes, new: bytes):
     matcher = difflib.SequenceMatcher(None, _split(old), _split(new), autojunk=False)
     return matcher.get_opcodes()
 
-from punstats.rewrite.rewrap import Join
 
 PUN = "pun"
 

@@ -7,9 +7,9 @@ import os
 from dataclasses import dataclass
 from typing import Optional, Sequence, Tuple
 
-from punstats.rewrite.transform import expand, pun
 from punstats.rewrite.rewrap import LINE_LENGTH
 from punstats.rewrite.source import EXPAND, PUN, Rewrite
+from punstats.rewrite.transform import expand, pun
 
 
 @dataclass(frozen=True)

@@ -260,7 +260,7 @@ def download(sdist: Sdist, directory: Optional[str] = None, get: Getter = http_g
 
 
 def pypi_corpus(argument: str, get: Getter = http_get, directory: Optional[str] = None,
-                limits: Limits = Limits()) -> Corpus:
+                limits: Limits = Limits()) -> Corpus:  # noqa: B008 (a frozen record)
     """The corpus of ``pypi:NAME==VERSION``: the unpacked sdist, with its provenance."""
     spec = parse_spec(argument)
     sdist = find_sdist(spec, get)
