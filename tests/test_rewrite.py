@@ -1,4 +1,4 @@
-"""Tests of punstats.rewrite (pun, expand, diffs) and punstats.rewrap."""
+"""Tests of punstats.rewrite: pun, expand, diffs and whole trees (re-wrapping: test_rewrite_rewrap.py)."""
 from __future__ import annotations
 
 import ast
@@ -196,54 +196,6 @@ def test_pun_then_expand_gives_the_bytes_back():
     source = "import os\n\ndef f(path, mode):\n    return open(path, mode=mode, encoding='é')  # c\n"
     data = source.encode("utf-8")
     assert expand(pun(data).new).new == data
-
-
-# ---------------------------------------------------------------- rewrap
-
-
-def test_rewrap_joins_a_call_that_now_fits_despite_a_trailing_comma():
-    source = "def f(data, dtype):\n    df = DataFrame(\n        data,\n        dtype=dtype,\n    )\n"
-    result = pun(source.encode(), rewrap=True)
-    assert result.new.decode() == "def f(data, dtype):\n    df = DataFrame(data, dtype=)\n"
-    assert result.lines_saved == 3 and result.diff_counts() == (1, 4) and len(result.joins) == 1
-    assert punned(source) == source.replace("dtype=dtype", "dtype=")
-
-
-def test_rewrap_limit_is_79_characters():
-    def source(width):  # the joined line is `width` characters long
-        name = "a" * (width - len("    result = function(, keyword_name=)"))
-        return "def f():\n    result = function(\n        %s, keyword_name=keyword_name\n    )\n" % name
-
-    assert punned(source(79), rewrap=True).count("\n") == 2
-    assert len(punned(source(79), rewrap=True).splitlines()[1]) == 79
-    assert punned(source(80), rewrap=True) == source(80).replace("keyword_name=keyword_name", "keyword_name=")
-    assert punned(source(88), rewrap=True, line_length=88).count("\n") == 2
-
-
-@pytest.mark.parametrize("source", [
-    "f(\n    a,  # why\n    x=x,\n)\n",  # a comment
-    "f(\n    '''a\n    b''',\n    x=x,\n)\n",  # a string over lines
-    "f(\n    {\n        'a': 1,\n    },\n    x=x,\n)\n",  # a bracket inside spans lines
-    "f(\n    g(y=y),\n    x=x,\n)\n",  # another punned call on its lines
-    "(\n    a.b(y=y)\n    .c(\n        x=x\n    )\n)\n",  # shares a line with another punned call
-    "f(\n    g(\n        y=1\n    ),\n)\n",  # nothing punned
-])
-def test_rewrap_leaves_these_alone(source):
-    assert punned(source, rewrap=True) == punned(source)
-
-
-def test_rewrap_inner_call_and_method_chain():
-    source = ("x = type(self)(\n    self._rank(\n        axis=axis,\n        method=method,\n    )\n)\n"
-              "y = (\n    super()\n    .shift(\n        periods=periods,\n    )\n)\n")
-    assert punned(source, rewrap=True) == ("x = type(self)(\n    self._rank(axis=, method=)\n)\n"
-                                           "y = (\n    super()\n    .shift(periods=)\n)\n")
-
-
-def test_rewrap_keeps_a_one_element_tuple_comma():
-    source = "f(\n    (\n        1,\n    ),\n    x=x,\n)\nf(\n    t[\n        1,\n    ],\n    x=x,\n)\n"
-    assert punned(source, rewrap=True) == source.replace("x=x", "x=")  # nested brackets over lines
-    flat = "g(\n    (1,), t[1,], x=x,\n)\n"
-    assert punned(flat, rewrap=True) == "g((1,), t[1,], x=)\n"
 
 
 # ---------------------------------------------------------------- the standard library
