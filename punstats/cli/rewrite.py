@@ -31,7 +31,7 @@ def cmd_rewrite(args: argparse.Namespace) -> int:
     if not os.path.exists(args.path):
         raise UsageError("no such file or directory: %s" % args.path)
     results = rewrite.rewrite_tree(args.path, mode=args.mode, rewrap=getattr(args, "rewrap", False),
-                                   jobs=args.jobs or os.cpu_count() or 1)
+                                   jobs=args.jobs)  # None: all cores
     if args.diff:
         sys.stdout.flush()
         for result in results:

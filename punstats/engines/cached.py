@@ -65,9 +65,14 @@ def extract_version(max_bytes: int) -> str:
     return "%d/max=%d" % (EXTRACTOR_VERSION, max_bytes)
 
 
+def parser_key(implementation: str, version: str) -> str:
+    """The cache's parser key: the interpreter that parsed, e.g. ``CPython 3.11.7``."""
+    return "%s %s" % (implementation, version)
+
+
 def this_parser() -> str:
-    """The cache's parser key for this interpreter (``interp`` uses the same form)."""
-    return "%s %s" % (platform.python_implementation(), platform.python_version())
+    """The cache's parser key for this interpreter."""
+    return parser_key(platform.python_implementation(), platform.python_version())
 
 
 GIT_LOCATION = "git:"  # a revision scan's candidates: git:<blob id>, read only when extracted

@@ -19,9 +19,9 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from punstats.cache import BlobCache, blob_id
 from punstats.discover.read import candidate_bytes
+from punstats.engines.cached import extract_version, parser_key
 from punstats.extract import worker
 from punstats.extract.compat import COMPAT_VERSION
-from punstats.extract.traversal import EXTRACTOR_VERSION
 from punstats.model.discovery import Candidate
 from punstats.model.limits import DEFAULT_MAX_BYTES
 from punstats.model.records import Extraction, from_plain
@@ -93,11 +93,11 @@ class Interpreter:
 
 
 def parser_label(info: Dict[str, Any]) -> str:
-    return "%s %s" % (info["implementation"], info["python"])
+    return parser_key(info["implementation"], info["python"])
 
 
 def _versions(max_bytes: int) -> Dict[str, str]:
-    return {"extract": "%d/max=%d" % (EXTRACTOR_VERSION, max_bytes), "compat": str(COMPAT_VERSION)}
+    return {"extract": extract_version(max_bytes), "compat": str(COMPAT_VERSION)}
 
 
 class Pool:

@@ -1,35 +1,57 @@
 """Source text for records: ``ast`` positions (UTF-8 byte columns) as character
-columns, source segments, and shortened one-line text.
+columns and offsets, source segments, and shortened one-line text.
+
+``SourceText`` is the one mapping from ``ast`` positions to the decoded text;
+the extraction and the rewrite (``punstats.rewrite``) both use it.
 """
 from __future__ import annotations
 
 import ast
+import bisect
 import re
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 #: Callee source text longer than this is shortened with an ellipsis.
 CALLEE_MAX_CHARS = 60
 
 
-_NEWLINE = re.compile(r"\r\n|\r|\n")
+#: Line breaks as the tokenizer and ``ast`` count lines.
+NEWLINE = re.compile(r"\r\n|\r|\n")
 
 
 _WHITESPACE = re.compile(r"\s+")
 
 
-class _SourceText:
-    """Maps ``ast`` positions (UTF-8 byte columns) to character columns."""
+def line_starts(text: str) -> List[int]:
+    """Character offset of the start of every line of ``text``."""
+    starts = [0]
+    starts.extend(m.end() for m in NEWLINE.finditer(text))
+    return starts
+
+
+class SourceText:
+    """Positions in a decoded source: ``ast`` (line, UTF-8 byte column) to character
+    columns and offsets, offsets back to (line, character column), and segments."""
 
     def __init__(self, text: str) -> None:
         self.text = text
         self.ascii = text.isascii()
         self._lines: Optional[List[str]] = None
+        self._starts: Optional[List[int]] = None
 
     @property
     def lines(self) -> List[str]:
+        """The lines, without their line breaks."""
         if self._lines is None:
-            self._lines = _NEWLINE.split(self.text)
+            self._lines = NEWLINE.split(self.text)
         return self._lines
+
+    @property
+    def starts(self) -> List[int]:
+        """Character offset of the start of every line."""
+        if self._starts is None:
+            self._starts = line_starts(self.text)
+        return self._starts
 
     def char_col(self, lineno: int, byte_col: int) -> int:
         if self.ascii:
@@ -38,6 +60,23 @@ class _SourceText:
         if line.isascii():
             return byte_col
         return len(line.encode("utf-8")[:byte_col].decode("utf-8", "replace"))
+
+    def offset(self, lineno: int, byte_col: int) -> int:
+        """The character offset in the text of an ``ast`` position."""
+        return self.starts[lineno - 1] + self.char_col(lineno, byte_col)
+
+    def offset_chars(self, lineno: int, char_col: int) -> int:
+        """The character offset of a (line, character column) position (``tokenize``'s)."""
+        return self.starts[lineno - 1] + char_col
+
+    def line_of(self, offset: int) -> int:
+        """The line (1-based) holding a character offset."""
+        return bisect.bisect_right(self.starts, offset)
+
+    def line_col(self, offset: int) -> Tuple[int, int]:
+        """(line, character column) of a character offset."""
+        line = self.line_of(offset)
+        return line, offset - self.starts[line - 1]
 
     def segment(self, node: ast.AST) -> str:
         start, end = node.lineno, node.end_lineno

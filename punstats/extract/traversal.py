@@ -36,7 +36,7 @@ import warnings
 from typing import Dict, List, NamedTuple, Optional, Tuple
 
 from punstats.extract.decode import _decode_problem, decode_source
-from punstats.extract.text import _SourceText, shorten
+from punstats.extract.text import SourceText, shorten
 from punstats.model.kinds import (
     BASE_CLS,
     BASE_EXPR,
@@ -117,7 +117,7 @@ def _extract(path: str, data: bytes, max_bytes: int) -> Extraction:
         return failure(path, TOO_DEEP, message, None, data, encoding)
     except ValueError as exc:  # e.g. null bytes on interpreters that say so this way
         return failure(path, SYNTAX_ERROR, str(exc), None, data, encoding)
-    return _collect(path, data, encoding, tree, _SourceText(text))
+    return _collect(path, data, encoding, tree, SourceText(text))
 
 
 #: Node types that can contain no call, class, dict, function or f-string: never visited.
@@ -177,7 +177,7 @@ class _Collector:
     descended into.
     """
 
-    def __init__(self, path: str, source: _SourceText) -> None:
+    def __init__(self, path: str, source: SourceText) -> None:
         self.path = path
         self.source = source
         self.counts: Dict[str, int] = dict.fromkeys(_COUNT_FIELDS, 0)
@@ -341,7 +341,7 @@ class _Collector:
 _COUNT_FIELDS = tuple(f.name for f in dataclasses.fields(FileRecord) if f.default == 0)
 
 
-def _collect(path: str, data: bytes, encoding: str, tree: ast.AST, source: _SourceText) -> Extraction:
+def _collect(path: str, data: bytes, encoding: str, tree: ast.AST, source: SourceText) -> Extraction:
     collector = _Collector(path, source)
     collector.run(tree)
     record = FileRecord(

@@ -17,6 +17,7 @@ from typing import Any, Dict, Optional, Sequence, Tuple
 from punstats.cache import BlobCache
 from punstats.engines import interp
 from punstats.extract.decode import decode_source
+from punstats.extract.text import NEWLINE
 from punstats.model.kinds import KIND_CALL
 from punstats.model.records import Occurrence, from_plain
 from punstats.reproduce.published import published
@@ -57,9 +58,6 @@ def lines_saved(gitdir: str, commit: str, extensions: Tuple[str, ...] = ()) -> D
         deleted += int(parts[1])
         files += 1
     return {"insertions": added, "deletions": deleted, "saved": deleted - added, "files": files}
-
-
-_LINE_SPLIT = re.compile(r"\r\n|\r|\n")
 
 
 _BARE_PUN = re.compile(r"(\w+)\s*=\s*(\w+)")
@@ -154,7 +152,7 @@ def _project_counts(path: str, commit: str, python: Optional[str],
             ex = from_plain(results[f.blob]["extract"], f.path)
             if ex.record.status != "ok" or not ex.record.punnable:
                 continue
-            lines = _LINE_SPLIT.split(decode_source(git.read(f.blob))[0])
+            lines = NEWLINE.split(decode_source(git.read(f.blob))[0])
             counts["punnable_text"] += sum(1 for o in ex.occurrences
                                            if o.kind == KIND_CALL and text_delimited(lines, o))
     finally:

@@ -34,6 +34,8 @@ import tokenize
 from dataclasses import dataclass
 from typing import List, Optional, Sequence, Tuple
 
+from punstats.extract.text import SourceText
+
 #: Longest joined line, in characters (PEP 8's 79, as the author's commit).
 LINE_LENGTH = 79
 
@@ -70,10 +72,11 @@ class _Token:
     end_line: int
 
 
-def _tokens(text: str, line_start: int, line_end: int, starts: Sequence[int]) -> List[_Token]:
+def _tokens(new: SourceText, line_start: int, line_end: int) -> List[_Token]:
     """The tokens of whole lines ``text[line_start:line_end]``, with offsets into ``text``."""
     out = []
-    first = _line_of(starts, line_start) - 1  # lines before the region
+    text, starts = new.text, new.starts
+    first = new.line_of(line_start) - 1  # lines before the region
     readline = io.StringIO(text[line_start:line_end], newline="").readline
     for tok in tokenize.generate_tokens(readline):
         if tok.type in (tokenize.ENDMARKER, tokenize.INDENT, tokenize.DEDENT):
@@ -84,10 +87,9 @@ def _tokens(text: str, line_start: int, line_end: int, starts: Sequence[int]) ->
     return out
 
 
-def rewrap(old_text: str, tree: ast.AST, new_text: str, deltas: Sequence[Tuple[int, int]],
-           old_offset, new_starts: Sequence[int], line_length: int = LINE_LENGTH,
-           ) -> Tuple[str, List[Join]]:
-    """Join the calls of ``new_text`` that hold a pun and now fit on one line.
+def rewrap(old_text: str, tree: ast.AST, new: SourceText, deltas: Sequence[Tuple[int, int]],
+           old_offset, line_length: int = LINE_LENGTH) -> Tuple[str, List[Join]]:
+    """Join the calls of ``new.text`` (the punned text) that hold a pun and now fit on one line.
 
     ``deltas``: (original offset of an edit's end, cumulative length change
     up to and including it), sorted; ``old_offset(line, byte_col)`` maps an
@@ -124,7 +126,7 @@ def rewrap(old_text: str, tree: ast.AST, new_text: str, deltas: Sequence[Tuple[i
         end = old_offset(node.end_lineno, node.end_col_offset)
         calls.append((new_offset(opening), new_offset(end)))
     if not calls:
-        return new_text, []
+        return new.text, []
     calls.sort(key=lambda span: (span[0], -span[1]))
 
     joins: List[Join] = []
@@ -132,11 +134,11 @@ def rewrap(old_text: str, tree: ast.AST, new_text: str, deltas: Sequence[Tuple[i
     for start, end in calls:
         if start < covered_until:
             continue  # inside a call already joined
-        join = _join(new_text, new_starts, start, end, line_length, frozenset(keep))
+        join = _join(new, start, end, line_length, frozenset(keep))
         if join is not None:
             joins.append(join)
             covered_until = end
-    text = new_text
+    text = new.text
     for join in reversed(joins):
         text = text[:join.start] + join.new + text[join.end:]
     return text, joins
@@ -171,19 +173,15 @@ def _direct(node: ast.Call, old_offset, edit_ends: Sequence[int]) -> List[int]:
     return ends
 
 
-def _line_of(starts: Sequence[int], offset: int) -> int:
-    return bisect.bisect_right(starts, offset)  # 1-based
-
-
-def _join(text: str, starts: Sequence[int], start: int, end: int, line_length: int,
-          keep_commas: frozenset) -> Optional[Join]:
-    line, end_line = _line_of(starts, start), _line_of(starts, end - 1)
+def _join(new: SourceText, start: int, end: int, line_length: int, keep_commas: frozenset) -> Optional[Join]:
+    text, starts = new.text, new.starts
+    line, end_line = new.line_of(start), new.line_of(end - 1)
     if line == end_line:
         return None
     line_start = starts[line - 1]
     line_end = starts[end_line] if end_line < len(starts) else len(text)
     try:
-        region = _tokens(text, line_start, line_end, starts)
+        region = _tokens(new, line_start, line_end)
     except (tokenize.TokenError, IndentationError, SyntaxError):
         return None  # e.g. a string that goes on past the call's last line
     pieces: List[str] = []

@@ -117,52 +117,6 @@ class Rewrite:
         return removed - added
 
 
-_NEWLINE = re.compile(r"\r\n|\r|\n")
-
-
-def _line_starts(text: str) -> List[int]:
-    """Character offset of the start of every line, as the tokenizer splits them."""
-    starts = [0]
-    starts.extend(m.end() for m in _NEWLINE.finditer(text))
-    return starts
-
-
-class _Positions:
-    """(line, UTF-8 byte column) from ``ast`` to a character offset in the text."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.starts = _line_starts(text)
-        self.ascii = text.isascii()
-
-    def line_text(self, line: int) -> str:
-        start = self.starts[line - 1]
-        end = self.starts[line] if line < len(self.starts) else len(self.text)
-        return self.text[start:end]
-
-    def offset(self, line: int, byte_col: int) -> int:
-        start = self.starts[line - 1]
-        if self.ascii:
-            return start + byte_col
-        line_text = self.line_text(line)
-        if line_text.isascii():
-            return start + byte_col
-        return start + len(line_text.encode("utf-8")[:byte_col].decode("utf-8", "strict"))
-
-    def offset_chars(self, line: int, char_col: int) -> int:
-        return self.starts[line - 1] + char_col
-
-    def line_col(self, offset: int) -> Tuple[int, int]:
-        lo, hi = 0, len(self.starts) - 1
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            if self.starts[mid] <= offset:
-                lo = mid
-            else:
-                hi = mid - 1
-        return lo + 1, offset - self.starts[lo]
-
-
 def _parse(text: str, path: str = "<source>") -> ast.AST:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

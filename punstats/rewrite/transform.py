@@ -32,6 +32,7 @@ import io
 import tokenize
 from typing import List, Tuple
 
+from punstats.extract.text import SourceText
 from punstats.rewrite.rewrap import LINE_LENGTH, Join
 from punstats.rewrite.rewrap import rewrap as _rewrap
 from punstats.rewrite.source import (
@@ -49,9 +50,7 @@ from punstats.rewrite.source import (
     _apply,
     _decode,
     _encode,
-    _line_starts,
     _parse,
-    _Positions,
     _punnable,
     _untouched,
     _walk,
@@ -60,7 +59,7 @@ from punstats.rewrite.source import (
 
 
 def _pun_edits(text: str, tree: ast.AST) -> Tuple[List[Edit], List[Skipped]]:
-    pos = _Positions(text)
+    pos = SourceText(text)
     edits: List[Edit] = []
     skipped: List[Skipped] = []
     for node, in_fstring in _walk(tree):
@@ -118,14 +117,13 @@ def pun(data: bytes, path: str = "<source>", rewrap: bool = False,
     new_text = _apply(text, edits)
     joins: Tuple[Join, ...] = ()
     if rewrap:
-        pos = _Positions(text)
+        pos = SourceText(text)
         deltas, total = [], 0
         for edit in edits:
             total += len(edit.new) - len(edit.old)
             deltas.append((edit.end, total))
         try:
-            new_text, join_list = _rewrap(text, tree, new_text, deltas, pos.offset,
-                                          _line_starts(new_text), line_length)
+            new_text, join_list = _rewrap(text, tree, SourceText(new_text), deltas, pos.offset, line_length)
         except ValueError:  # a call whose parenthesis cannot be found: pun without re-wrapping
             join_list = []
         joins = tuple(join_list)
@@ -172,7 +170,7 @@ def _expand_edits(text: str) -> List[Edit]:
     ``!=`` and subscripts are never touched.  Raises ``tokenize.TokenError``
     for text the tokenizer cannot read.
     """
-    pos = _Positions(text)
+    pos = SourceText(text)
     edits: List[Edit] = []
     brackets: List[str] = []
     significant: List[tokenize.TokenInfo] = []  # last three significant tokens

@@ -85,7 +85,9 @@ def rewrite_tree(root: str, mode: str = PUN, rewrap: bool = False, line_length: 
     if jobs == 1 or len(jobs_list) < 2:
         return tuple(_rewrite_one(job) for job in jobs_list)
     from concurrent.futures import ProcessPoolExecutor
-    with ProcessPoolExecutor(jobs) as pool:
+
+    from punstats.engines.base import default_jobs  # what "all cores" (jobs=None) means
+    with ProcessPoolExecutor(jobs or default_jobs()) as pool:
         return tuple(pool.map(_rewrite_one, jobs_list, chunksize=4))
 
 
