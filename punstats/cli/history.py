@@ -23,14 +23,12 @@ def cmd_history(args: argparse.Namespace) -> int:
         raise UsageError("no first-parent commit of %s in that window" % args.rev_range)
     name = gitsource.git_corpus(args.repo, commits[-1].sha).name.split("@")[0]
     output = args.output or os.path.join("data", name + "-history")
-    bar = _progress_bar(args.quiet, name)
-    if bar:
-        bar.reset(total=len(commits))
-        bar.unit = "revision"
-    table = histories.history(args.repo, commits, cache=not args.no_cache, jobs=args.jobs, test_rule=rule,
-                              long_threshold=args.long,
-                              on_revision=(lambda commit, row: bar.update(1)) if bar else None)
-    if bar:
+    bar = _progress_bar(args.quiet, name, unit="revision")
+    bar.start(len(commits))
+    try:
+        table = histories.history(args.repo, commits, cache=not args.no_cache, jobs=args.jobs, test_rule=rule,
+                                  long_threshold=args.long, on_revision=lambda commit, row: bar.update(1))
+    finally:
         bar.close()
     os.makedirs(output, exist_ok=True)
     table.to_parquet(os.path.join(output, "history.parquet"), index=False)

@@ -7,7 +7,7 @@ import os
 import sys
 from typing import Any
 
-from punstats.cli.common import UsageError, _positive
+from punstats.cli.common import UsageError, _positive, _progress_bar
 from punstats.present.console import format_rewrite
 
 
@@ -23,6 +23,7 @@ def _add_rewrite_commands(commands: Any) -> None:
             p.add_argument("--rewrap", action="store_true",
                            help="join calls that now fit on one line, as the PEP author's commit did")
         p.add_argument("-j", "--jobs", type=_positive, default=None, help="worker processes (default: all cores)")
+        p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
         p.set_defaults(handler=cmd_rewrite, mode="pun" if name == "rewrite" else "expand")
 
 
@@ -30,8 +31,13 @@ def cmd_rewrite(args: argparse.Namespace) -> int:
     from punstats import rewrite
     if not os.path.exists(args.path):
         raise UsageError("no such file or directory: %s" % args.path)
-    results = rewrite.rewrite_tree(args.path, mode=args.mode, rewrap=getattr(args, "rewrap", False),
-                                   jobs=args.jobs or os.cpu_count() or 1)
+    bar = _progress_bar(args.quiet, args.mode)
+    try:
+        results = rewrite.rewrite_tree(args.path, mode=args.mode, rewrap=getattr(args, "rewrap", False),
+                                       jobs=args.jobs or os.cpu_count() or 1,
+                                       progress=bar.update, on_discovered=bar.start)
+    finally:
+        bar.close()
     if args.diff:
         sys.stdout.flush()
         for result in results:

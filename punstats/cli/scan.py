@@ -81,15 +81,14 @@ def cmd_scan(args: argparse.Namespace) -> int:
                 corpus=corpus, jobs=args.jobs, test_rule=rule, long_threshold=args.long,
                 extensions=args.extensions, follow_links=args.follow_links,
                 exclude_dirs=not args.no_exclude, max_bytes=args.max_bytes,
-                progress=bar.update if bar else None,
-                on_discovered=(lambda n, bar=bar: bar.reset(total=n)) if bar else None,
+                progress=bar.update, on_discovered=bar.start,
                 python=args.python,
                 engine=args.engine, scheduler=args.scheduler, cache=not args.no_cache,
                 lines_saved=args.lines_saved,
             )
         except ValueError as exc:  # EngineError: the cluster cannot be reached or cannot run punstats
             raise UsageError(_one_line(exc)) from None
-        if bar:
+        finally:
             bar.close()
         summary = result.summary
         if not args.no_save:
