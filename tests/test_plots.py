@@ -118,9 +118,12 @@ def test_project_bars_are_the_stored_shares(result, stdlib_subset_scan_dir):
     json_only = punstats.scan(os.path.join(result.summary["root"], "json"), jobs=1)
     plot = plots.projects([result, json_only])
     [axes] = plot.figure.axes
-    [bars] = axes.containers
+    bars, outside = axes.containers  # all code, outside tests
     assert [bar.get_height() for bar in bars] == [result.summary["punnable_pct"], json_only.summary["punnable_pct"]]
-    assert bars[0].get_height() != bars[1].get_height()
+    assert [bar.get_height() for bar in outside] == [result.summary["punnable_nontest_pct"],
+                                                     json_only.summary["punnable_nontest_pct"]]
+    assert bars[0].get_height() != bars[1].get_height() != outside[0].get_height()
+    assert [t.get_text() for t in axes.get_legend().get_texts()] == ["all code", "outside tests"]
     assert [label.get_text() for label in axes.get_xticklabels()] == ["stdlib-subset", "json"]
     assert "%.2f%%" % result.summary["punnable_pct"] in [t.get_text().split("\n")[0] for t in axes.texts]
     assert_captioned(plot, result.summary)

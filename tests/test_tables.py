@@ -42,6 +42,48 @@ def stored_counts(scan_dir):
     }
 
 
+def independent_nontest_share(root):
+    """(punnable, keywords, percent) outside tests, counted with ``ast`` and
+    pandas alone: every file under ``root`` parsed here, test code decided
+    from the path as the ``components`` rule words it."""
+    import ast
+    import fnmatch
+    rows = []
+    for directory, subdirs, names in os.walk(root):
+        subdirs[:] = [d for d in subdirs if d != "__pycache__"]
+        for name in (n for n in names if n.endswith(".py")):
+            parts = os.path.relpath(os.path.join(directory, name), root).split(os.sep)
+            in_test = bool(set(parts[:-1]) & {"test", "tests", "testing", "idle_test"}) or any(
+                fnmatch.fnmatchcase(name, p) for p in ("test_*.py", "*_test.py", "tests.py", "conftest.py"))
+            try:
+                with open(os.path.join(directory, name), "rb") as handle:
+                    tree = ast.parse(handle.read())
+            except (SyntaxError, ValueError):
+                continue
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Call):
+                    rows += [(in_test, isinstance(k.value, ast.Name) and k.value.id == k.arg)
+                             for k in node.keywords if k.arg is not None]
+    frame = pd.DataFrame(rows, columns=["in_test", "punnable"])
+    outside = frame[~frame["in_test"]]
+    return int(outside["punnable"].sum()), len(outside), 100.0 * outside["punnable"].mean()
+
+
+def test_outside_tests_share_agrees_with_an_independent_count(result, capsys):
+    punnable, keywords, pct = independent_nontest_share(result.summary["root"])
+    summary = result.summary
+    assert (summary["punnable_nontest"], summary["keywords_nontest"]) == (punnable, keywords)
+    assert summary["punnable_nontest_pct"] == pytest.approx(pct, abs=1e-4)
+    assert keywords < summary["keywords"] and pct > summary["punnable_pct"]  # the tests really are excluded
+    from punstats.present import console, report
+    line = next(l for l in console.format_summary(summary).splitlines() if l.startswith("f(x=x) outside tests"))
+    assert line.split()[3:6] == [format(punnable, ","), "(%.2f%%" % pct, "of"]
+    assert report.headline(result).startswith("**%.2f%%** of the keyword arguments outside tests" % pct)
+    legacy = dataclasses.replace(result, summary={k: v for k, v in summary.items()
+                                                  if k not in ("punnable_nontest_pct", "keywords_nontest")})
+    assert tables.with_outside_tests(legacy)["punnable_nontest_pct"] == summary["punnable_nontest_pct"]
+
+
 def parse_rst(text):
     """The doctree of ``text``; fails on any docutils message (info and up)."""
     messages = io.StringIO()
@@ -76,6 +118,7 @@ def test_summary_rst_has_the_pep_shape_and_the_stored_numbers(result, stdlib_sub
     expected = [
         ["Keyword arguments of the form f(x=x)", format(counts["punnable"], ",")],
         ["% of all keyword arguments", "%.2f%%" % counts["punnable_pct"]],
+        ["% of keyword arguments outside tests", "%.2f%%" % independent_nontest_share(result.summary["root"])[2]],
         ["All keyword arguments", format(counts["keywords"], ",")],
         ["Calls with at least one f(x=x) argument", format(counts["calls_with_punnable"], ",")],
         ["Long: identifier of 10 or more characters", format(counts["long"], ",")],
@@ -143,10 +186,11 @@ def test_markdown_csv_latex_hold_the_same_numbers(result):
     markdown = tables.render(table, "markdown").splitlines()
     assert [cell.strip() for cell in markdown[0].split("|")[1:-1]] == ["Statistic", "stdlib-subset[^1]"]
     assert re.fullmatch(r"\| -+ \| -+: \|", markdown[1])
-    body = {line.split("|")[1].strip(): line.split("|")[2].strip() for line in markdown[2:10]}
+    body = {line.split("|")[1].strip(): line.split("|")[2].strip() for line in markdown[2:11]}
     assert body["Keyword arguments of the form `f(x=x)`"] == format(summary["punnable"], ",")
     assert body["% of all keyword arguments"] == "%.2f%%" % summary["punnable_pct"]
-    assert markdown[11].startswith("[^1]: stdlib-subset: ") and summary["revision"] in markdown[11]
+    assert body["% of keyword arguments outside tests"] == "%.2f%%" % summary["punnable_nontest_pct"]
+    assert markdown[12].startswith("[^1]: stdlib-subset: ") and summary["revision"] in markdown[12]
 
     frame = pd.read_csv(io.StringIO(tables.render(table, "csv")), comment="#", index_col=0)
     assert frame.loc["Keyword arguments of the form f(x=x)", "stdlib-subset"] == summary["punnable"]
@@ -310,4 +354,4 @@ def test_a_corpus_without_any_f_x_x_still_tabulates(tmp_path):
     for kind in tables.KINDS:
         parse_rst(tables.render_all(tables.tables_of(kind, [empty]), "rst"))
     rows = table_cells(next(parse_rst(tables.render(tables.summary_table([empty]), "rst")).findall(nodes.table)))
-    assert [row[1] for row in rows[1:]] == ["0", "0.00%", "1", "0", "0", "0", "1", "1"]
+    assert [row[1] for row in rows[1:]] == ["0", "0.00%", "0.00%", "1", "0", "0", "0", "1", "1"]

@@ -16,6 +16,7 @@ from punstats.analysis.summary import (  # noqa: F401
     call_occurrences,
     kinds,
     long_occurrences,
+    outside_tests,
     parameters,
     percent,
     scanned_files,

@@ -25,6 +25,9 @@ def format_summary(s: Dict[str, Any]) -> str:
         ("keyword arguments", "%s   (plus %s ** unpackings)" % (_n(s["keywords"]), _n(s["double_star"]))),
         ("punnable f(x=x)", "%s   (%.2f%% of keyword arguments, in %s calls)"
          % (_n(s["punnable"]), s["punnable_pct"], _n(s["calls_with_punnable"]))),
+        ("f(x=x) outside tests", "%s   (%.2f%% of the %s keyword arguments outside tests; test rule: %s)"
+         % (_n(s["punnable_nontest"]), s["punnable_nontest_pct"], _n(s["keywords_nontest"]), s["test_rule"]))
+        if "punnable_nontest_pct" in s else ("f(x=x) outside tests", "n/a (scanned before punstats measured it)"),
         ("long (>= %d chars)" % s["long_threshold"], _n(s["long"])),
         ("long outside tests", "%s   (test rule: %s)" % (_n(s["long_nontest"]), s["test_rule"])),
         ("class keywords", "%s   (%s punnable, not in the count above)"

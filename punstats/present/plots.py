@@ -225,27 +225,37 @@ def directories(result: Any, n: int = TOP_BARS) -> Plot:
 
 
 def projects(results: Sequence[Any]) -> Plot:
-    """Punnable arguments as a share of all keyword arguments, one bar per scan."""
-    summaries = [r.summary for r in results]
+    """Punnable arguments as a share of the keyword arguments, two bars per
+    scan: in all code, and outside tests (the scan's test rule)."""
+    from punstats.present.tables import with_outside_tests
+    summaries = [with_outside_tests(r) for r in results]
     names = column_names(summaries)
     data = analysis.compare(summaries).set_index(pd.Index(names, name="scan"))
-    figure, axes = _figure(5.4, max(WIDTH * 0.75, 1.6 + 1.3 * len(names)))
+    data["keywords_nontest"] = [int(s["keywords_nontest"]) for s in summaries]
+    data["punnable_nontest"] = [int(s["punnable_nontest"]) for s in summaries]
+    data["punnable_nontest_pct"] = [float(s["punnable_nontest_pct"]) for s in summaries]
+    figure, axes = _figure(5.4, max(WIDTH * 0.8, 1.6 + 2.2 * len(names)))
     with matplotlib.rc_context(STYLE):
         positions = list(range(len(names)))
-        axes.bar(positions, data["punnable_pct"], width=0.6, color=NONTEST_COLOUR)
-        for position, (_, row) in zip(positions, data.iterrows()):
-            axes.annotate("%.2f%%\n%s of %s" % (row["punnable_pct"], format(int(row["punnable"]), ","),
-                                                 format(int(row["keywords"]), ",")),
-                          xy=(position, row["punnable_pct"]), xytext=(0, 4), textcoords="offset points",
-                          ha="center", va="bottom", fontsize=10)
+        for offset, (column, count, whole, colour, label) in zip((-0.2, 0.2), (
+                ("punnable_pct", "punnable", "keywords", NONTEST_COLOUR, "all code"),
+                ("punnable_nontest_pct", "punnable_nontest", "keywords_nontest", TEST_COLOUR, "outside tests"))):
+            axes.bar([p + offset for p in positions], data[column], width=0.38, color=colour, label=label)
+            for position, (_, row) in zip(positions, data.iterrows()):
+                axes.annotate("%.2f%%\n%s of\n%s" % (row[column], format(int(row[count]), ","),
+                                                      format(int(row[whole]), ",")),
+                              xy=(position + offset, row[column]), xytext=(0, 4), textcoords="offset points",
+                              ha="center", va="bottom", fontsize=9)
         axes.set_xlim(-0.8, len(names) - 0.2)
         axes.set_xticks(positions, names, rotation=30 if len(names) > 4 else 0,
                         ha="right" if len(names) > 4 else "center")
-        axes.set_title("f(x=x) as a share of all keyword arguments")
+        axes.set_title("f(x=x) among keyword arguments: all code and outside tests")
         axes.set_xlabel("scan")
         axes.set_ylabel("% of keyword arguments")
-        axes.set_ylim(0, max([float(v) for v in data["punnable_pct"]] + [1.0]) * 1.3)
+        top = max([float(v) for c in ("punnable_pct", "punnable_nontest_pct") for v in data[c]] + [1.0])
+        axes.set_ylim(0, top * 1.6)  # room for the labels and the legend
         axes.yaxis.set_major_formatter(FuncFormatter(lambda value, _: "%g%%" % value))
+        axes.legend(loc="upper center", ncols=2)
     _finish(figure, summaries)
     return Plot("projects", _projects_subject(names), figure, data)
 

@@ -156,6 +156,7 @@ def render(result: Any, figure_sources: Optional[Dict[str, str]] = None,
         "## What was measured",
         "\n".join(_what_was_measured(summary, scan_dir)),
         "## Headline",
+        headline(result),
         table(tables.summary_table([result]), notes=True),
         "## Definitions and rules",
         "\n".join(_definitions(summary)),
@@ -175,6 +176,15 @@ def render(result: Any, figure_sources: Optional[Dict[str, str]] = None,
         "```sh\n%s\n```" % "\n".join(_commands(summary, scan_dir)),
     ]
     return "\n\n".join(part for part in parts if part) + "\n"
+
+
+def headline(result: Any) -> str:
+    """The sentence a PEP author quotes: the share outside tests, then in all code."""
+    s = tables.with_outside_tests(result)
+    return ("**%.2f%%** of the keyword arguments outside tests are `f(x=x)` (%s of %s; test rule %s); "
+            "in all code, **%.2f%%** (%s of %s)." % (
+                s["punnable_nontest_pct"], _n(s["punnable_nontest"]), _n(s["keywords_nontest"]),
+                tables.markdown_code(s["test_rule"]), s["punnable_pct"], _n(s["punnable"]), _n(s["keywords"])))
 
 
 def _commands(summary: Dict[str, Any], scan_dir: Optional[str]) -> List[str]:

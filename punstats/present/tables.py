@@ -53,6 +53,7 @@ TOP_ROWS = 20
 SUMMARY_ROWS = (
     ("Keyword arguments of the form `f(x=x)`", "punnable"),
     ("% of all keyword arguments", "punnable_pct"),
+    ("% of keyword arguments outside tests", "punnable_nontest_pct"),
     ("All keyword arguments", "keywords"),
     ("Calls with at least one `f(x=x)` argument", "calls_with_punnable"),
     ("Long: identifier of {long} or more characters", "long"),
@@ -74,9 +75,17 @@ def common_long_threshold(summaries: Sequence[Dict[str, Any]]) -> int:
     return thresholds[0]
 
 
+def with_outside_tests(result: Any) -> Dict[str, Any]:
+    """The summary of ``result``, with the outside-tests share computed from
+    its files table when the scan was stored before punstats recorded it."""
+    if "punnable_nontest_pct" in result.summary:
+        return result.summary
+    return dict(result.summary, **analysis.outside_tests(result.files))
+
+
 def summary_table(results: Sequence[Any]) -> Table:
     """The PEP 736 "Applicability" table: one column per scan."""
-    summaries = [r.summary for r in results]
+    summaries = [with_outside_tests(r) for r in results]
     if not summaries:
         raise ValueError("no scans to tabulate")
     long_threshold = common_long_threshold(summaries)
