@@ -100,6 +100,7 @@ def test_history_figure_plots_the_table(repo, tmp_path):
     root, _ = repo
     table = history.history(root, history.select(history.commits_of(root), "month"), cache=False, jobs=1)
     plot = plots.history_trend(table, "repo")
-    share, count = plot.figure.axes
+    count, share = plot.figure.axes  # two panels, no second y-axis on one of them
     assert list(share.lines[0].get_ydata()) == list(table["punnable_pct"])
     assert list(count.lines[0].get_ydata()) == list(table["punnable"])
+    assert share.get_ylim()[0] == 0 and count.get_ylim()[0] == 0

@@ -269,7 +269,7 @@ def test_every_kind_renders_in_every_format(result, kind, fmt):
     elif fmt == "csv":
         assert text.count("# [") == 2
     else:
-        assert text.count(r"\begin{tabular}") == (1 if kind in ("summary", "kinds") else 2)
+        assert text.count(r"\begin{tabular}") == (1 if kind in ("summary", "kinds", "length") else 2)
 
 
 # -- the kinds table --------------------------------------------------------------------------
@@ -355,3 +355,50 @@ def test_a_corpus_without_any_f_x_x_still_tabulates(tmp_path):
         parse_rst(tables.render_all(tables.tables_of(kind, [empty]), "rst"))
     rows = table_cells(next(parse_rst(tables.render(tables.summary_table([empty]), "rst")).findall(nodes.table)))
     assert [row[1] for row in rows[1:]] == ["0", "0.00%", "0.00%", "1", "0", "0", "0", "1", "1"]
+
+
+def test_cli_table_rows_choose_and_order_the_summary(stdlib_subset_scan_dir, result, capsys):
+    assert main(["table", stdlib_subset_scan_dir, "--rows", "punnable_nontest_pct,punnable", "--format", "csv"]) == 0
+    frame = pd.read_csv(io.StringIO(capsys.readouterr().out), comment="#", index_col=0)
+    assert list(frame.index) == ["% of keyword arguments outside tests", "Keyword arguments of the form f(x=x)"]
+    assert frame.iloc[1, 0] == result.summary["punnable"]
+    assert main(["table", stdlib_subset_scan_dir, "--rows", "punnable,nope"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("punstats: error: unknown row 'nope' (choose from punnable,") and err.count("\n") == 1
+
+
+def test_cli_table_links_instead_of_footnotes(stdlib_subset_scan_dir, result, capsys):
+    assert main(["table", stdlib_subset_scan_dir, "--format", "markdown", "--links"]) == 0
+    out = capsys.readouterr().out
+    assert "[^" not in out
+    assert out.splitlines()[0].split("|")[2].strip() == "stdlib-subset"  # a local directory: nothing to link to
+    assert "*" + tables.provenance(result.summary).replace("_", "\\_").replace("#", "\\#") + "*" in out
+    pypi = dataclasses.replace(result, summary=dict(result.summary, source="pypi:attrs==23.2.0", corpus="attrs"))
+    text = tables.render(tables.summary_table([pypi]), "markdown", links=True)
+    assert "[attrs](https://pypi.org/project/attrs/23.2.0/)" in text.splitlines()[0]
+
+
+def test_cli_scan_name_sets_the_column_name(stdlib_subset_dir, tmp_path, capsys):
+    out = tmp_path / "scan"
+    assert main(["scan", os.path.join(stdlib_subset_dir, "json"), "--name", "JSON module", "-o", str(out),
+                 "-q", "--no-cache"]) == 0
+    capsys.readouterr()
+    assert main(["table", str(out), "--format", "csv"]) == 0
+    assert pd.read_csv(io.StringIO(capsys.readouterr().out), comment="#").columns[1] == "JSON module"
+    assert main(["scan", stdlib_subset_dir, stdlib_subset_dir, "--name", "one", "--no-save", "-q"]) == 2
+    assert capsys.readouterr().err == "punstats: error: give --name once per PATH (1 names for 2 paths)\n"
+
+
+def test_length_table_of_several_scans_has_one_column_pair_per_scan(result, stdlib_subset_scan_dir):
+    json_only = punstats.scan(os.path.join(result.summary["root"], "json"), jobs=1)
+    [table] = tables.tables_of("length", [result, json_only])
+    frame = pd.read_csv(io.StringIO(tables.render(table, "csv")), comment="#", index_col=0)
+    assert list(frame.columns) == ["stdlib-subset", "outside tests", "json", "outside tests.1"]
+    calls = pd.read_parquet(os.path.join(stdlib_subset_scan_dir, "occurrences.parquet"))
+    calls = calls[calls["kind"] == "call"]
+    outside = calls[~calls["in_test"]]
+    for n in (1, 5, 10, 20):
+        label = ">= %d" % n + (" (long)" if n == 10 else "")
+        assert frame.loc[label, "stdlib-subset"] == round(100 * (calls["name_len"] >= n).mean(), 2)
+        assert frame.loc[label, "outside tests"] == round(100 * (outside["name_len"] >= n).mean(), 2)
+    assert frame.loc[">= 1", "json"] == 100.0

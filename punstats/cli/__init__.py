@@ -43,6 +43,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", metavar="DIR",
                    help="where to store the tables (default: data/<corpus name>/)")
     p.add_argument("--no-save", action="store_true", help="print the summary only")
+    p.add_argument("--name", action="append", metavar="NAME",
+                   help="what tables and figures call the scan (default: the corpus name); once per PATH")
     p.add_argument("--csv", action="store_true", help="also write CSV copies of the tables")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("-j", "--jobs", type=_positive, default=None, help="worker processes (default: all cores)")

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import sys
-from typing import Any, List, Sequence
+from typing import Any, Dict, List, Optional, Sequence
 
 from punstats.cli.common import UsageError, _check_engine_options, _one_line
 from punstats.model.corpus import SourceError
@@ -59,6 +60,22 @@ def _output_dirs(args: argparse.Namespace, names: Sequence[str]) -> List[str]:
     return result
 
 
+def _named(corpora: List[Any], names: Optional[List[str]]) -> List[Any]:
+    """``--name``: what tables, figures and output folders call each scan."""
+    if not names:
+        return corpora
+    if len(names) != len(corpora):
+        raise UsageError("give --name once per PATH (%d names for %d paths)" % (len(names), len(corpora)))
+    return [dataclasses.replace(c, name=n) for c, n in zip(corpora, names)]
+
+
+def _with_distribution(summary: Dict[str, Any]) -> Dict[str, Any]:
+    """A scan of an installed package records the distribution's name and version."""
+    from punstats.present.provenance import distribution_of
+    found = distribution_of(str(summary.get("source", "")))
+    return dict(summary, distribution=found) if found else summary
+
+
 def cmd_scan(args: argparse.Namespace) -> int:
     _check_engine_options(args)
     try:
@@ -72,6 +89,7 @@ def cmd_scan(args: argparse.Namespace) -> int:
             corpora = [resolve(path) for path in args.paths] or [resolve(None)]
     except (SourceError, ValueError) as exc:
         raise UsageError(str(exc)) from None
+    corpora = _named(corpora, args.name)
     outputs = _output_dirs(args, [c.name for c in corpora])
     summaries = []
     for corpus, output in zip(corpora, outputs):
@@ -90,7 +108,8 @@ def cmd_scan(args: argparse.Namespace) -> int:
             raise UsageError(_one_line(exc)) from None
         finally:
             bar.close()
-        summary = result.summary
+        summary = _with_distribution(result.summary)
+        result = dataclasses.replace(result, summary=summary)
         if not args.no_save:
             result.save(output, csv=args.csv)
             summary = dict(summary, stored=output)
