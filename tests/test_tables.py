@@ -12,7 +12,8 @@ from docutils.core import publish_doctree
 
 import punstats
 from punstats.cli import main
-from punstats.present import tables
+from punstats import analysis
+from punstats.present import tables, tidy
 
 BORDER = re.compile(r"^=+( =+)+$")
 
@@ -303,8 +304,8 @@ def test_kinds_table_holds_the_stored_counts(result, stdlib_subset_scan_dir):
 
 def test_cli_kinds_flag(stdlib_subset_scan_dir, capsys):
     assert main(["table", "--kinds", "--format", "csv", stdlib_subset_scan_dir]) == 0
-    frame = pd.read_csv(io.StringIO(capsys.readouterr().out), comment="#")
-    assert "f(x=obj.x)" in " ".join(frame.iloc[:, 0])
+    frame = pd.read_csv(io.StringIO(capsys.readouterr().out))
+    assert "f(x=obj.x)" in list(frame["label"])
 
 
 # -- punstats table ---------------------------------------------------------------------------
@@ -314,10 +315,11 @@ def test_cli_table_prints_the_table(stdlib_subset_scan_dir, result, capsys):
     assert capsys.readouterr().out == tables.render_all([tables.summary_table([result])], "rst")
     assert main(["table", stdlib_subset_scan_dir, "--by", "length", "--format", "csv",
                  "--test-rule", "regex:^unittest/", "--long", "8"]) == 0
-    frame = pd.read_csv(io.StringIO(capsys.readouterr().out), comment="#", index_col=0)
+    frame = pd.read_csv(io.StringIO(capsys.readouterr().out), index_col="name_len")
     again = result.with_rules("regex:^unittest/", long_threshold=8)
-    assert frame.loc["8 (long)", ">= length"] == again.summary["long"]
-    assert frame.loc["8 (long)", ">= length, non-test"] == again.summary["long_nontest"]
+    assert frame.loc[8, "at_least"] == again.summary["long"]
+    assert frame.loc[8, "at_least_nontest"] == again.summary["long_nontest"]
+    assert set(frame["long_threshold"]) == {8} and set(frame["test_rule"]) == {"regex:^unittest/"}
 
 
 def test_cli_table_writes_a_file(stdlib_subset_scan_dir, tmp_path, capsys):
@@ -359,9 +361,12 @@ def test_a_corpus_without_any_f_x_x_still_tabulates(tmp_path):
 
 def test_cli_table_rows_choose_and_order_the_summary(stdlib_subset_scan_dir, result, capsys):
     assert main(["table", stdlib_subset_scan_dir, "--rows", "punnable_nontest_pct,punnable", "--format", "csv"]) == 0
-    frame = pd.read_csv(io.StringIO(capsys.readouterr().out), comment="#", index_col=0)
-    assert list(frame.index) == ["% of keyword arguments outside tests", "Keyword arguments of the form f(x=x)"]
-    assert frame.iloc[1, 0] == result.summary["punnable"]
+    frame = pd.read_csv(io.StringIO(capsys.readouterr().out))
+    assert list(frame.columns[:3]) == ["scan", "punnable_nontest_pct", "punnable"]
+    assert frame.at[0, "punnable"] == result.summary["punnable"]
+    assert main(["table", stdlib_subset_scan_dir, "--rows", "punnable_nontest_pct,punnable"]) == 0
+    rows = table_cells(next(parse_rst(capsys.readouterr().out).findall(nodes.table)))
+    assert [row[0] for row in rows[1:]] == ["% of keyword arguments outside tests", "Keyword arguments of the form f(x=x)"]
     assert main(["table", stdlib_subset_scan_dir, "--rows", "punnable,nope"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("punstats: error: unknown row 'nope' (choose from punnable,") and err.count("\n") == 1
@@ -384,7 +389,7 @@ def test_cli_scan_name_sets_the_column_name(stdlib_subset_dir, tmp_path, capsys)
                  "-q", "--no-cache"]) == 0
     capsys.readouterr()
     assert main(["table", str(out), "--format", "csv"]) == 0
-    assert pd.read_csv(io.StringIO(capsys.readouterr().out), comment="#").columns[1] == "JSON module"
+    assert list(pd.read_csv(io.StringIO(capsys.readouterr().out))["scan"]) == ["JSON module"]
     assert main(["scan", stdlib_subset_dir, stdlib_subset_dir, "--name", "one", "--no-save", "-q"]) == 2
     assert capsys.readouterr().err == "punstats: error: give --name once per PATH (1 names for 2 paths)\n"
 
@@ -402,3 +407,36 @@ def test_length_table_of_several_scans_has_one_column_pair_per_scan(result, stdl
         assert frame.loc[label, "stdlib-subset"] == round(100 * (calls["name_len"] >= n).mean(), 2)
         assert frame.loc[label, "outside tests"] == round(100 * (outside["name_len"] >= n).mean(), 2)
     assert frame.loc[">= 1", "json"] == 100.0
+
+
+def test_cli_csv_loads_with_plain_read_csv_typed_and_tidy(stdlib_subset_scan_dir, result, tmp_path, capsys):
+    json_dir = str(tmp_path / "json")
+    punstats.scan(os.path.join(result.summary["root"], "json"), jobs=1).save(json_dir)
+    assert main(["table", stdlib_subset_scan_dir, json_dir, "--format", "csv"]) == 0
+    text = capsys.readouterr().out
+    assert not any(line.startswith("#") for line in text.splitlines())
+    frame = pd.read_csv(io.StringIO(text))
+    assert list(frame["scan"]) == ["stdlib-subset", "json"]
+    assert str(frame["punnable"].dtype) == "int64" and str(frame["punnable_nontest_pct"].dtype) == "float64"
+    assert frame.at[0, "punnable"] == result.summary["punnable"]
+    assert frame.at[0, "punnable_pct"] == pytest.approx(result.summary["punnable_pct"])
+    assert frame.at[0, "python"] == "%s %s" % (result.summary["python_implementation"], result.summary["python"])
+    assert set(frame["test_rule"]) == {"components"}
+
+    assert main(["table", stdlib_subset_scan_dir, json_dir, "--kinds", "--format", "csv"]) == 0
+    text = capsys.readouterr().out
+    kinds = pd.read_csv(io.StringIO(text))
+    assert text.count("scan,pattern") == 1 and len(set(kinds.columns)) == len(kinds.columns)
+    assert len(kinds) == 2 * len(analysis.KIND_ROWS)
+    call = kinds[(kinds["scan"] == "stdlib-subset") & (kinds["pattern"] == "call")].iloc[0]
+    assert call["count"] == result.summary["punnable"] and str(kinds["count"].dtype) == "int64"
+
+    for kind, key in (("length", "name_len"), ("identifier", "identifier"), ("directory", "directory")):
+        assert main(["table", stdlib_subset_scan_dir, json_dir, "--by", kind, "--format", "csv"]) == 0
+        text = capsys.readouterr().out
+        long = pd.read_csv(io.StringIO(text))
+        assert text.count("\nscan,") == 0 and list(long.columns[:2]) == ["scan", key]
+        assert set(long["scan"]) == {"stdlib-subset", "json"}
+    lengths = pd.read_csv(io.StringIO(
+        tidy.to_csv(tidy.frame_of("length", [result], 20))))
+    assert int(lengths["total"].sum()) == result.summary["punnable"] and str(lengths["total"].dtype) == "int64"

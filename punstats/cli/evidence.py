@@ -123,10 +123,15 @@ def cmd_table(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise UsageError("%s with --long N" % exc) from None
     try:
-        made = tables.tables_of(args.by, results, args.top, rows=args.rows)
+        if args.format == "csv":  # for other tools: one tidy table, provenance in columns
+            from punstats.present import tidy
+            text = tidy.to_csv(tidy.frame_of(args.by, results, args.top, rows=args.rows))
+        else:
+            text = tables.render_all(tables.tables_of(args.by, results, args.top, rows=args.rows), args.format,
+                                     links=args.links)
     except ValueError as exc:  # an unknown row
         raise UsageError(str(exc)) from None
-    _write_text(tables.render_all(made, args.format, links=args.links), args.output)
+    _write_text(text, args.output)
     return 0
 
 

@@ -5,9 +5,20 @@ from __future__ import annotations
 import argparse
 import json
 import os
+from typing import Any, Dict, List
 
 from punstats.cli.common import UsageError, _progress_bar
 from punstats.store.rules import parse_test_rule
+
+
+def _records(table: Any) -> List[Dict[str, Any]]:
+    """The rows as ``scan --json`` writes summaries: an array of objects, dates
+    in ISO 8601, numbers and booleans as JSON's own."""
+    rows = []
+    for row in table.to_dict(orient="records"):
+        rows.append({key: value.isoformat() if hasattr(value, "isoformat") else
+                     value.item() if hasattr(value, "item") else value for key, value in row.items()})
+    return rows
 
 
 def cmd_history(args: argparse.Namespace) -> int:
@@ -43,7 +54,7 @@ def cmd_history(args: argparse.Namespace) -> int:
     else:
         written += plots.save(plots.history_trend(table, name), output)
     if args.json:
-        print(table.assign(date=table["date"].astype(str)).to_json(orient="records", indent=2))
+        print(json.dumps(_records(table), indent=2, ensure_ascii=False))
     else:
         print(table[["commit", "date", "files", "keywords", "punnable", "punnable_pct", "long", "long_nontest",
                      "files_extracted"]].assign(commit=table["commit"].str[:12]).to_string(index=False))

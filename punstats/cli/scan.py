@@ -76,6 +76,13 @@ def _with_distribution(summary: Dict[str, Any]) -> Dict[str, Any]:
     return dict(summary, distribution=found) if found else summary
 
 
+def _json_ready(summary: Dict[str, Any]) -> Dict[str, Any]:
+    """A summary as JSON shows it: yes/no facts as booleans."""
+    if "cache" in summary and "tables_reused" in summary["cache"]:
+        summary = dict(summary, cache=dict(summary["cache"], tables_reused=bool(summary["cache"]["tables_reused"])))
+    return summary
+
+
 def cmd_scan(args: argparse.Namespace) -> int:
     _check_engine_options(args)
     try:
@@ -116,8 +123,7 @@ def cmd_scan(args: argparse.Namespace) -> int:
         summaries.append(summary)
         if not args.json:
             print(format_summary(summary))
-    if args.json:
-        payload: Any = summaries[0] if len(summaries) == 1 else summaries
-        print(json.dumps(payload, indent=2, ensure_ascii=False))
+    if args.json:  # one shape for any number of paths: an array of summaries
+        print(json.dumps([_json_ready(s) for s in summaries], indent=2, ensure_ascii=False))
     return 0
 

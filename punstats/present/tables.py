@@ -88,6 +88,13 @@ def with_outside_tests(result: Any) -> Dict[str, Any]:
 ROW_KEYS = tuple(key for _, key in SUMMARY_ROWS) + (LINES_SAVED_ROW[1],)
 
 
+def check_rows(rows: Optional[Sequence[str]]) -> None:
+    """``table --rows``: every key names a row of the summary table."""
+    unknown = [key for key in rows or () if key not in ROW_KEYS]
+    if unknown:
+        raise ValueError("unknown row %r (choose from %s)" % (unknown[0], ", ".join(ROW_KEYS)))
+
+
 def summary_table(results: Sequence[Any], rows: Optional[Sequence[str]] = None) -> Table:
     """The PEP 736 "Applicability" table: one column per scan; ``rows``
     chooses and orders the rows by key (``ROW_KEYS``)."""
@@ -96,9 +103,7 @@ def summary_table(results: Sequence[Any], rows: Optional[Sequence[str]] = None) 
         raise ValueError("no scans to tabulate")
     long_threshold = common_long_threshold(summaries)
     names = column_names(summaries)
-    unknown = [key for key in rows or () if key not in ROW_KEYS]
-    if unknown:
-        raise ValueError("unknown row %r (choose from %s)" % (unknown[0], ", ".join(ROW_KEYS)))
+    check_rows(rows)
     chosen = list(rows) if rows else [key for _, key in SUMMARY_ROWS] + (
         [LINES_SAVED_ROW[1]] if any("lines_saved" in s for s in summaries) else [])
     labels = {key: label for label, key in SUMMARY_ROWS + (LINES_SAVED_ROW,)}
