@@ -16,6 +16,7 @@ import pandas as pd
 from punstats import __version__, analysis, store
 from punstats import engines as engine
 from punstats.cache import BlobCache
+from punstats.discover import ignore
 from punstats.discover.revision import discover_git
 from punstats.discover.tree import DEFAULT_EXTENSIONS, discover
 from punstats.extract.traversal import EXTRACTOR_VERSION
@@ -126,7 +127,7 @@ def scan(path: Optional[str] = None, *, jobs: Optional[int] = None,
          corpus: Optional[Corpus] = None, rev: Optional[str] = None,
          python: Optional[str] = None, cache: Union[BlobCache, str, bool, None] = None,
          engine: str = "local", scheduler: Optional[str] = None,
-         lines_saved: bool = False) -> ScanResult:
+         lines_saved: bool = False, gitignore: bool = True, exclude: Sequence[str] = ()) -> ScanResult:
     """Scan a directory (default: this interpreter's standard library).
 
     ``progress`` is called with the number of files just finished;
@@ -143,6 +144,8 @@ def scan(path: Optional[str] = None, *, jobs: Optional[int] = None,
     ``lines_saved``: also rewrite every file in memory as ``punstats rewrite
     --rewrap`` does and record the lines that punning would save (a
     directory only; nothing is written).
+    ``gitignore``, ``exclude``: leave out what ``.gitignore`` files and these
+    globs name (a directory only; ``discover.ignore``).
     """
     rule = _rule(test_rule)
     _check_engine(engine, scheduler, python)
@@ -167,8 +170,10 @@ def scan(path: Optional[str] = None, *, jobs: Optional[int] = None,
             if lazy:
                 read_blob = stack.enter_context(gitsource.BlobReader(corpus.root)).read
         else:
+            left_out = ignore.matcher(corpus.root, gitignore, exclude)
             found = discover(corpus.root, tuple(extensions), follow_links=follow_links,
-                             max_bytes=max_bytes, exclude_dirs=exclude_dirs)
+                             max_bytes=max_bytes, exclude_dirs=exclude_dirs,
+                             ignore=left_out.reason if left_out else None)
         if on_discovered:
             on_discovered(len(found.candidates))
         parser = (platform.python_version(), platform.python_implementation())
@@ -191,6 +196,7 @@ def scan(path: Optional[str] = None, *, jobs: Optional[int] = None,
         "exclude_dirs": exclude_dirs,
         "max_bytes": max_bytes,
         "definition": "ast.keyword of ast.Call, arg not None, value ast.Name with id == arg",
+        "gitignore": gitignore and not corpus.is_revision, "exclude": list(exclude),
     }
     provenance = {
         "corpus": corpus.name,
