@@ -59,6 +59,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="follow symbolic links that stay inside the root")
     p.add_argument("--no-exclude", action="store_true",
                    help="also walk VCS, virtual-environment and cache directories")
+    p.add_argument("--no-ignore", action="store_true",
+                   help="also scan what .gitignore files leave out (by default they are honoured, as git does)")
+    p.add_argument("--exclude", action="append", default=[], metavar="GLOB",
+                   help="leave out paths matching GLOB (.gitignore syntax, relative to the root); repeatable")
     p.add_argument("--max-bytes", type=_positive, default=DEFAULT_MAX_BYTES,
                    help="larger files are recorded as too_large (default: %(default)s)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")

@@ -90,12 +90,14 @@ def cmd_scan(args: argparse.Namespace) -> int:
         if args.compat:
             return _scan_compat(args, rule)
         if args.rev is not None:
+            if args.exclude:
+                raise UsageError("--exclude applies to directories; a revision is read from git as committed")
             from punstats.sources.git import git_corpus
             corpora = [git_corpus(path, args.rev) for path in args.paths or ["."]]
         else:
             corpora = [resolve(path) for path in args.paths] or [resolve(None)]
     except (SourceError, ValueError) as exc:
-        raise UsageError(str(exc)) from None
+        raise UsageError(_one_line(exc)) from None
     corpora = _named(corpora, args.name)
     outputs = _output_dirs(args, [c.name for c in corpora])
     summaries = []
@@ -109,7 +111,7 @@ def cmd_scan(args: argparse.Namespace) -> int:
                 progress=bar.update, on_discovered=bar.start,
                 python=args.python,
                 engine=args.engine, scheduler=args.scheduler, cache=not args.no_cache,
-                lines_saved=args.lines_saved,
+                lines_saved=args.lines_saved, gitignore=not args.no_ignore, exclude=args.exclude,
             )
         except ValueError as exc:  # EngineError: the cluster cannot be reached or cannot run punstats
             raise UsageError(_one_line(exc)) from None

@@ -112,6 +112,7 @@ def _what_was_measured(summaries: Sequence[Dict[str, Any]], scan_dirs: Sequence[
             _n(s["files"]), _n(s["parsed"]), _n(s["failed"]), _counts(s.get("failed_by_reason", {})))),
         ("Skipped", skipped),
         ("Extensions", lambda s: ", ".join("`%s`" % e for e in s.get("rules", {}).get("extensions", [".py"]))),
+        ("Left out", _left_out),
         ("Test rule", lambda s: tables.markdown_code(s["test_rule"])),
         ("Long threshold", lambda s: "%d characters" % s["long_threshold"]),
     ]
@@ -121,6 +122,15 @@ def _what_was_measured(summaries: Sequence[Dict[str, Any]], scan_dirs: Sequence[
     if any(stored):
         lines.append("| Stored scan | %s |" % " | ".join(tables.markdown_code(d) if d else "" for d in stored))
     return lines
+
+
+def _left_out(s: Dict[str, Any]) -> str:
+    """What ``.gitignore`` and ``--exclude`` took out of the walk."""
+    rules = s.get("rules", {})
+    parts = [".gitignore honoured" if rules.get("gitignore") else
+             ".gitignore not read (--no-ignore)" if "gitignore" in rules else "scanned before .gitignore support"]
+    parts += ["--exclude %s" % tables.markdown_code(g) for g in rules.get("exclude", [])]
+    return ", ".join(parts)
 
 
 def _portable(path: Optional[str]) -> Optional[str]:
