@@ -9,7 +9,6 @@ wheel is a zip archive under another name.
 """
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import shutil
@@ -19,6 +18,7 @@ from typing import Optional
 
 from punstats.model.corpus import Corpus, SourceError
 from punstats.sources.archives import ARCHIVE_SUFFIXES, Limits, default_dir, unpack_cached
+from punstats.sources.pypi import _sha256_of  # one way to hash an archive
 
 WHEEL_SUFFIX = ".whl"
 
@@ -28,14 +28,6 @@ def is_archive(path: str) -> bool:
     lower = path.lower()
     return os.path.isfile(path) and (lower.endswith(WHEEL_SUFFIX)
                                      or any(lower.endswith(suffix) for suffix, _ in ARCHIVE_SUFFIXES))
-
-
-def _sha256(path: str) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def corpus_name(filename: str) -> str:
@@ -54,7 +46,7 @@ def archive_corpus(path: str, directory: Optional[str] = None, limits: Limits = 
     """The corpus of the archive at ``path``, unpacked into the cache (``directory``)."""
     filename = os.path.basename(path)
     try:
-        sha256 = _sha256(path)
+        sha256 = _sha256_of(path)
     except OSError as exc:
         raise SourceError("cannot read %s: %s" % (filename, exc.strerror or exc)) from None
     if filename.lower().endswith(WHEEL_SUFFIX):
