@@ -122,7 +122,7 @@ def scan(path: Optional[str] = None, *, jobs: Optional[int] = None,
          extensions: Sequence[str] = DEFAULT_EXTENSIONS,
          follow_links: bool = False, exclude_dirs: bool = True,
          max_bytes: int = DEFAULT_MAX_BYTES,
-         progress: Optional[Callable[[int], None]] = None,
+         progress: Union[Callable[[int], None], bool, None] = None,
          on_discovered: Optional[Callable[[int], None]] = None,
          corpus: Optional[Corpus] = None, rev: Optional[str] = None,
          python: Optional[str] = None, cache: Union[BlobCache, str, bool, None] = None,
@@ -130,7 +130,7 @@ def scan(path: Optional[str] = None, *, jobs: Optional[int] = None,
          lines_saved: bool = False, gitignore: bool = True, exclude: Sequence[str] = ()) -> ScanResult:
     """Scan a directory (default: this interpreter's standard library).
 
-    ``progress`` is called with the number of files just finished;
+    ``progress`` is called with the number of files just finished (True: draw a bar);
     ``on_discovered`` once with the number of files to extract.
     ``rev``: scan that revision of the git repository ``path`` (no checkout).
     ``python``: extract under that interpreter (``interp``).
@@ -150,6 +150,9 @@ def scan(path: Optional[str] = None, *, jobs: Optional[int] = None,
     rule = _rule(test_rule)
     _check_engine(engine, scheduler, python)
     with contextlib.ExitStack() as stack:  # the cache and the blob reader are closed at the end
+        if progress is True:  # a bar where the caller is (a notebook widget, or a terminal line)
+            from punstats.runs.progress import auto_bar
+            progress, on_discovered = auto_bar(stack, on_discovered)
         blob_cache = open_cache(cache)
         if blob_cache is not None and blob_cache is not cache:
             stack.callback(blob_cache.close)
