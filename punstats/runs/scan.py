@@ -42,6 +42,10 @@ class ScanResult:
     summary: Dict[str, Any]
     functions: Optional[pd.DataFrame] = None  # one row per function; None in older stored scans
 
+    def _repr_html_(self) -> str:  # a notebook shows the headline, not the tables' repr
+        from punstats.present.console import summary_html
+        return summary_html(self.summary)
+
     def save(self, directory: str, csv: bool = False) -> None:
         store.write(directory, self.occurrences, self.files, self.summary, csv=csv,
                     functions=self.functions)
