@@ -79,3 +79,18 @@ def test_notebook_finds_a_relative_scan_from_where_jupyter_was_started(
                    for o in cell.outputs if o.output_type == "stream")
     stored = punstats.load(stdlib_subset_scan_dir).summary
     assert "%d headline occurrences" % stored["punnable"] in text
+
+
+def test_notebook_api_displays(stdlib_subset_scan_dir, tmp_path, capsys):
+    from punstats.present import plots
+    result = punstats.load(stdlib_subset_scan_dir)
+    html = result._repr_html_()
+    s = result.summary
+    assert len(html) < 2000 and "<table>" in html and "stdlib-subset" in html
+    assert "%.2f%%" % s["punnable_nontest_pct"] in html and format(s["punnable"], ",") in html
+    assert {"scan", "load", "ScanResult"} <= set(dir(punstats))
+    plot = plots.length_histogram(result)
+    assert plot._repr_png_().startswith(b"\x89PNG\r\n\x1a\n")
+    (tmp_path / "a.py").write_text("f(x=x)\n")
+    again = punstats.scan(str(tmp_path), progress=True, jobs=1)  # raised TypeError: 'bool' is not callable
+    assert again.summary["punnable"] == 1 and "1/1" in capsys.readouterr().err

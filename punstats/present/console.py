@@ -160,3 +160,22 @@ def format_rewrite(results: Sequence[Any], s: Any, written: bool) -> str:
     ]
     return "\n".join(lines + ["%-9s  %s" % row for row in rows])
 
+
+
+def summary_html(s: Dict[str, Any]) -> str:
+    """A scan in a notebook: what was measured and its headline numbers, in a few rows."""
+    import html
+    from punstats.present.provenance import provenance
+    rows = [("files", "%s parsed, %s failed" % (_n(s["parsed"]), _n(s["failed"]))),
+            ("keyword arguments", _n(s["keywords"])),
+            ("f(x=x)", "%s (%.2f%%)" % (_n(s["punnable"]), s["punnable_pct"]))]
+    if "punnable_nontest_pct" in s:
+        rows.append(("f(x=x) outside tests", "%s of %s (%.2f%%)" % (
+            _n(s["punnable_nontest"]), _n(s["keywords_nontest"]), s["punnable_nontest_pct"])))
+    rows.append(("long (>= %d chars)" % s["long_threshold"], "%s, %s outside tests" % (
+        _n(s["long"]), _n(s["long_nontest"]))))
+    body = "".join("<tr><th style='text-align:left'>%s</th><td style='text-align:left'>%s</td></tr>"
+                   % (html.escape(k), html.escape(v)) for k, v in rows)
+    return ("<div><b>ScanResult</b> %s<table>%s</table><small>%s .occurrences, .files, .functions: "
+            "DataFrames; .summary: a dict</small></div>"
+            % (html.escape(s["corpus"]), body, html.escape(provenance(s))))
