@@ -59,6 +59,16 @@ def test_gitignore_rules_of_git(tmp_path):
     assert Ignore(str(tmp_path / "repo"), gitignore=False).reason("top_only.py", False) is None
 
 
+def test_a_root_that_a_gitignore_above_it_ignores_is_scanned_whole(tmp_path, capsys):
+    """A pyenv clone ignores /versions/*: its standard libraries are still scanned when named."""
+    init(tmp_path / "pyenv")
+    _write(tmp_path / "pyenv", {".gitignore": "/versions/*\n*.pyc\n",
+                                "versions/3.11.7/lib/python3.11/json/__init__.py": "f(x=x)\n",
+                                "versions/3.11.7/lib/python3.11/json/x.pyc.py": "f(y=y)\n"})
+    summary = _scan([str(tmp_path / "pyenv" / "versions" / "3.11.7" / "lib" / "python3.11")], capsys)
+    assert summary["files"] == 2 and "gitignore" not in summary["skipped_dirs"]
+
+
 def test_exclude_with_a_revision_is_a_usage_error(tmp_path, capsys):
     assert main(["scan", str(tmp_path), "--rev", "HEAD", "--exclude", "x", "--no-save"]) == 2
     assert capsys.readouterr().err == ("punstats: error: --exclude applies to directories; "

@@ -2,7 +2,8 @@
 
 As ruff and ripgrep do, a walk honours the ``.gitignore`` files it finds
 (in the root, in every directory below it, and in the directories above it
-up to the work tree's top, the one holding ``.git``), with git's own rules
+up to the work tree's top, the one holding ``.git``, unless those ignore the
+root itself: a directory the user names is scanned), with git's own rules
 (``pathspec``'s ``GitIgnoreSpec``: a deeper file overrides a shallower one,
 ``!pattern`` re-includes, a pattern with ``/`` is anchored).  ``--exclude``
 patterns use the same syntax, relative to the scan's root.  The files are
@@ -61,6 +62,17 @@ class Ignore:
                 if lines:
                     prefix = os.path.relpath(self.root, directory).replace(os.sep, "/") + "/"
                     self._above.append((prefix, _spec(lines)))
+            if self._root_ignored():  # the user named it: scanned, and the rules above it do not apply
+                self._above = []
+
+    def _root_ignored(self) -> bool:
+        """Whether a ``.gitignore`` above the root ignores the root or a directory on the way to it
+        (``/versions/*`` in a pyenv clone ignores every installed standard library)."""
+        for prefix, spec in self._above:
+            parts = prefix.rstrip("/").split("/")
+            if any(spec.match_file("/".join(parts[:i]) + "/") for i in range(1, len(parts) + 1)):
+                return True
+        return False
 
     def _directory_spec(self, rel_dir: str):
         if rel_dir not in self._specs:
