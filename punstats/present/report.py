@@ -93,7 +93,7 @@ def _what_was_measured(summaries: Sequence[Dict[str, Any]], scan_dirs: Sequence[
     names = column_names(summaries)
 
     def revision(s: Dict[str, Any]) -> str:
-        text = "" if s.get("source") == "stdlib" else (s.get("revision") or "")
+        text = s.get("revision") or ""  # the standard library's is its interpreter
         return _text(text + (" (%s)" % s["commit_date"] if text and s.get("commit_date") else "")) or "none recorded"
 
     def skipped(s: Dict[str, Any]) -> str:
