@@ -224,7 +224,7 @@ def kinds(results: Sequence[Any]) -> Plot:
         axes.xaxis.set_major_formatter(FuncFormatter(lambda value, _: "%g%%" % value))
         axes.set_title("f(x=x) and related keyword-argument patterns")
         if len(names) > 1:
-            axes.legend(loc="lower right")
+            axes.legend(loc="best")  # where it covers no bar
     _finish(figure, summaries)
     return Plot("kinds", subject_of(names), figure, data)
 
