@@ -106,7 +106,7 @@ def stdlib_scans(tmp_path_factory):
         code, stdout, stderr = run_cli("scan", "--json", "-q", "--no-cache", "--jobs", jobs, "-o", str(out / jobs))
         assert code == 0, stderr
         assert stderr == ""
-        results[jobs] = json.loads(stdout)
+        [results[jobs]] = json.loads(stdout)  # always an array, one summary per path
     return out, results
 
 
@@ -202,7 +202,7 @@ def test_bad_input_is_recorded_and_good_files_are_counted(tmp_path):
     code, stdout, stderr = run_cli("scan", str(root), "--json", "-q", "--max-bytes", "1000000",
                                    "-o", str(tmp_path / "out"))
     assert code == 0, stderr
-    summary = json.loads(stdout)
+    [summary] = json.loads(stdout)
     files = pd.read_parquet(tmp_path / "out" / "files.parquet").set_index("path")
     assert files["status"].to_dict() == {
         "binary.py": "null_bytes", "bom.py": "ok", "cookie.py": "ok", "deep.py": "syntax_error",
@@ -279,8 +279,18 @@ def test_test_rule_and_threshold_options(tmp_path, capsys):
     summaries = {}
     for rule in (["--test-rule", "components"], ["--test-rule", "substring"], ["--test-pattern", "^src/a"]):
         assert main(["scan", str(tmp_path / "src"), "--json", "--no-save", "-q", *rule]) == 0
-        summaries[rule[-1]] = json.loads(capsys.readouterr().out)
+        [summaries[rule[-1]]] = json.loads(capsys.readouterr().out)
     assert {k: s["long_nontest"] for k, s in summaries.items()} == {"components": 1, "substring": 0, "^src/a": 2}
     assert summaries["^src/a"]["test_rule"] == "regex:^src/a"
     assert main(["scan", str(tmp_path / "src"), "--json", "--no-save", "-q", "--long", "20"]) == 0
-    assert json.loads(capsys.readouterr().out)["long"] == 0
+    assert json.loads(capsys.readouterr().out)[0]["long"] == 0
+
+
+def test_scan_json_has_one_shape_for_any_number_of_paths(tmp_path, capsys):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.py").write_text("f(x=x)\n")
+    for paths in ([str(tmp_path / "src")], [str(tmp_path / "src")] * 2):
+        assert main(["scan", *paths, "--json", "--no-save", "-q"]) == 0
+        summaries = json.loads(capsys.readouterr().out)
+        assert isinstance(summaries, list) and len(summaries) == len(paths)
+        assert all(s["punnable"] == 1 and type(s["cache"]["tables_reused"]) is bool for s in summaries)

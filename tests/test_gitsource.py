@@ -81,7 +81,7 @@ def test_revision_scan_equals_directory_scan_of_a_checkout(repo, tmp_path):
 def test_cli_scan_rev(repo, capsys):
     path, first, second = repo
     assert cli.main(["scan", str(path), "--rev", second, "--no-save", "--json", "-q"]) == 0
-    out = json.loads(capsys.readouterr().out)
+    [out] = json.loads(capsys.readouterr().out)
     assert out["revision"] == second and out["punnable"] == 4
 
 

@@ -100,6 +100,18 @@ def test_history_figure_plots_the_table(repo, tmp_path):
     root, _ = repo
     table = history.history(root, history.select(history.commits_of(root), "month"), cache=False, jobs=1)
     plot = plots.history_trend(table, "repo")
-    share, count = plot.figure.axes
+    count, share = plot.figure.axes  # two panels, no second y-axis on one of them
     assert list(share.lines[0].get_ydata()) == list(table["punnable_pct"])
     assert list(count.lines[0].get_ydata()) == list(table["punnable"])
+    assert share.get_ylim()[0] == 0 and count.get_ylim()[0] == 0
+
+
+def test_cli_history_json_is_an_array_of_plain_json_values(repo, tmp_path, capsys):
+    root, shas = repo
+    assert main(["history", root, "--every", "month", "-q", "-j", "1", "-o", str(tmp_path / "h"), "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert isinstance(rows, list) and len(rows) == 5 and rows[-1]["commit"] == shas[-1]
+    assert rows[0]["date"].startswith("2023-06-") and "T" in rows[0]["date"]  # ISO 8601, as git and scan write it
+    assert all(type(row["punnable"]) is int and type(row["punnable_pct"]) is float for row in rows)
+    table = pd.read_parquet(tmp_path / "h" / "history.parquet")
+    assert [row["punnable"] for row in rows] == list(table["punnable"])

@@ -103,7 +103,7 @@ def test_a_scan_killed_midway_leaves_a_cache_the_next_scan_uses(corpus, tmp_path
     code = subprocess.run([sys.executable, "-m", "punstats", "scan", str(corpus), "-q", "--no-save", "--json"],
                           env=env, capture_output=True, text=True)
     assert code.returncode == 0, code.stderr
-    summary = json.loads(code.stdout)
+    [summary] = json.loads(code.stdout)
     assert summary["cache"]["cached"] >= partial and summary["cache"]["extracted"] == total - summary["cache"]["cached"]
     assert summary["punnable"] == punstats.scan(str(corpus), jobs=1).summary["punnable"]
 
@@ -115,7 +115,7 @@ def test_two_scans_at_once_share_the_cache(corpus, tmp_path):
              for _ in range(2)]
     outputs = [proc.communicate(timeout=300) for proc in procs]
     assert [proc.returncode for proc in procs] == [0, 0], [err for _, err in outputs]
-    first, second = (json.loads(out) for out, _ in outputs)
+    first, second = (json.loads(out)[0] for out, _ in outputs)
     assert first["punnable"] == second["punnable"] == punstats.scan(str(corpus), jobs=1).summary["punnable"]
 
 
@@ -144,7 +144,7 @@ def test_no_cache_leaves_no_trace(corpus, tmp_path):
     env = dict(os.environ, PUNSTATS_CACHE_DIR=str(tmp_path / "unused"))
     result = subprocess.run([sys.executable, "-m", "punstats", "scan", str(corpus), "-q", "--no-save", "--no-cache",
                              "--json"], env=env, capture_output=True, text=True)
-    assert result.returncode == 0 and "cache" not in json.loads(result.stdout)
+    assert result.returncode == 0 and "cache" not in json.loads(result.stdout)[0]
     assert not (tmp_path / "unused").exists()
 
 

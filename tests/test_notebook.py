@@ -61,3 +61,36 @@ def test_notebook_runs_top_to_bottom(notebook, stdlib_subset_dir, stdlib_subset_
                      markdown, re.M)
     pngs = [o for o in outputs if o.output_type == "display_data" and "image/png" in o.data]
     assert len(pngs) == 7  # five per scan, projects, kinds
+
+
+def test_notebook_finds_a_relative_scan_from_where_jupyter_was_started(
+        notebook, stdlib_subset_scan_dir, python3_kernel_on_this_interpreter, monkeypatch, tmp_path):
+    started = tmp_path / "project"
+    started.mkdir()
+    monkeypatch.chdir(started)
+    monkeypatch.setenv("PWD", str(started))  # what a shell sets when the user runs `jupyter lab` here
+    monkeypatch.setenv("PUNSTATS_SCAN", os.path.relpath(stdlib_subset_scan_dir, str(started)))
+    monkeypatch.delenv("PUNSTATS_SCAN_PATH", raising=False)
+    notebook = copy.deepcopy(notebook)
+    client = NotebookClient(notebook, kernel_name="python3", timeout=300, allow_errors=False,
+                            resources={"metadata": {"path": os.path.dirname(NOTEBOOK)}})  # the kernel runs there
+    client.execute()
+    text = "".join(o.get("text", "") for cell in notebook.cells if cell.cell_type == "code"
+                   for o in cell.outputs if o.output_type == "stream")
+    stored = punstats.load(stdlib_subset_scan_dir).summary
+    assert "%d headline occurrences" % stored["punnable"] in text
+
+
+def test_notebook_api_displays(stdlib_subset_scan_dir, tmp_path, capsys):
+    from punstats.present import plots
+    result = punstats.load(stdlib_subset_scan_dir)
+    html = result._repr_html_()
+    s = result.summary
+    assert len(html) < 2000 and "<table>" in html and "stdlib-subset" in html
+    assert "%.2f%%" % s["punnable_nontest_pct"] in html and format(s["punnable"], ",") in html
+    assert {"scan", "load", "ScanResult"} <= set(dir(punstats))
+    plot = plots.length_histogram(result)
+    assert plot._repr_png_().startswith(b"\x89PNG\r\n\x1a\n")
+    (tmp_path / "a.py").write_text("f(x=x)\n")
+    again = punstats.scan(str(tmp_path), progress=True, jobs=1)  # raised TypeError: 'bool' is not callable
+    assert again.summary["punnable"] == 1 and "1/1" in capsys.readouterr().err

@@ -118,9 +118,12 @@ def test_project_bars_are_the_stored_shares(result, stdlib_subset_scan_dir):
     json_only = punstats.scan(os.path.join(result.summary["root"], "json"), jobs=1)
     plot = plots.projects([result, json_only])
     [axes] = plot.figure.axes
-    [bars] = axes.containers
+    bars, outside = axes.containers  # all code, outside tests
     assert [bar.get_height() for bar in bars] == [result.summary["punnable_pct"], json_only.summary["punnable_pct"]]
-    assert bars[0].get_height() != bars[1].get_height()
+    assert [bar.get_height() for bar in outside] == [result.summary["punnable_nontest_pct"],
+                                                     json_only.summary["punnable_nontest_pct"]]
+    assert bars[0].get_height() != bars[1].get_height() != outside[0].get_height()
+    assert [t.get_text() for t in axes.get_legend().get_texts()] == ["all code", "outside tests"]
     assert [label.get_text() for label in axes.get_xticklabels()] == ["stdlib-subset", "json"]
     assert "%.2f%%" % result.summary["punnable_pct"] in [t.get_text().split("\n")[0] for t in axes.texts]
     assert_captioned(plot, result.summary)
@@ -165,7 +168,8 @@ def test_cli_plot_without_matplotlib_says_so_in_one_line(stdlib_subset_scan_dir,
     monkeypatch.delattr(punstats.present, "plots")
     assert main(["plot", stdlib_subset_scan_dir, "-o", str(tmp_path)]) == 2
     err = capsys.readouterr().err
-    assert err == "punstats: error: figures need matplotlib, which is not installed: pip install 'punstats[plot]'\n"
+    assert err == ("punstats: error: figures need matplotlib, which is not installed: pip install matplotlib "
+                   "(or --no-figures)\n")  # never an extra of an index punstats is not on
     assert main(["report", stdlib_subset_scan_dir, "-o", str(tmp_path / "r.md")]) == 2
     assert "matplotlib" in capsys.readouterr().err
     assert main(["report", stdlib_subset_scan_dir, "-o", str(tmp_path / "r.md"), "--no-figures"]) == 0
@@ -178,11 +182,35 @@ def test_a_corpus_without_any_f_x_x_still_draws(tmp_path):
     drawn = plots.all_plots([empty])
     assert [plot.kind for plot in drawn] == ["lengths", "cumulative", "identifiers", "callees", "directories",
                                              "projects", "kinds"]
-    for plot in drawn[:5]:
-        bars = [size for container in plot.figure.axes[0].containers
-                for size in (heights(container) if plot.kind == "lengths" else widths(container))]
-        assert bars == ([0, 0] if plot.kind == "directories" else [])  # a.py: no occurrence
+    for plot in drawn[:5]:  # it says so, with no empty bars and no ticks
+        [axes] = plot.figure.axes
+        assert not axes.containers and not axes.lines and not axes.axison
+        assert [t.get_text() for t in axes.texts] == ["%s has no f(x=x) keyword arguments" % empty.summary["corpus"]]
     assert [bar.get_height() for bar in drawn[5].figure.axes[0].containers[0]] == [0.0]
+
+
+def test_plot_of_a_scan_without_calls_says_so_and_keeps_the_other_scans(stdlib_subset_scan_dir, tmp_path, capsys):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.py").write_bytes(b"x\0y\n")  # null bytes: fails to parse, no calls at all
+    assert main(["scan", str(tmp_path / "src"), "-o", str(tmp_path / "nothing"), "-q", "--no-cache"]) == 0
+    capsys.readouterr()
+    assert main(["plot", str(tmp_path / "nothing"), stdlib_subset_scan_dir, "-o", str(tmp_path / "fig"),
+                 "--format", "png"]) == 0
+    written = capsys.readouterr().out.split()
+    assert str(tmp_path / "fig" / "src-lengths.png") in written
+    assert str(tmp_path / "fig" / "stdlib-subset-lengths.png") in written
+    assert str(tmp_path / "fig" / "src+stdlib-subset-overlay.png") in written
+    [axes] = plots.length_histogram(punstats.load(str(tmp_path / "nothing"))).figure.axes
+    assert [t.get_text() for t in axes.texts] == ["src has no calls (1 file failed to parse)"]
+
+
+def test_directories_figure_draws_no_empty_rows(tmp_path):
+    for name, text in (("a", "f(x=x)\n"), ("b", "f(x=1)\n")):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "m.py").write_text(text)
+    plot = plots.directories(punstats.scan(str(tmp_path), jobs=1))
+    assert list(plot.data.index) == ["a/"]  # b/ has keyword arguments but no f(x=x)
+    assert [t.get_text() for t in plot.figure.axes[0].get_yticklabels()] == ["a/"]
 
 
 def test_kinds_bars_are_the_stored_shares(result, stdlib_subset_scan_dir):
@@ -200,3 +228,31 @@ def test_kinds_bars_are_the_stored_shares(result, stdlib_subset_scan_dir):
     assert by_kind["attribute"] == round(100.0 * kinds["attribute"] / keywords, 4)
     assert by_kind["dict_literal"] == round(100.0 * kinds["dict_literal"] / entries, 4)
     assert_captioned(plot, result.summary)
+
+
+def test_captions_are_wrapped_inside_the_figure_and_keep_all_provenance(result):
+    import dataclasses
+
+    from punstats.present import compare
+    from punstats.present.provenance import provenance
+    long_source = dict(result.summary, source="pypi:a-rather-long-project-name==2024.12.31.post1",
+                       revision="a_rather_long_project_name-2024.12.31.post1.tar.gz sha256:" + "ab12" * 16,
+                       commit_date="2024-12-31T23:59:59+00:00", test_rule="regex:^(tests?|testing|docs_src)/")
+    odd = dataclasses.replace(result, summary=long_source)
+    figures = plots.all_plots([odd]) + [plots.projects([odd, result]), plots.kinds([odd, result]),
+                                        compare.length_overlay([odd, result])]
+    for plot in figures:
+        figure = plot.figure
+        renderer = figure.canvas.get_renderer()
+        figure.canvas.draw()
+        box = figure.bbox
+        for text in figure.texts:
+            extent = text.get_window_extent(renderer)
+            assert box.x0 <= extent.x0 and extent.x1 <= box.x1 and box.y0 <= extent.y0 and extent.y1 <= box.y1, \
+                (plot.name, text.get_text())
+        said = " ".join(caption(plot).split())
+        assert " ".join(provenance(long_source).split()) in said, plot.name  # nothing cut off
+        assert len(figure.texts[-1].get_text().splitlines()) > 1  # it had to be wrapped
+        extent = figure.texts[-1].get_window_extent(renderer)
+        for axes in figure.axes:  # the caption lies below every axes and its labels
+            assert extent.y1 <= axes.get_tightbbox(renderer).y0 + 1, plot.name

@@ -11,8 +11,9 @@ from docutils import nodes
 from docutils.core import publish_doctree
 
 import punstats
+from punstats import analysis
 from punstats.cli import main
-from punstats.present import tables
+from punstats.present import tables, tidy
 
 BORDER = re.compile(r"^=+( =+)+$")
 
@@ -40,6 +41,49 @@ def stored_counts(scan_dir):
         "parsed": len(parsed),
         "failed": int((~files["status"].isin(["ok", "symlink", "outside_root", "directory"])).sum()),
     }
+
+
+def independent_nontest_share(root):
+    """(punnable, keywords, percent) outside tests, counted with ``ast`` and
+    pandas alone: every file under ``root`` parsed here, test code decided
+    from the path as the ``components`` rule words it."""
+    import ast
+    import fnmatch
+    rows = []
+    for directory, subdirs, names in os.walk(root):
+        subdirs[:] = [d for d in subdirs if d != "__pycache__"]
+        for name in (n for n in names if n.endswith(".py")):
+            parts = os.path.relpath(os.path.join(directory, name), root).split(os.sep)
+            in_test = bool(set(parts[:-1]) & {"test", "tests", "testing", "idle_test"}) or any(
+                fnmatch.fnmatchcase(name, p) for p in ("test_*.py", "*_test.py", "tests.py", "conftest.py"))
+            try:
+                with open(os.path.join(directory, name), "rb") as handle:
+                    tree = ast.parse(handle.read())
+            except (SyntaxError, ValueError):
+                continue
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Call):
+                    rows += [(in_test, isinstance(k.value, ast.Name) and k.value.id == k.arg)
+                             for k in node.keywords if k.arg is not None]
+    frame = pd.DataFrame(rows, columns=["in_test", "punnable"])
+    outside = frame[~frame["in_test"]]
+    return int(outside["punnable"].sum()), len(outside), 100.0 * outside["punnable"].mean()
+
+
+def test_outside_tests_share_agrees_with_an_independent_count(result, capsys):
+    punnable, keywords, pct = independent_nontest_share(result.summary["root"])
+    summary = result.summary
+    assert (summary["punnable_nontest"], summary["keywords_nontest"]) == (punnable, keywords)
+    assert summary["punnable_nontest_pct"] == pytest.approx(pct, abs=1e-4)
+    assert keywords < summary["keywords"] and pct > summary["punnable_pct"]  # the tests really are excluded
+    from punstats.present import console, report
+    lines = console.format_summary(summary).splitlines()
+    line = next(text for text in lines if text.startswith("f(x=x) outside tests"))
+    assert line.split()[3:6] == [format(punnable, ","), "(%.2f%%" % pct, "of"]
+    assert report.headline(result).startswith("**%.2f%%** of the keyword arguments outside tests" % pct)
+    legacy = dataclasses.replace(result, summary={k: v for k, v in summary.items()
+                                                  if k not in ("punnable_nontest_pct", "keywords_nontest")})
+    assert tables.with_outside_tests(legacy)["punnable_nontest_pct"] == summary["punnable_nontest_pct"]
 
 
 def parse_rst(text):
@@ -76,6 +120,7 @@ def test_summary_rst_has_the_pep_shape_and_the_stored_numbers(result, stdlib_sub
     expected = [
         ["Keyword arguments of the form f(x=x)", format(counts["punnable"], ",")],
         ["% of all keyword arguments", "%.2f%%" % counts["punnable_pct"]],
+        ["% of keyword arguments outside tests", "%.2f%%" % independent_nontest_share(result.summary["root"])[2]],
         ["All keyword arguments", format(counts["keywords"], ",")],
         ["Calls with at least one f(x=x) argument", format(counts["calls_with_punnable"], ",")],
         ["Long: identifier of 10 or more characters", format(counts["long"], ",")],
@@ -143,10 +188,11 @@ def test_markdown_csv_latex_hold_the_same_numbers(result):
     markdown = tables.render(table, "markdown").splitlines()
     assert [cell.strip() for cell in markdown[0].split("|")[1:-1]] == ["Statistic", "stdlib-subset[^1]"]
     assert re.fullmatch(r"\| -+ \| -+: \|", markdown[1])
-    body = {line.split("|")[1].strip(): line.split("|")[2].strip() for line in markdown[2:10]}
+    body = {line.split("|")[1].strip(): line.split("|")[2].strip() for line in markdown[2:11]}
     assert body["Keyword arguments of the form `f(x=x)`"] == format(summary["punnable"], ",")
     assert body["% of all keyword arguments"] == "%.2f%%" % summary["punnable_pct"]
-    assert markdown[11].startswith("[^1]: stdlib-subset: ") and summary["revision"] in markdown[11]
+    assert body["% of keyword arguments outside tests"] == "%.2f%%" % summary["punnable_nontest_pct"]
+    assert markdown[12].startswith("[^1]: stdlib-subset: ") and summary["revision"] in markdown[12]
 
     frame = pd.read_csv(io.StringIO(tables.render(table, "csv")), comment="#", index_col=0)
     assert frame.loc["Keyword arguments of the form f(x=x)", "stdlib-subset"] == summary["punnable"]
@@ -225,7 +271,7 @@ def test_every_kind_renders_in_every_format(result, kind, fmt):
     elif fmt == "csv":
         assert text.count("# [") == 2
     else:
-        assert text.count(r"\begin{tabular}") == (1 if kind in ("summary", "kinds") else 2)
+        assert text.count(r"\begin{tabular}") == (1 if kind in ("summary", "kinds", "length") else 2)
 
 
 # -- the kinds table --------------------------------------------------------------------------
@@ -259,8 +305,8 @@ def test_kinds_table_holds_the_stored_counts(result, stdlib_subset_scan_dir):
 
 def test_cli_kinds_flag(stdlib_subset_scan_dir, capsys):
     assert main(["table", "--kinds", "--format", "csv", stdlib_subset_scan_dir]) == 0
-    frame = pd.read_csv(io.StringIO(capsys.readouterr().out), comment="#")
-    assert "f(x=obj.x)" in " ".join(frame.iloc[:, 0])
+    frame = pd.read_csv(io.StringIO(capsys.readouterr().out))
+    assert "f(x=obj.x)" in list(frame["label"])
 
 
 # -- punstats table ---------------------------------------------------------------------------
@@ -270,10 +316,11 @@ def test_cli_table_prints_the_table(stdlib_subset_scan_dir, result, capsys):
     assert capsys.readouterr().out == tables.render_all([tables.summary_table([result])], "rst")
     assert main(["table", stdlib_subset_scan_dir, "--by", "length", "--format", "csv",
                  "--test-rule", "regex:^unittest/", "--long", "8"]) == 0
-    frame = pd.read_csv(io.StringIO(capsys.readouterr().out), comment="#", index_col=0)
+    frame = pd.read_csv(io.StringIO(capsys.readouterr().out), index_col="name_len")
     again = result.with_rules("regex:^unittest/", long_threshold=8)
-    assert frame.loc["8 (long)", ">= length"] == again.summary["long"]
-    assert frame.loc["8 (long)", ">= length, non-test"] == again.summary["long_nontest"]
+    assert frame.loc[8, "at_least"] == again.summary["long"]
+    assert frame.loc[8, "at_least_nontest"] == again.summary["long_nontest"]
+    assert set(frame["long_threshold"]) == {8} and set(frame["test_rule"]) == {"regex:^unittest/"}
 
 
 def test_cli_table_writes_a_file(stdlib_subset_scan_dir, tmp_path, capsys):
@@ -310,4 +357,88 @@ def test_a_corpus_without_any_f_x_x_still_tabulates(tmp_path):
     for kind in tables.KINDS:
         parse_rst(tables.render_all(tables.tables_of(kind, [empty]), "rst"))
     rows = table_cells(next(parse_rst(tables.render(tables.summary_table([empty]), "rst")).findall(nodes.table)))
-    assert [row[1] for row in rows[1:]] == ["0", "0.00%", "1", "0", "0", "0", "1", "1"]
+    assert [row[1] for row in rows[1:]] == ["0", "0.00%", "0.00%", "1", "0", "0", "0", "1", "1"]
+
+
+def test_cli_table_rows_choose_and_order_the_summary(stdlib_subset_scan_dir, result, capsys):
+    assert main(["table", stdlib_subset_scan_dir, "--rows", "punnable_nontest_pct,punnable", "--format", "csv"]) == 0
+    frame = pd.read_csv(io.StringIO(capsys.readouterr().out))
+    assert list(frame.columns[:3]) == ["scan", "punnable_nontest_pct", "punnable"]
+    assert frame.at[0, "punnable"] == result.summary["punnable"]
+    assert main(["table", stdlib_subset_scan_dir, "--rows", "punnable_nontest_pct,punnable"]) == 0
+    rows = table_cells(next(parse_rst(capsys.readouterr().out).findall(nodes.table)))
+    assert [row[0] for row in rows[1:]] == ["% of keyword arguments outside tests",
+                                            "Keyword arguments of the form f(x=x)"]
+    assert main(["table", stdlib_subset_scan_dir, "--rows", "punnable,nope"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("punstats: error: unknown row 'nope' (choose from punnable,") and err.count("\n") == 1
+
+
+def test_cli_table_links_instead_of_footnotes(stdlib_subset_scan_dir, result, capsys):
+    assert main(["table", stdlib_subset_scan_dir, "--format", "markdown", "--links"]) == 0
+    out = capsys.readouterr().out
+    assert "[^" not in out
+    assert out.splitlines()[0].split("|")[2].strip() == "stdlib-subset"  # a local directory: nothing to link to
+    assert "*" + tables.provenance(result.summary).replace("_", "\\_").replace("#", "\\#") + "*" in out
+    pypi = dataclasses.replace(result, summary=dict(result.summary, source="pypi:attrs==23.2.0", corpus="attrs"))
+    text = tables.render(tables.summary_table([pypi]), "markdown", links=True)
+    assert "[attrs](https://pypi.org/project/attrs/23.2.0/)" in text.splitlines()[0]
+
+
+def test_cli_scan_name_sets_the_column_name(stdlib_subset_dir, tmp_path, capsys):
+    out = tmp_path / "scan"
+    assert main(["scan", os.path.join(stdlib_subset_dir, "json"), "--name", "JSON module", "-o", str(out),
+                 "-q", "--no-cache"]) == 0
+    capsys.readouterr()
+    assert main(["table", str(out), "--format", "csv"]) == 0
+    assert list(pd.read_csv(io.StringIO(capsys.readouterr().out))["scan"]) == ["JSON module"]
+    assert main(["scan", stdlib_subset_dir, stdlib_subset_dir, "--name", "one", "--no-save", "-q"]) == 2
+    assert capsys.readouterr().err == "punstats: error: give --name once per PATH (1 names for 2 paths)\n"
+
+
+def test_length_table_of_several_scans_has_one_column_pair_per_scan(result, stdlib_subset_scan_dir):
+    json_only = punstats.scan(os.path.join(result.summary["root"], "json"), jobs=1)
+    [table] = tables.tables_of("length", [result, json_only])
+    frame = pd.read_csv(io.StringIO(tables.render(table, "csv")), comment="#", index_col=0)
+    assert list(frame.columns) == ["stdlib-subset", "outside tests", "json", "outside tests.1"]
+    calls = pd.read_parquet(os.path.join(stdlib_subset_scan_dir, "occurrences.parquet"))
+    calls = calls[calls["kind"] == "call"]
+    outside = calls[~calls["in_test"]]
+    for n in (1, 5, 10, 20):
+        label = ">= %d" % n + (" (long)" if n == 10 else "")
+        assert frame.loc[label, "stdlib-subset"] == round(100 * (calls["name_len"] >= n).mean(), 2)
+        assert frame.loc[label, "outside tests"] == round(100 * (outside["name_len"] >= n).mean(), 2)
+    assert frame.loc[">= 1", "json"] == 100.0
+
+
+def test_cli_csv_loads_with_plain_read_csv_typed_and_tidy(stdlib_subset_scan_dir, result, tmp_path, capsys):
+    json_dir = str(tmp_path / "json")
+    punstats.scan(os.path.join(result.summary["root"], "json"), jobs=1).save(json_dir)
+    assert main(["table", stdlib_subset_scan_dir, json_dir, "--format", "csv"]) == 0
+    text = capsys.readouterr().out
+    assert not any(line.startswith("#") for line in text.splitlines())
+    frame = pd.read_csv(io.StringIO(text))
+    assert list(frame["scan"]) == ["stdlib-subset", "json"]
+    assert str(frame["punnable"].dtype) == "int64" and str(frame["punnable_nontest_pct"].dtype) == "float64"
+    assert frame.at[0, "punnable"] == result.summary["punnable"]
+    assert frame.at[0, "punnable_pct"] == pytest.approx(result.summary["punnable_pct"])
+    assert frame.at[0, "python"] == "%s %s" % (result.summary["python_implementation"], result.summary["python"])
+    assert set(frame["test_rule"]) == {"components"}
+
+    assert main(["table", stdlib_subset_scan_dir, json_dir, "--kinds", "--format", "csv"]) == 0
+    text = capsys.readouterr().out
+    kinds = pd.read_csv(io.StringIO(text))
+    assert text.count("scan,pattern") == 1 and len(set(kinds.columns)) == len(kinds.columns)
+    assert len(kinds) == 2 * len(analysis.KIND_ROWS)
+    call = kinds[(kinds["scan"] == "stdlib-subset") & (kinds["pattern"] == "call")].iloc[0]
+    assert call["count"] == result.summary["punnable"] and str(kinds["count"].dtype) == "int64"
+
+    for kind, key in (("length", "name_len"), ("identifier", "identifier"), ("directory", "directory")):
+        assert main(["table", stdlib_subset_scan_dir, json_dir, "--by", kind, "--format", "csv"]) == 0
+        text = capsys.readouterr().out
+        long = pd.read_csv(io.StringIO(text))
+        assert text.count("\nscan,") == 0 and list(long.columns[:2]) == ["scan", key]
+        assert set(long["scan"]) == {"stdlib-subset", "json"}
+    lengths = pd.read_csv(io.StringIO(
+        tidy.to_csv(tidy.frame_of("length", [result], 20))))
+    assert int(lengths["total"].sum()) == result.summary["punnable"] and str(lengths["total"].dtype) == "int64"

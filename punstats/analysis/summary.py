@@ -80,6 +80,7 @@ def summarize(occurrences: pd.DataFrame, files: pd.DataFrame, long_threshold: in
         "top_identifiers": top(calls["name"]),
         "top_callees": top(calls["callee"]),
         "kinds": kinds(occurrences, parsed),
+        **outside_tests(files),
     }
 
 
@@ -111,3 +112,12 @@ def parameters(functions: pd.DataFrame) -> Dict[str, int]:
         "functions_with_keyword_only": int((functions["keyword_only"] > 0).sum()),
     }
 
+
+
+def outside_tests(files: pd.DataFrame) -> Dict[str, Any]:
+    """The share a PEP author wants most: ``f(x=x)`` among the keyword
+    arguments of files outside tests (the scan's test rule), from the files table."""
+    parsed = scanned_files(files)
+    parsed = parsed[(parsed["status"] == OK) & ~parsed["in_test"].astype(bool)]
+    keywords, punnable = int(parsed["keywords"].sum()), int(parsed["punnable"].sum())
+    return {"keywords_nontest": keywords, "punnable_nontest_pct": percent(punnable, keywords)}

@@ -29,7 +29,7 @@ COMMANDS: Dict[str, Tuple[str, str, str]] = {
     "history": ("history", "_add_history_command", "scan many revisions of a git repository: the trend"),
     "table": ("evidence", "_add_evidence_commands", "tables of stored scans (reST, Markdown, CSV, LaTeX)"),
     "plot": ("evidence", "_add_evidence_commands", "figures of stored scans (PNG and SVG)"),
-    "report": ("evidence", "_add_evidence_commands", "a self-contained Markdown report of a stored scan"),
+    "report": ("evidence", "_add_evidence_commands", "a Markdown report of stored scans, sized for one forum post"),
     "reproduce": ("reproduce", "_add_reproduce_commands", "reproduce published figures and explain differences"),
     "corpus": ("corpus", "_add_corpus_commands",
                "scan every project of a corpus file (TOML), one stored scan each"),

@@ -8,11 +8,43 @@ import sys
 from typing import Any, List, NoReturn, Optional
 
 
-def _progress_bar(quiet: bool, label: str):
-    if quiet or not sys.stderr.isatty():
-        return None
-    from tqdm import tqdm
-    return tqdm(total=0, unit="file", desc=label, file=sys.stderr, leave=False, dynamic_ncols=True)
+class Progress:
+    """A progress bar on standard error when it is a terminal, and nothing otherwise.
+
+    The bar appears once its total is known (``start``), so it always shows a
+    fraction, a rate and an estimate of the time left; ``close`` clears its
+    line, so what is printed next starts on a clean line.
+    """
+
+    def __init__(self, quiet: bool, label: str, unit: str = "file") -> None:
+        self.enabled = not quiet and sys.stderr.isatty()
+        self.label, self.unit, self._bar = label, unit, None
+
+    def start(self, total: int, label: Optional[str] = None) -> None:
+        """(Re)start the bar at 0 of ``total``, under ``label`` if given."""
+        self.close()
+        if self.enabled:
+            from tqdm import tqdm
+            self._bar = tqdm(total=total, unit=self.unit, desc=label or self.label, file=sys.stderr,
+                             leave=False, dynamic_ncols=True)
+
+    def update(self, n: int = 1) -> None:
+        if self._bar is not None:
+            self._bar.update(n)
+
+    def set(self, done: int) -> None:
+        """Show ``done`` of the total (for callers that count, not add)."""
+        if self._bar is not None:
+            self._bar.update(done - self._bar.n)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None
+
+
+def _progress_bar(quiet: bool, label: str, unit: str = "file") -> Progress:
+    return Progress(quiet, label, unit)
 
 
 USAGE_ERROR = 2

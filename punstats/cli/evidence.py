@@ -33,6 +33,11 @@ def _add_evidence_commands(commands: Any) -> None:
                    help="shorthand for --by kinds: one row per pattern, one column per scan")
     p.add_argument("-n", "--top", type=_positive, default=tables.TOP_ROWS, metavar="N",
                    help="rows of the identifier, callee and directory tables (default: %(default)s)")
+    p.add_argument("--rows", type=_keys, metavar="KEY,KEY",
+                   help="the summary's rows, in this order: %s" % ", ".join(tables.ROW_KEYS))
+    p.add_argument("--links", action="store_true",
+                   help="Markdown: link each scan's column to its public source and write the provenance "
+                        "under the table, instead of footnotes (for Discourse)")
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
     p.set_defaults(handler=cmd_table)
 
@@ -46,15 +51,27 @@ def _add_evidence_commands(commands: Any) -> None:
                    help="comma-separated: png, svg (default: png,svg)")
     p.set_defaults(handler=cmd_plot)
 
-    p = commands.add_parser("report", help="a self-contained Markdown report of a stored scan",
-                            description="Write a Markdown report of a stored scan (tables, figures, "
-                                        "definitions, rules) to reports/<corpus>.md.")
-    stored_scans(p, several=False)
+    p = commands.add_parser("report", help="a Markdown report of stored scans, sized for one forum post",
+                            description="Write a Markdown report of stored scans (tables, figures, "
+                                        "definitions, rules) to reports/<corpus>.md (several scans: "
+                                        "reports/<A>+<B>.md, compared). It fits one Discourse post; the "
+                                        "figures are files in <report>-figures/ beside it.")
+    stored_scans(p)
     p.add_argument("-o", "--output", metavar="FILE", help="default: reports/<corpus>.md")
-    p.add_argument("--figures-dir", metavar="DIR",
-                   help="write the figures to DIR and link them, instead of embedding them")
+    p.add_argument("--figures-dir", metavar="DIR", help="where to write the figures (default: <report>-figures)")
+    p.add_argument("--embed", action="store_true",
+                   help="embed the figures in the file as data: URIs (one file, far over a post's size)")
+    p.add_argument("--links", action="store_true", help="link sources and write provenance as text, "
+                                                        "instead of footnotes (for Discourse)")
     p.add_argument("--no-figures", action="store_true", help="tables and text only (no matplotlib needed)")
     p.set_defaults(handler=cmd_report)
+
+
+def _keys(text: str) -> List[str]:
+    parts = [part.strip() for part in text.split(",") if part.strip()]
+    if not parts:
+        raise argparse.ArgumentTypeError("expected row keys such as punnable,punnable_pct, got %r" % text)
+    return parts
 
 
 def _figure_formats(text: str) -> List[str]:
@@ -92,8 +109,8 @@ def _plots_module():
     except ImportError as exc:
         if (exc.name or "").partition(".")[0] != "matplotlib":
             raise
-        raise UsageError("figures need matplotlib, which is not installed: "
-                         "pip install 'punstats[plot]'") from None
+        raise UsageError("figures need matplotlib, which is not installed: pip install matplotlib "
+                         "(or --no-figures)") from None
     return plots
 
 
@@ -105,7 +122,16 @@ def cmd_table(args: argparse.Namespace) -> int:
         tables.common_long_threshold([r.summary for r in results])
     except ValueError as exc:
         raise UsageError("%s with --long N" % exc) from None
-    _write_text(tables.render_all(tables.tables_of(args.by, results, args.top), args.format), args.output)
+    try:
+        if args.format == "csv":  # for other tools: one tidy table, provenance in columns
+            from punstats.present import tidy
+            text = tidy.to_csv(tidy.frame_of(args.by, results, args.top, rows=args.rows))
+        else:
+            text = tables.render_all(tables.tables_of(args.by, results, args.top, rows=args.rows), args.format,
+                                     links=args.links)
+    except ValueError as exc:  # an unknown row
+        raise UsageError(str(exc)) from None
+    _write_text(text, args.output)
     return 0
 
 
@@ -128,12 +154,14 @@ def cmd_report(args: argparse.Namespace) -> int:
 
     if not args.no_figures:
         _plots_module()
-    result, = _load_scans(args.dirs, args.test_rule, args.long)
+    results = _load_scans(args.dirs, args.test_rule, args.long)
     try:
-        path = report.write_report(result, args.output, figures=not args.no_figures,
-                                   figures_dir=args.figures_dir, scan_dir=args.dirs[0])
+        path = report.write_report(results, args.output, figures=not args.no_figures,
+                                   figures_dir=args.figures_dir, scan_dir=list(args.dirs), embed=args.embed,
+                                   links=args.links)
+    except ValueError as exc:  # scans that cannot share a table (different long thresholds)
+        raise UsageError("%s with --long N" % exc) from None
     except OSError as exc:
         raise UsageError("cannot write the report: %s" % _one_line(exc)) from None
     print(path)
     return 0
-

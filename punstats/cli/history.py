@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
-from typing import Any
+from typing import Any, Dict, List
 
 from punstats.cli.common import UsageError, _progress_bar, jobs_options, json_options, quiet_options, rule_options
 
@@ -27,6 +27,16 @@ def _add_history_command(commands: Any) -> None:
     p.set_defaults(handler=cmd_history)
 
 
+def _records(table: Any) -> List[Dict[str, Any]]:
+    """The rows as ``scan --json`` writes summaries: an array of objects, dates
+    in ISO 8601, numbers and booleans as JSON's own."""
+    rows = []
+    for row in table.to_dict(orient="records"):
+        rows.append({key: value.isoformat() if hasattr(value, "isoformat") else
+                     value.item() if hasattr(value, "item") else value for key, value in row.items()})
+    return rows
+
+
 def cmd_history(args: argparse.Namespace) -> int:
     from punstats.runs import history as histories
     from punstats.sources import git as gitsource
@@ -41,14 +51,12 @@ def cmd_history(args: argparse.Namespace) -> int:
         raise UsageError("no first-parent commit of %s in that window" % args.rev_range)
     name = gitsource.git_corpus(args.repo, commits[-1].sha).name.split("@")[0]
     output = args.output or os.path.join("data", name + "-history")
-    bar = _progress_bar(args.quiet, name)
-    if bar:
-        bar.reset(total=len(commits))
-        bar.unit = "revision"
-    table = histories.history(args.repo, commits, cache=not args.no_cache, jobs=args.jobs, test_rule=rule,
-                              long_threshold=args.long,
-                              on_revision=(lambda commit, row: bar.update(1)) if bar else None)
-    if bar:
+    bar = _progress_bar(args.quiet, name, unit="revision")
+    bar.start(len(commits))
+    try:
+        table = histories.history(args.repo, commits, cache=not args.no_cache, jobs=args.jobs, test_rule=rule,
+                                  long_threshold=args.long, on_revision=lambda commit, row: bar.update(1))
+    finally:
         bar.close()
     os.makedirs(output, exist_ok=True)
     table.to_parquet(os.path.join(output, "history.parquet"), index=False)
@@ -63,7 +71,7 @@ def cmd_history(args: argparse.Namespace) -> int:
     else:
         written += plots.save(plots.history_trend(table, name), output)
     if args.json:
-        print(table.assign(date=table["date"].astype(str)).to_json(orient="records", indent=2))
+        print(json.dumps(_records(table), indent=2, ensure_ascii=False))
     else:
         print(table[["commit", "date", "files", "keywords", "punnable", "punnable_pct", "long", "long_nontest",
                      "files_extracted"]].assign(commit=table["commit"].str[:12]).to_string(index=False))

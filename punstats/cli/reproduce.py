@@ -72,24 +72,21 @@ def cmd_reproduce_angelico(args: argparse.Namespace) -> int:
         for each in rules:
             reproduce.parse_line_rule(each)
         if searching:
-            bar = _progress_bar(False, "search")
+            bar = _progress_bar(False, "search", unit="step")
             last = [""]
 
             def note(what: str, done: int, total: int) -> None:
-                if bar is None:
-                    return
                 if what != last[0]:
                     last[0] = what
-                    bar.set_description(what)
-                    bar.reset(total=total)
-                bar.n = done
-                bar.refresh()
-            result = reproduce.angelico_search(
-                args.source, args.since or "", args.until or "", branch=args.branch, pythons=pythons,
-                test_rules=rules or reproduce.SEARCH_RULES,
-                directories=[args.directory] if args.directory else ("", "Lib"),
-                thresholds=(args.long,), nearest=args.nearest, cache=_cache(args), progress=note)
-            if bar:
+                    bar.start(total, label=what)
+                bar.set(done)
+            try:
+                result = reproduce.angelico_search(
+                    args.source, args.since or "", args.until or "", branch=args.branch, pythons=pythons,
+                    test_rules=rules or reproduce.SEARCH_RULES,
+                    directories=[args.directory] if args.directory else ("", "Lib"),
+                    thresholds=(args.long,), nearest=args.nearest, cache=_cache(args), progress=note)
+            finally:
                 bar.close()
             print(json.dumps(result, indent=2) if args.json else format_search(result))
             return 0

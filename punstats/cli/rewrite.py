@@ -7,14 +7,14 @@ import os
 import sys
 from typing import Any
 
-from punstats.cli.common import UsageError, jobs_options
+from punstats.cli.common import UsageError, _progress_bar, jobs_options, quiet_options
 
 
 def _add_rewrite_commands(commands: Any) -> None:
     for name, help_text in (("rewrite", "rewrite f(x=x) as f(x=) (PEP 736); prints a summary, a diff, or writes"),
                             ("expand", "rewrite f(x=) back to f(x=x), so punned code runs on today's Python")):
         p = commands.add_parser(name, help=help_text, description=help_text[0].upper() + help_text[1:] + ".",
-                                parents=[jobs_options()])
+                                parents=[jobs_options(), quiet_options()])
         p.add_argument("path", metavar="PATH", help="directory or file")
         out = p.add_mutually_exclusive_group()
         out.add_argument("--diff", action="store_true", help="print a unified diff (git apply accepts it)")
@@ -30,8 +30,13 @@ def cmd_rewrite(args: argparse.Namespace) -> int:
     from punstats.present.console import format_rewrite
     if not os.path.exists(args.path):
         raise UsageError("no such file or directory: %s" % args.path)
-    results = rewrite.rewrite_tree(args.path, mode=args.mode, rewrap=getattr(args, "rewrap", False),
-                                   jobs=args.jobs)  # None: all cores
+    bar = _progress_bar(args.quiet, args.mode)
+    try:
+        results = rewrite.rewrite_tree(args.path, mode=args.mode, rewrap=getattr(args, "rewrap", False),
+                                       jobs=args.jobs,  # None: all cores
+                                       progress=bar.update, on_discovered=bar.start)
+    finally:
+        bar.close()
     if args.diff:
         sys.stdout.flush()
         for result in results:

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import sys
-from typing import Any, List, Sequence
+from typing import Any, Dict, List, Optional, Sequence
 
 from punstats.cli.common import (
     UsageError,
@@ -34,6 +35,8 @@ def _add_scan_command(commands: Any) -> None:
     p.add_argument("-o", "--output", metavar="DIR",
                    help="where to store the tables (default: data/<corpus name>/)")
     p.add_argument("--no-save", action="store_true", help="print the summary only")
+    p.add_argument("--name", action="append", metavar="NAME",
+                   help="what tables and figures call the scan (default: the corpus name); once per PATH")
     p.add_argument("--csv", action="store_true", help="also write CSV copies of the tables")
     p.add_argument("--test-pattern", metavar="REGEX", help="shorthand for --test-rule regex:REGEX")
     p.add_argument("--extensions", type=_extensions, default=list(DEFAULT_EXTENSIONS),
@@ -42,6 +45,10 @@ def _add_scan_command(commands: Any) -> None:
                    help="follow symbolic links that stay inside the root")
     p.add_argument("--no-exclude", action="store_true",
                    help="also walk VCS, virtual-environment and cache directories")
+    p.add_argument("--no-ignore", action="store_true",
+                   help="also scan what .gitignore files leave out (by default they are honoured, as git does)")
+    p.add_argument("--exclude", action="append", default=[], metavar="GLOB",
+                   help="leave out paths matching GLOB (.gitignore syntax, relative to the root); repeatable")
     p.add_argument("--max-bytes", type=_positive, default=DEFAULT_MAX_BYTES,
                    help="larger files are recorded as too_large (default: %(default)s)")
     p.add_argument("--lines-saved", action="store_true",
@@ -94,6 +101,29 @@ def _output_dirs(args: argparse.Namespace, names: Sequence[str]) -> List[str]:
     return result
 
 
+def _named(corpora: List[Any], names: Optional[List[str]]) -> List[Any]:
+    """``--name``: what tables, figures and output folders call each scan."""
+    if not names:
+        return corpora
+    if len(names) != len(corpora):
+        raise UsageError("give --name once per PATH (%d names for %d paths)" % (len(names), len(corpora)))
+    return [dataclasses.replace(c, name=n) for c, n in zip(corpora, names)]
+
+
+def _with_distribution(summary: Dict[str, Any]) -> Dict[str, Any]:
+    """A scan of an installed package records the distribution's name and version."""
+    from punstats.present.provenance import distribution_of
+    found = distribution_of(str(summary.get("source", "")))
+    return dict(summary, distribution=found) if found else summary
+
+
+def _json_ready(summary: Dict[str, Any]) -> Dict[str, Any]:
+    """A summary as JSON shows it: yes/no facts as booleans."""
+    if "cache" in summary and "tables_reused" in summary["cache"]:
+        summary = dict(summary, cache=dict(summary["cache"], tables_reused=bool(summary["cache"]["tables_reused"])))
+    return summary
+
+
 def cmd_scan(args: argparse.Namespace) -> int:
     from punstats.model.corpus import SourceError
     from punstats.present.console import format_summary
@@ -107,12 +137,15 @@ def cmd_scan(args: argparse.Namespace) -> int:
         if args.compat:
             return _scan_compat(args, rule)
         if args.rev is not None:
+            if args.exclude:
+                raise UsageError("--exclude applies to directories; a revision is read from git as committed")
             from punstats.sources.git import git_corpus
             corpora = [git_corpus(path, args.rev) for path in args.paths or ["."]]
         else:
             corpora = [resolve(path) for path in args.paths] or [resolve(None)]
     except (SourceError, ValueError) as exc:
-        raise UsageError(str(exc)) from None
+        raise UsageError(_one_line(exc)) from None
+    corpora = _named(corpora, args.name)
     outputs = _output_dirs(args, [c.name for c in corpora])
     summaries = []
     for corpus, output in zip(corpora, outputs):
@@ -122,25 +155,24 @@ def cmd_scan(args: argparse.Namespace) -> int:
                 corpus=corpus, jobs=args.jobs, test_rule=rule, long_threshold=args.long,
                 extensions=args.extensions, follow_links=args.follow_links,
                 exclude_dirs=not args.no_exclude, max_bytes=args.max_bytes,
-                progress=bar.update if bar else None,
-                on_discovered=(lambda n, bar=bar: bar.reset(total=n)) if bar else None,
+                progress=bar.update, on_discovered=bar.start,
                 python=args.python,
                 engine=args.engine, scheduler=args.scheduler, cache=not args.no_cache,
-                lines_saved=args.lines_saved,
+                lines_saved=args.lines_saved, gitignore=not args.no_ignore, exclude=args.exclude,
             )
         except ValueError as exc:  # EngineError: the cluster cannot be reached or cannot run punstats
             raise UsageError(_one_line(exc)) from None
-        if bar:
+        finally:
             bar.close()
-        summary = result.summary
+        summary = _with_distribution(result.summary)
+        result = dataclasses.replace(result, summary=summary)
         if not args.no_save:
             result.save(output, csv=args.csv)
             summary = dict(summary, stored=output)
         summaries.append(summary)
         if not args.json:
             print(format_summary(summary))
-    if args.json:
-        payload: Any = summaries[0] if len(summaries) == 1 else summaries
-        print(json.dumps(payload, indent=2, ensure_ascii=False))
+    if args.json:  # one shape for any number of paths: an array of summaries
+        print(json.dumps([_json_ready(s) for s in summaries], indent=2, ensure_ascii=False))
     return 0
 

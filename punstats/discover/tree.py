@@ -17,7 +17,7 @@ import errno
 import os
 import stat
 from collections import Counter
-from typing import List, Optional, Tuple
+from typing import Callable, List, Optional, Tuple
 
 from punstats.model.discovery import Candidate, Discovery
 from punstats.model.limits import DEFAULT_MAX_BYTES
@@ -83,10 +83,13 @@ def _inside(path: str, root: str) -> bool:
 
 def discover(root: str, extensions: Tuple[str, ...] = DEFAULT_EXTENSIONS,
              follow_links: bool = False, max_bytes: int = DEFAULT_MAX_BYTES,
-             exclude_dirs: bool = True) -> Discovery:
+             exclude_dirs: bool = True,
+             ignore: Optional[Callable[[str, bool], Optional[str]]] = None) -> Discovery:
     """Every entry under ``root`` whose name ends with one of ``extensions``.
 
     ``root`` may also be a single file, which is then the only candidate.
+    ``ignore(relpath, is_dir)`` (``discover.ignore``) names why an entry is
+    left out (counted among the skipped), or None.
     """
     root = os.path.abspath(root)
     if os.path.isfile(root):
@@ -162,6 +165,11 @@ def discover(root: str, extensions: Tuple[str, ...] = DEFAULT_EXTENSIONS,
                 info, location = target, real
             else:
                 location = entry.path
+            left_out = ignore and ignore(printable(entry.path[len(prefix):]), stat.S_ISDIR(info.st_mode))
+            if left_out:
+                if stat.S_ISDIR(info.st_mode) or matches(entry.name):  # would have been walked or scanned
+                    skipped[left_out] += 1
+                continue
             if stat.S_ISDIR(info.st_mode):
                 reason = excluded_reason(entry) if exclude_dirs else None
                 if reason:

@@ -36,7 +36,7 @@ def _distributed():
         import distributed
     except ImportError:
         raise EngineError("--engine dask needs dask[distributed], which is not installed: "
-                          "pip install 'punstats[dask]'") from None
+                          "pip install 'dask[distributed]'") from None
     return distributed
 
 

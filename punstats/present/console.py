@@ -25,6 +25,9 @@ def format_summary(s: Dict[str, Any]) -> str:
         ("keyword arguments", "%s   (plus %s ** unpackings)" % (_n(s["keywords"]), _n(s["double_star"]))),
         ("punnable f(x=x)", "%s   (%.2f%% of keyword arguments, in %s calls)"
          % (_n(s["punnable"]), s["punnable_pct"], _n(s["calls_with_punnable"]))),
+        ("f(x=x) outside tests", "%s   (%.2f%% of the %s keyword arguments outside tests; test rule: %s)"
+         % (_n(s["punnable_nontest"]), s["punnable_nontest_pct"], _n(s["keywords_nontest"]), s["test_rule"]))
+        if "punnable_nontest_pct" in s else ("f(x=x) outside tests", "n/a (scanned before punstats measured it)"),
         ("long (>= %d chars)" % s["long_threshold"], _n(s["long"])),
         ("long outside tests", "%s   (test rule: %s)" % (_n(s["long_nontest"]), s["test_rule"])),
         ("class keywords", "%s   (%s punnable, not in the count above)"
@@ -157,3 +160,23 @@ def format_rewrite(results: Sequence[Any], s: Any, written: bool) -> str:
     ]
     return "\n".join(lines + ["%-9s  %s" % row for row in rows])
 
+
+
+def summary_html(s: Dict[str, Any]) -> str:
+    """A scan in a notebook: what was measured and its headline numbers, in a few rows."""
+    import html
+
+    from punstats.present.provenance import provenance
+    rows = [("files", "%s parsed, %s failed" % (_n(s["parsed"]), _n(s["failed"]))),
+            ("keyword arguments", _n(s["keywords"])),
+            ("f(x=x)", "%s (%.2f%%)" % (_n(s["punnable"]), s["punnable_pct"]))]
+    if "punnable_nontest_pct" in s:
+        rows.append(("f(x=x) outside tests", "%s of %s (%.2f%%)" % (
+            _n(s["punnable_nontest"]), _n(s["keywords_nontest"]), s["punnable_nontest_pct"])))
+    rows.append(("long (>= %d chars)" % s["long_threshold"], "%s, %s outside tests" % (
+        _n(s["long"]), _n(s["long_nontest"]))))
+    body = "".join("<tr><th style='text-align:left'>%s</th><td style='text-align:left'>%s</td></tr>"
+                   % (html.escape(k), html.escape(v)) for k, v in rows)
+    return ("<div><b>ScanResult</b> %s<table>%s</table><small>%s .occurrences, .files, .functions: "
+            "DataFrames; .summary: a dict</small></div>"
+            % (html.escape(s["corpus"]), body, html.escape(provenance(s))))

@@ -70,12 +70,16 @@ class Table:
     header_notes: Tuple[Optional[int], ...] = ()
     title: Tuple[Text, ...] = ()
     title_note: Optional[int] = None
+    note_links: Tuple[Optional[str], ...] = ()  # per note: an address for what it describes, if public
 
 
-def render(table: Table, fmt: str = "rst", notes: bool = True, first_note: int = 1) -> str:
+def render(table: Table, fmt: str = "rst", notes: bool = True, first_note: int = 1,
+           links: bool = False) -> str:
     """``table`` as text in ``fmt``; footnotes numbered from ``first_note``
-    (reST uses auto-numbered footnotes, which number themselves)."""
-    writers = {"rst": _rst, "markdown": _markdown, "csv": _csv, "latex": _latex}
+    (reST uses auto-numbered footnotes, which number themselves).
+    ``links`` (Markdown): no footnotes; a header that has a note links to the
+    public address of its scan, and the notes follow the table as plain text."""
+    writers = {"rst": _rst, "markdown": _markdown_links if links else _markdown, "csv": _csv, "latex": _latex}
     if fmt not in writers:
         raise ValueError("unknown table format %r (choose from %s)" % (fmt, ", ".join(FORMATS)))
     if not notes:
@@ -83,11 +87,11 @@ def render(table: Table, fmt: str = "rst", notes: bool = True, first_note: int =
     return writers[fmt](table, first_note)
 
 
-def render_all(tables: Sequence[Table], fmt: str = "rst") -> str:
+def render_all(tables: Sequence[Table], fmt: str = "rst", links: bool = False) -> str:
     """Several tables one after another, footnote numbers running on."""
     parts, first = [], 1
     for table in tables:
-        parts.append(render(table, fmt, first_note=first).rstrip("\n"))
+        parts.append(render(table, fmt, first_note=first, links=links).rstrip("\n"))
         first += len(table.notes)
     return "\n\n".join(parts) + "\n"
 
@@ -211,6 +215,21 @@ def _markdown(table: Table, first_note: int) -> str:
         lines.append("")
         lines += ["[^%d]: %s" % (first_note + i, _md_plain(note, True)) for i, note in enumerate(table.notes)]
     return "\n".join(lines) + "\n"
+
+
+def _markdown_links(table: Table, first_note: int) -> str:
+    """Markdown without footnotes, for sites that do not render them (Discourse)."""
+    header_marks, _ = _marks(table)
+    header = []
+    for cell, mark in zip(table.header, header_marks):
+        link = table.note_links[mark] if mark is not None and mark < len(table.note_links) else None
+        header.append(Code(cell.text) if isinstance(cell, Code) else cell if link is None else
+                      Label("[%s](%s)" % (_text(cell, _md_plain, markdown_code), link)))
+    plain = Table(tuple(header), table.rows, title=table.title)
+    text = _markdown(plain, first_note)
+    if table.notes:
+        text += "\n" + "\n".join("*%s*  " % _md_plain(note, True) for note in table.notes).rstrip() + "\n"
+    return text
 
 
 def _csv_plain(text: str, user: bool) -> str:

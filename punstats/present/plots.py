@@ -5,21 +5,13 @@ This module owns the pictures only: every number drawn comes from
 a ``Plot`` holding both the figure and the DataFrame it drew, so a test (or a
 reader) can check the bars against the stored counts.
 
-Figures are built with ``matplotlib.figure.Figure`` on the Agg canvas, never
-through ``pyplot``, so importing this module changes no global backend (a
-notebook keeps its own) and no figure is kept alive by a registry.  Each
-figure's caption names the corpus, its revision and the Python version that
-parsed it.
+The figure machinery (style, caption, saving) is ``punstats.present.figure``;
+the comparisons of several scans are ``punstats.present.compare``.
 """
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import io
-import os
-import textwrap
-from dataclasses import dataclass
-from typing import Any, Dict, List, Sequence
+from typing import Any, List, Sequence
 
 import matplotlib
 import pandas as pd
@@ -28,93 +20,28 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from punstats import analysis
-from punstats.present.provenance import column_names, provenance, slug
-
-FORMATS = ("png", "svg")
-
-
-DEFAULT_DIRECTORY = os.path.join("reports", "figures")
-
-
-TOP_BARS = 20
-
-
-DPI = 150
-
-
-# Okabe-Ito colours: distinguishable with the common colour-vision deficiencies.
-NONTEST_COLOUR = "#0072B2"
-
-
-TEST_COLOUR = "#E69F00"
-
-
-THRESHOLD_COLOUR = "#D55E00"
-
-
-#: Sizes chosen so that text stays readable when a forum shrinks the PNG to
-#: about 700 pixels wide.
-STYLE = {
-    "font.size": 12,
-    "axes.titlesize": 13,
-    "axes.spines.top": False,
-    "axes.spines.right": False,
-    "legend.frameon": False,
-    "svg.hashsalt": "punstats",  # the same SVG for the same data
-}
-
-
-CAPTION_FONT_SIZE = 9
-
-
-WIDTH = 9.0  # inches
-
-
-@dataclass(frozen=True)
-class Plot:
-    """A figure and the data it shows.
-
-    ``kind`` says what is drawn (``lengths``, ``cumulative``, ``identifiers``,
-    ``callees``, ``directories``, ``projects``); ``subject`` is the corpus (or
-    the corpora compared); ``name`` is the file name without extension.
-    """
-
-    kind: str
-    subject: str
-    figure: Figure
-    data: pd.DataFrame
-
-    @property
-    def name(self) -> str:
-        return "%s-%s" % (slug(self.subject), self.kind)
-
-
-def _figure(height: float, width: float = WIDTH):
-    with matplotlib.rc_context(STYLE):
-        figure = Figure(figsize=(width, height), dpi=DPI)
-        FigureCanvasAgg(figure)
-        axes = figure.add_subplot()
-    return figure, axes
-
-
-def _finish(figure: Figure, summaries: Sequence[Dict[str, Any]]) -> None:
-    """Add the provenance caption under the axes and lay the figure out."""
-    width, height = figure.get_size_inches()
-    chars = int(width * 72 / (CAPTION_FONT_SIZE * 0.52))
-    names = column_names(summaries)
-    lines = [line for s, name in zip(summaries, names)
-             for line in textwrap.wrap(provenance(s, name), chars, break_on_hyphens=False)]
-    line_inches = CAPTION_FONT_SIZE * 1.35 / 72
-    caption_inches = 0.12 + line_inches * len(lines)
-    figure.text(0.01, 0.06 / height, "\n".join(lines), fontsize=CAPTION_FONT_SIZE, color="#444444",
-                ha="left", va="bottom", linespacing=1.35)
-    with matplotlib.rc_context(STYLE):
-        figure.tight_layout(rect=(0, caption_inches / height, 1, 1))
-
-
-def _count_axis(axis) -> None:
-    axis.set_major_locator(MaxNLocator(integer=True, steps=[1, 2, 2.5, 5, 10]))
-    axis.set_major_formatter(FuncFormatter(lambda value, _: format(int(value), ",")))
+from punstats.present.figure import (  # noqa: F401  (part of this module's API)
+    CAPTION_FONT_SIZE,
+    DEFAULT_DIRECTORY,
+    DPI,
+    FORMATS,
+    NONTEST_COLOUR,
+    SCAN_COLOURS,
+    STYLE,
+    TEST_COLOUR,
+    THRESHOLD_COLOUR,
+    TOP_BARS,
+    WIDTH,
+    Plot,
+    _count_axis,
+    _figure,
+    _finish,
+    caption,
+    no_data,
+    png_bytes,
+    save,
+)
+from punstats.present.provenance import column_names, subject_of
 
 
 def length_histogram(result: Any) -> Plot:
@@ -125,20 +52,21 @@ def length_histogram(result: Any) -> Plot:
     threshold = int(summary["long_threshold"])
     figure, axes = _figure(5.2)
     with matplotlib.rc_context(STYLE):
-        lengths = list(data.index)
-        axes.bar(lengths, data["nontest"], width=0.85, color=NONTEST_COLOUR, label="outside tests")
-        axes.bar(lengths, data["test"], width=0.85, bottom=data["nontest"], color=TEST_COLOUR, label="in tests")
-        axes.axvline(threshold - 0.5, color=THRESHOLD_COLOUR, linestyle="--", linewidth=1.5,
-                     label="long: %d or more characters (%s, %s outside tests)"
-                     % (threshold, format(summary["long"], ","), format(summary["long_nontest"], ",")))
-        axes.set_title("Identifier length of f(x=x) keyword arguments in %s (%s in all)"
-                       % (summary["corpus"], format(int(data["total"].sum()), ",")))
-        axes.set_xlabel("identifier length (characters)")
-        axes.set_ylabel("f(x=x) keyword arguments")
-        axes.set_xlim(0.4, max(lengths + [threshold]) + 0.6)
-        axes.xaxis.set_major_locator(MaxNLocator(integer=True))
-        _count_axis(axes.yaxis)
-        axes.legend(loc="upper right")
+        if not no_data(axes, summary):
+            lengths = list(data.index)
+            axes.bar(lengths, data["nontest"], width=0.85, color=NONTEST_COLOUR, label="outside tests")
+            axes.bar(lengths, data["test"], width=0.85, bottom=data["nontest"], color=TEST_COLOUR, label="in tests")
+            axes.axvline(threshold - 0.5, color=THRESHOLD_COLOUR, linestyle="--", linewidth=1.5,
+                         label="long: %d or more characters (%s, %s outside tests)"
+                         % (threshold, format(summary["long"], ","), format(summary["long_nontest"], ",")))
+            axes.set_title("Identifier length of f(x=x) keyword arguments in %s (%s in all)"
+                           % (summary["corpus"], format(int(data["total"].sum()), ",")))
+            axes.set_xlabel("identifier length (characters)")
+            axes.set_ylabel("f(x=x) keyword arguments")
+            axes.set_xlim(0.4, max(lengths + [threshold]) + 0.6)
+            axes.xaxis.set_major_locator(MaxNLocator(integer=True))
+            _count_axis(axes.yaxis)
+            axes.legend(loc="best")
     _finish(figure, [summary])
     return Plot("lengths", summary["corpus"], figure, data)
 
@@ -151,24 +79,25 @@ def length_cumulative(result: Any) -> Plot:
     threshold = int(summary["long_threshold"])
     figure, axes = _figure(5.2)
     with matplotlib.rc_context(STYLE):
-        axes.plot(list(data.index), data["at_least_pct"], marker="o", markersize=4, color=NONTEST_COLOUR,
-                  label="share with identifier length >= n")
-        if threshold in data.index:
-            share = float(data.at[threshold, "at_least_pct"])
-            axes.axvline(threshold, color=THRESHOLD_COLOUR, linestyle="--", linewidth=1.5)
-            axes.annotate("%.2f%% have %d or more characters\n(%s of %s)"
-                          % (share, threshold, format(int(data.at[threshold, "at_least"]), ","),
-                             format(int(data["at_least"].iloc[0]), ",")),
-                          xy=(threshold, share), xytext=(12, 30), textcoords="offset points",
-                          arrowprops={"arrowstyle": "->", "color": THRESHOLD_COLOUR})
-        axes.set_title("f(x=x) keyword arguments with identifiers at least n characters long, %s"
-                       % summary["corpus"])
-        axes.set_xlabel("n (identifier length, characters)")
-        axes.set_ylabel("% of f(x=x) keyword arguments")
-        axes.set_ylim(0, 102)
-        axes.xaxis.set_major_locator(MaxNLocator(integer=True))
-        axes.yaxis.set_major_formatter(FuncFormatter(lambda value, _: "%d%%" % value))
-        axes.grid(axis="y", alpha=0.3)
+        if not no_data(axes, summary):
+            axes.plot(list(data.index), data["at_least_pct"], marker="o", markersize=4, color=NONTEST_COLOUR,
+                      label="share with identifier length >= n")
+            if threshold in data.index:
+                share = float(data.at[threshold, "at_least_pct"])
+                axes.axvline(threshold, color=THRESHOLD_COLOUR, linestyle="--", linewidth=1.5)
+                axes.annotate("%.2f%% have %d or more characters\n(%s of %s)"
+                              % (share, threshold, format(int(data.at[threshold, "at_least"]), ","),
+                                 format(int(data["at_least"].iloc[0]), ",")),
+                              xy=(threshold, share), xytext=(12, 30), textcoords="offset points",
+                              arrowprops={"arrowstyle": "->", "color": THRESHOLD_COLOUR})
+            axes.set_title("f(x=x) keyword arguments with identifiers at least n characters long, %s"
+                           % summary["corpus"])
+            axes.set_xlabel("n (identifier length, characters)")
+            axes.set_ylabel("% of f(x=x) keyword arguments")
+            axes.set_ylim(0, 102)
+            axes.xaxis.set_major_locator(MaxNLocator(integer=True))
+            axes.yaxis.set_major_formatter(FuncFormatter(lambda value, _: "%d%%" % value))
+            axes.grid(axis="y", alpha=0.3)
     _finish(figure, [summary])
     return Plot("cumulative", summary["corpus"], figure, data)
 
@@ -179,20 +108,21 @@ def _stacked_bars(result: Any, data: pd.DataFrame, kind: str, title: str, ylabel
     summary = result.summary
     figure, axes = _figure(1.9 + 0.3 * max(len(data), 3), width)
     with matplotlib.rc_context(STYLE):
-        positions = list(range(len(data)))
-        axes.barh(positions, data["nontest"], color=NONTEST_COLOUR, label="outside tests")
-        axes.barh(positions, data["test"], left=data["nontest"], color=TEST_COLOUR, label="in tests")
-        for position, total in zip(positions, data["total"]):
-            axes.annotate(format(int(total), ","), xy=(int(total), position), xytext=(3, 0),
-                          textcoords="offset points", va="center", fontsize=9)
-        axes.set_yticks(positions, [str(label) for label in data.index], fontsize=10, family="monospace")
-        axes.invert_yaxis()
-        axes.set_title(title)
-        axes.set_xlabel("f(x=x) keyword arguments")
-        axes.set_ylabel(ylabel)
-        _count_axis(axes.xaxis)
-        axes.margins(x=0.08)
-        axes.legend(loc="lower right")
+        if not no_data(axes, summary):
+            positions = list(range(len(data)))
+            axes.barh(positions, data["nontest"], color=NONTEST_COLOUR, label="outside tests")
+            axes.barh(positions, data["test"], left=data["nontest"], color=TEST_COLOUR, label="in tests")
+            for position, total in zip(positions, data["total"]):
+                axes.annotate(format(int(total), ","), xy=(int(total), position), xytext=(3, 0),
+                              textcoords="offset points", va="center", fontsize=9)
+            axes.set_yticks(positions, [str(label) for label in data.index], fontsize=10, family="monospace")
+            axes.invert_yaxis()
+            axes.set_title(title)
+            axes.set_xlabel("f(x=x) keyword arguments")
+            axes.set_ylabel(ylabel)
+            _count_axis(axes.xaxis)
+            axes.margins(x=0.08)
+            axes.legend(loc="best")  # where it covers no bar
     _finish(figure, [summary])
     return Plot(kind, summary["corpus"], figure, data)
 
@@ -219,43 +149,50 @@ def directories(result: Any, n: int = TOP_BARS) -> Plot:
     table = analysis.by_directory(result.occurrences, result.files, n=n)
     data = table.rename(columns={"punnable_nontest": "nontest", "punnable_test": "test", "punnable": "total"})
     data = data[["nontest", "test", "total", "keywords", "punnable_pct"]]
+    data = data[data["total"] > 0]  # places without any are in the table, not drawn as empty rows
     return _stacked_bars(result, data, "directories",
                          "Where the f(x=x) keyword arguments are in %s" % result.summary["corpus"],
                          "top-level directory or file")
 
 
 def projects(results: Sequence[Any]) -> Plot:
-    """Punnable arguments as a share of all keyword arguments, one bar per scan."""
-    summaries = [r.summary for r in results]
+    """Punnable arguments as a share of the keyword arguments, two bars per
+    scan: in all code, and outside tests (the scan's test rule)."""
+    from punstats.present.tables import with_outside_tests
+    summaries = [with_outside_tests(r) for r in results]
     names = column_names(summaries)
     data = analysis.compare(summaries).set_index(pd.Index(names, name="scan"))
-    figure, axes = _figure(5.4, max(WIDTH * 0.75, 1.6 + 1.3 * len(names)))
+    data["keywords_nontest"] = [int(s["keywords_nontest"]) for s in summaries]
+    data["punnable_nontest"] = [int(s["punnable_nontest"]) for s in summaries]
+    data["punnable_nontest_pct"] = [float(s["punnable_nontest_pct"]) for s in summaries]
+    figure, axes = _figure(5.4, max(WIDTH * 0.8, 1.6 + 2.2 * len(names)))
     with matplotlib.rc_context(STYLE):
         positions = list(range(len(names)))
-        axes.bar(positions, data["punnable_pct"], width=0.6, color=NONTEST_COLOUR)
-        for position, (_, row) in zip(positions, data.iterrows()):
-            axes.annotate("%.2f%%\n%s of %s" % (row["punnable_pct"], format(int(row["punnable"]), ","),
-                                                 format(int(row["keywords"]), ",")),
-                          xy=(position, row["punnable_pct"]), xytext=(0, 4), textcoords="offset points",
-                          ha="center", va="bottom", fontsize=10)
+        for offset, (column, count, whole, colour, label) in zip((-0.2, 0.2), (
+                ("punnable_pct", "punnable", "keywords", NONTEST_COLOUR, "all code"),
+                ("punnable_nontest_pct", "punnable_nontest", "keywords_nontest", TEST_COLOUR, "outside tests"))):
+            axes.bar([p + offset for p in positions], data[column], width=0.38, color=colour, label=label)
+            for position, (_, row) in zip(positions, data.iterrows()):
+                axes.annotate("%.2f%%\n%s of\n%s" % (row[column], format(int(row[count]), ","),
+                                                      format(int(row[whole]), ",")),
+                              xy=(position + offset, row[column]), xytext=(0, 4), textcoords="offset points",
+                              ha="center", va="bottom", fontsize=9)
         axes.set_xlim(-0.8, len(names) - 0.2)
         axes.set_xticks(positions, names, rotation=30 if len(names) > 4 else 0,
                         ha="right" if len(names) > 4 else "center")
-        axes.set_title("f(x=x) as a share of all keyword arguments")
+        axes.set_title("f(x=x) among keyword arguments: all code and outside tests")
         axes.set_xlabel("scan")
         axes.set_ylabel("% of keyword arguments")
-        axes.set_ylim(0, max([float(v) for v in data["punnable_pct"]] + [1.0]) * 1.3)
+        top = max([float(v) for c in ("punnable_pct", "punnable_nontest_pct") for v in data[c]] + [1.0])
+        axes.set_ylim(0, top * 1.6)  # room for the labels and the legend
         axes.yaxis.set_major_formatter(FuncFormatter(lambda value, _: "%g%%" % value))
+        axes.legend(loc="upper center", ncols=2)
     _finish(figure, summaries)
-    return Plot("projects", _projects_subject(names), figure, data)
+    return Plot("projects", subject_of(names), figure, data)
 
 
 #: The patterns the ``kinds`` figure compares (keys of analysis.KIND_ROWS).
-KIND_BARS = ("call", "attribute", "attribute_self", "near_miss", "dict_call_punnable", "dict_literal", "class")
-
-
-#: One colour per scan in the ``kinds`` figure (Okabe-Ito, then matplotlib's cycle).
-SCAN_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
+KIND_BARS = ("call", "dict_call_punnable", "attribute", "attribute_self", "near_miss", "dict_literal", "class")
 
 
 def kinds(results: Sequence[Any]) -> Plot:
@@ -274,57 +211,52 @@ def kinds(results: Sequence[Any]) -> Plot:
     with matplotlib.rc_context(STYLE):
         for index, name in enumerate(names):
             positions = [row + (index - (len(names) - 1) / 2) * height for row in range(len(KIND_BARS))]
-            values = [float(v) for v in data[name]]
+            values = [float(v) if v == v else 0.0 for v in data[name]]  # NaN: nothing to divide by
             axes.barh(positions, values, height=height * 0.95, label=name,
                       color=SCAN_COLOURS[index % len(SCAN_COLOURS)])
             for position, value in zip(positions, values):
-                axes.annotate("%.2f%%" % value, xy=(value, position), xytext=(3, 0), textcoords="offset points",
-                              va="center", fontsize=9)
+                axes.annotate("%.2f%%" % value if value else "-", xy=(value, position), xytext=(3, 0),
+                              textcoords="offset points", va="center", fontsize=9)
         axes.set_yticks(range(len(KIND_BARS)), data["label"], fontsize=10)
         axes.invert_yaxis()
         axes.set_xlabel("% of the denominator named under each pattern")
-        axes.set_xlim(0, max([float(v) for name in names for v in data[name]] + [1.0]) * 1.2)
+        axes.set_xlim(0, max([float(v) for name in names for v in data[name] if v == v] + [1.0]) * 1.2)
         axes.xaxis.set_major_formatter(FuncFormatter(lambda value, _: "%g%%" % value))
-        axes.set_title("Keyword-argument patterns besides f(x=x)")
+        axes.set_title("f(x=x) and related keyword-argument patterns")
         if len(names) > 1:
-            axes.legend(loc="lower right")
+            axes.legend(loc="best")  # where it covers no bar
     _finish(figure, summaries)
-    return Plot("kinds", _projects_subject(names), figure, data)
+    return Plot("kinds", subject_of(names), figure, data)
 
 
 def history_trend(table: pd.DataFrame, name: str) -> Plot:
-    """f(x=x) over a repository's history: the share of keyword arguments
-    (left axis) and the count (right axis), one point per revision."""
-    figure, axes = _figure(5.0)
+    """f(x=x) over a repository's history, one point per revision: the count
+    (upper panel) and the share of keyword arguments (lower panel), each on
+    its own axis starting at zero."""
     with matplotlib.rc_context(STYLE):
+        figure = Figure(figsize=(WIDTH, 6.4), dpi=DPI)
+        FigureCanvasAgg(figure)
+        counts, shares = figure.subplots(2, 1, sharex=True)
         dates = list(table["date"])
-        axes.plot(dates, table["punnable_pct"], marker="o", markersize=3, color=NONTEST_COLOUR,
-                  label="% of keyword arguments")
-        axes.set_ylabel("% of keyword arguments", color=NONTEST_COLOUR)
-        axes.yaxis.set_major_formatter(FuncFormatter(lambda value, _: "%g%%" % value))
-        counts = axes.twinx()
-        counts.plot(dates, table["punnable"], marker="s", markersize=3, color=TEST_COLOUR, label="count")
-        counts.set_ylabel("f(x=x) keyword arguments", color=TEST_COLOUR)
+        counts.plot(dates, table["punnable"], marker="s", markersize=3, color=TEST_COLOUR)
+        counts.set_ylabel("f(x=x) keyword\narguments")
+        counts.set_ylim(0, max([int(v) for v in table["punnable"]] + [1]) * 1.1)
         _count_axis(counts.yaxis)
-        axes.set_title("f(x=x) over the history of %s" % name)
-        axes.set_xlabel("commit date")
+        shares.plot(dates, table["punnable_pct"], marker="o", markersize=3, color=NONTEST_COLOUR)
+        shares.set_ylabel("% of keyword\narguments")
+        shares.set_ylim(0, max([float(v) for v in table["punnable_pct"]] + [1.0]) * 1.1)
+        shares.yaxis.set_major_formatter(FuncFormatter(lambda value, _: "%g%%" % value))
+        counts.set_title("f(x=x) over the history of %s" % name)
+        shares.set_xlabel("commit date")
         figure.autofmt_xdate()
+    notes = []
     if len(table):
         first, last = table.iloc[0], table.iloc[-1]
-        caption = ("%s: %d first-parent revisions from %s (%s) to %s (%s)."
-                   % (name, len(table), first["commit"][:12], str(first["date"])[:10],
-                      last["commit"][:12], str(last["date"])[:10]))
-        figure.text(0.01, 0.01, caption, fontsize=CAPTION_FONT_SIZE, color="#444444", ha="left", va="bottom")
-    with matplotlib.rc_context(STYLE):
-        figure.tight_layout(rect=(0, 0.05, 1, 1))
+        notes.append("%s: %d first-parent revisions from %s (%s) to %s (%s)."
+                     % (name, len(table), first["commit"][:12], str(first["date"])[:10],
+                        last["commit"][:12], str(last["date"])[:10]))
+    caption(figure, notes)
     return Plot("history", name, figure, table[["commit", "date", "punnable", "punnable_pct"]])
-
-
-def _projects_subject(names: Sequence[str]) -> str:
-    joined = "+".join(names)
-    if len(joined) <= 60:
-        return joined
-    return "%d-scans-%s" % (len(names), hashlib.sha1(joined.encode()).hexdigest()[:8])
 
 
 def all_plots(results: Sequence[Any]) -> List[Plot]:
@@ -337,34 +269,10 @@ def all_plots(results: Sequence[Any]) -> List[Plot]:
     plots.append(projects(results))
     if all("kinds" in r.summary for r in results):
         plots.append(kinds(results))
+    if len(results) > 1:
+        from punstats.present.compare import length_overlay
+        plots.append(length_overlay(results))
     return plots
-
-
-def save(plot: Plot, directory: str = DEFAULT_DIRECTORY, formats: Sequence[str] = FORMATS) -> List[str]:
-    """Write ``plot`` as ``directory/<name>.<format>``; the paths written."""
-    unknown = [f for f in formats if f not in FORMATS]
-    if unknown:
-        raise ValueError("unknown figure format %r (choose from %s)" % (unknown[0], ", ".join(FORMATS)))
-    os.makedirs(directory, exist_ok=True)
-    paths = []
-    for fmt in formats:
-        path = os.path.join(directory, "%s.%s" % (plot.name, fmt))
-        _savefig(plot, path, fmt)
-        paths.append(path)
-    return paths
-
-
-def png_bytes(plot: Plot) -> bytes:
-    """``plot`` as a PNG image in memory (for embedding)."""
-    buffer = io.BytesIO()
-    _savefig(plot, buffer, "png")
-    return buffer.getvalue()
-
-
-def _savefig(plot: Plot, target: Any, fmt: str) -> None:
-    metadata = {"Date": None} if fmt == "svg" else {}  # no time stamp: same data, same file
-    with matplotlib.rc_context(STYLE):
-        plot.figure.savefig(target, format=fmt, dpi=DPI, metadata=metadata)
 
 
 def write_plots(results: Sequence[Any], directory: str = DEFAULT_DIRECTORY,

@@ -2,6 +2,8 @@
 """
 from __future__ import annotations
 
+import functools
+import os
 import re
 from typing import Any, Dict, List, Optional, Sequence
 
@@ -9,13 +11,60 @@ from typing import Any, Dict, List, Optional, Sequence
 def provenance(summary: Dict[str, Any], name: Optional[str] = None) -> str:
     """One sentence saying what a scan measured: corpus, revision, Python.
     ``name`` is what the table or figure calls the scan (default: its corpus)."""
-    revision = summary.get("revision") or "unknown"
-    if summary.get("commit_date"):
+    revision = summary.get("revision") or ""
+    if summary.get("source") == "stdlib":
+        revision = ""  # the interpreter's version says it, below
+    if revision and summary.get("commit_date"):
         revision += " (%s)" % summary["commit_date"]
-    return ("%s: %s at revision %s; parsed by %s %s with punstats %s; test rule %s."
-            % (name or summary["corpus"], summary.get("source", summary["corpus"]), revision,
+    return ("%s: %s%s; parsed by %s %s with punstats %s; test rule %s."
+            % (name or summary["corpus"], source_text(summary), " at revision " + revision if revision else "",
                summary.get("python_implementation", "Python"), summary["python"],
                summary.get("punstats_version", "?"), summary["test_rule"]))
+
+
+#: Sources that name something anyone can fetch, shown as they are.
+PUBLIC_SOURCE = re.compile(r"^(pypi:|git\+|[a-z][a-z0-9+.-]*://)")
+
+
+def source_text(summary: Dict[str, Any]) -> str:
+    """What was scanned, in words anyone can follow: an installed distribution
+    by name and version, the standard library, a public source as given, and
+    otherwise "a local directory" (never a path of this machine)."""
+    source = str(summary.get("source", summary["corpus"]))
+    distribution = summary.get("distribution") or distribution_of(source)
+    if distribution:
+        return "%s %s (installed distribution)" % (distribution["name"], distribution["version"])
+    if source == "stdlib":
+        return "the standard library of %s %s" % (summary.get("python_implementation", "Python"),
+                                                  summary["python"])
+    if PUBLIC_SOURCE.match(source):
+        return source
+    if summary.get("archive"):
+        return "the archive %s" % os.path.basename(str(summary["archive"].get("file", source)))
+    return "a local directory"
+
+
+def source_url(summary: Dict[str, Any]) -> Optional[str]:
+    """A public address of what a scan measured, when there is one."""
+    source = str(summary.get("source", ""))
+    distribution = summary.get("distribution") or distribution_of(source)
+    if distribution:
+        return "https://pypi.org/project/%s/%s/" % (distribution["name"], distribution["version"])
+    if source.startswith("pypi:") and "==" in source:
+        return "https://pypi.org/project/%s/%s/" % tuple(source[len("pypi:"):].split("==", 1))
+    if source == "stdlib" and summary.get("python_implementation") == "CPython":
+        return "https://github.com/python/cpython/tree/v%s/Lib" % summary["python"]
+    match = re.match(r"^(?:git\+)?(https://[^@\s]+?)(?:\.git)?(?:@.*)?$", source)
+    return match.group(1) if match else None
+
+
+@functools.cache
+def distribution_of(source: str) -> Optional[Dict[str, str]]:
+    """The installed distribution a local source belongs to, if any."""
+    if PUBLIC_SOURCE.match(source) or source == "stdlib" or not os.path.exists(source):
+        return None
+    from punstats.sources.installed import installed_distribution
+    return installed_distribution(source)
 
 
 def slug(text: str) -> str:
@@ -32,3 +81,13 @@ def column_names(summaries: Sequence[Dict[str, Any]]) -> List[str]:
         names.append(name if seen[name] == 1 else "%s (%d)" % (name, seen[name]))
     return names
 
+
+
+def subject_of(names: Sequence[str]) -> str:
+    """A file-name stem for what one or several scans are called: ``a+b``,
+    or ``N-scans-<hash>`` when that would be long."""
+    import hashlib
+    joined = "+".join(slug(name) for name in names)
+    if len(joined) <= 60:
+        return joined
+    return "%d-scans-%s" % (len(names), hashlib.sha1(joined.encode()).hexdigest()[:8])

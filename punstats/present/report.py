@@ -1,26 +1,37 @@
-"""The Markdown report of one stored scan: ``reports/<corpus>.md``.
+"""The Markdown report of stored scans: ``reports/<corpus>.md`` (or ``<A>+<B>.md``).
 
 This module owns the report's layout and its wording: what was measured,
 the definitions and rules the numbers depend on, and how to reproduce them.
 The tables come from ``punstats.tables``, the figures from
 ``punstats.plots`` (imported only when figures are wanted, so a report
-without figures needs no matplotlib), every number from the scan.
+without figures needs no matplotlib), every number from the scans.
 
-By default the figures are embedded in the file as PNG ``data:`` URIs, so the
-report is one self-contained file; with ``figures_dir`` they are written
-there (PNG and SVG) and linked instead.
+A report is meant to be pasted as one forum post: by default it fits one
+Discourse post (``POST_LIMIT`` characters), its figures are PNG and SVG files
+in ``<report>-figures/`` beside it, linked by relative paths, and it names no
+path of the machine it was written on.  ``embed`` puts the PNGs in the file
+as ``data:`` URIs instead (one self-contained file, far larger).
 """
 from __future__ import annotations
 
 import base64
 import os
 import shlex
-from typing import Any, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from punstats.present import tables
+from punstats.present.provenance import PUBLIC_SOURCE, column_names, source_text, subject_of
 from punstats.store.rules import TEST_DIRS, TEST_FILE_PATTERNS
 
 DEFAULT_DIRECTORY = "reports"
+
+
+#: Discourse's default maximum post length (characters); GitHub's comments allow 65,536.
+POST_LIMIT = 32000
+
+
+#: Rows of the identifier and callee tables in a report over several scans.
+COMPARE_TOP_ROWS = 10
 
 
 #: Figures in the order the report shows them: (plot kind, caption).
@@ -34,9 +45,19 @@ FIGURES = (
 )
 
 
-def report_path(summary: Dict[str, Any], directory: str = DEFAULT_DIRECTORY) -> str:
-    """Where ``punstats report`` writes a scan's report by default."""
-    return os.path.join(directory, tables.slug(summary["corpus"]) + ".md")
+#: The figures of a report over several scans.
+COMPARE_FIGURES = (
+    ("projects", "f(x=x) as a share of the keyword arguments, in all code and outside tests, per scan."),
+    ("overlay", "Share of the f(x=x) keyword arguments whose identifier has at least n characters, "
+                "per scan, in all code (solid) and outside tests (dashed)."),
+)
+
+
+def report_path(summary: Any, directory: str = DEFAULT_DIRECTORY) -> str:
+    """Where ``punstats report`` writes the report of a scan's summary (or of
+    several summaries) by default."""
+    summaries = summary if isinstance(summary, (list, tuple)) else [summary]
+    return os.path.join(directory, subject_of(column_names(summaries)) + ".md")
 
 
 def _text(text: str) -> str:
@@ -67,67 +88,107 @@ def test_rule_text(label: str) -> str:
     return "rule `%s`." % label
 
 
-def _what_was_measured(summary: Dict[str, Any], scan_dir: Optional[str]) -> List[str]:
-    rules = summary.get("rules", {})
-    revision = summary.get("revision") or "unknown"
-    if summary.get("commit_date"):
-        revision += " (%s)" % summary["commit_date"]
-    skipped = dict(summary.get("skipped_dirs", {}))
-    skipped.update(summary.get("skipped_files", {}))
-    lines = [
-        "| | |",
-        "| --- | --- |",
-        "| Corpus | %s (source: %s) |" % (_text(summary["corpus"]), _text(summary.get("source", ""))),
-        "| Root | %s |" % tables.markdown_code(summary.get("root", "")),
-        "| Revision | %s |" % _text(revision),
-        "| Parsed by | %s %s, punstats %s (extractor %s) |" % (
-            summary.get("python_implementation", "Python"), summary["python"],
-            summary.get("punstats_version", "?"), summary.get("extractor_version", "?")),
-        "| Scanned | %s |" % summary.get("created", "unknown"),
-        "| Files | %s scanned: %s parsed, %s failed (%s) |" % (
-            _n(summary["files"]), _n(summary["parsed"]), _n(summary["failed"]),
-            _counts(summary.get("failed_by_reason", {}))),
-        "| Skipped | %s |" % _counts(skipped),
-        "| Extensions | %s |" % ", ".join("`%s`" % e for e in rules.get("extensions", [".py"])),
-        "| Test rule | %s |" % tables.markdown_code(summary["test_rule"]),
-        "| Long threshold | %d characters |" % summary["long_threshold"],
+def _what_was_measured(summaries: Sequence[Dict[str, Any]], scan_dirs: Sequence[Optional[str]]) -> List[str]:
+    """One row per fact, one column per scan; nothing that names a path of this machine."""
+    names = column_names(summaries)
+
+    def revision(s: Dict[str, Any]) -> str:
+        text = s.get("revision") or ""  # the standard library's is its interpreter
+        return _text(text + (" (%s)" % s["commit_date"] if text and s.get("commit_date") else "")) or "none recorded"
+
+    def skipped(s: Dict[str, Any]) -> str:
+        counts = dict(s.get("skipped_dirs", {}))
+        counts.update(s.get("skipped_files", {}))
+        return _counts(counts)
+
+    facts = [
+        ("Source", lambda s: _text(source_text(s))),
+        ("Revision", revision),
+        ("Parsed by", lambda s: "%s %s, punstats %s (extractor %s)" % (
+            s.get("python_implementation", "Python"), s["python"], s.get("punstats_version", "?"),
+            s.get("extractor_version", "?"))),
+        ("Scanned", lambda s: s.get("created", "unknown")),
+        ("Files", lambda s: "%s scanned: %s parsed, %s failed (%s)" % (
+            _n(s["files"]), _n(s["parsed"]), _n(s["failed"]), _counts(s.get("failed_by_reason", {})))),
+        ("Skipped", skipped),
+        ("Extensions", lambda s: ", ".join("`%s`" % e for e in s.get("rules", {}).get("extensions", [".py"]))),
+        ("Left out", _left_out),
+        ("Test rule", lambda s: tables.markdown_code(s["test_rule"])),
+        ("Long threshold", lambda s: "%d characters" % s["long_threshold"]),
     ]
-    if scan_dir:
-        lines.append("| Stored scan | %s |" % tables.markdown_code(scan_dir))
+    lines = ["| Scan | %s |" % " | ".join(_text(n) for n in names), "| --- |%s" % " --- |" * len(names)]
+    lines += ["| %s | %s |" % (label, " | ".join(fact(s) for s in summaries)) for label, fact in facts]
+    stored = [_portable(d) for d in scan_dirs]
+    if any(stored):
+        lines.append("| Stored scan | %s |" % " | ".join(tables.markdown_code(d) if d else "" for d in stored))
     return lines
 
 
-def _definitions(summary: Dict[str, Any]) -> List[str]:
-    definition = summary.get("rules", {}).get(
+def _left_out(s: Dict[str, Any]) -> str:
+    """What ``.gitignore`` and ``--exclude`` took out of the walk."""
+    rules = s.get("rules", {})
+    parts = [".gitignore honoured" if rules.get("gitignore") else
+             ".gitignore not read (--no-ignore)" if "gitignore" in rules else "scanned before .gitignore support"]
+    parts += ["--exclude %s" % tables.markdown_code(g) for g in rules.get("exclude", [])]
+    return ", ".join(parts)
+
+
+def _portable(path: Optional[str]) -> Optional[str]:
+    """A path as a report may show it: relative ones only."""
+    return path if path and not os.path.isabs(path) else None
+
+
+def _per_scan(summaries: Sequence[Dict[str, Any]], value: Callable[[Dict[str, Any]], str]) -> str:
+    """``value`` of one scan, or "name value, name value" for several."""
+    if len(summaries) == 1:
+        return value(summaries[0])
+    return ", ".join("%s %s" % (_text(n), value(s)) for n, s in zip(column_names(summaries), summaries))
+
+
+def _definitions(summaries: Sequence[Dict[str, Any]]) -> List[str]:
+    first = summaries[0]
+    definition = first.get("rules", {}).get(
         "definition", "ast.keyword of ast.Call, arg not None, value ast.Name with id == arg")
+    rules = sorted({s["test_rule"] for s in summaries})
     return [
         "- **`f(x=x)` keyword argument (punnable):** %s. Calls are counted at every depth: nested "
         "calls, decorators, lambdas, comprehensions, default values, annotations, f-strings, class "
         "bodies. Files are parsed with `ast`, never imported or run." % definition,
         "- **All keyword arguments (the denominator):** every keyword argument of every call whose "
-        "name is not None; `**mapping` unpackings (%s here) are not keyword arguments."
-        % _n(summary["double_star"]),
+        "name is not None; `**mapping` unpackings (%s) are not keyword arguments."
+        % _per_scan(summaries, lambda s: _n(s["double_star"])),
+        "- **Outside tests:** the keyword arguments of files that the test rule does not count as test code.",
         "- **Calls with at least one `f(x=x)` argument:** distinct calls (by file, line and column) "
         "that pass one or more.",
         "- **Class keywords** such as `class A(metaclass=metaclass)` are not calls and are not counted "
-        "(%s class keywords, %s of them punnable)." % (_n(summary["class_keywords"]), _n(summary["class_punnable"])),
+        "(class keywords, punnable: %s)." % _per_scan(summaries, lambda s: "%s, %s" % (
+            _n(s["class_keywords"]), _n(s["class_punnable"]))),
         "- **Long:** an `f(x=x)` keyword argument whose identifier has at least %d characters."
-        % summary["long_threshold"],
-        "- **Test code** (rule %s, decided from the path relative to the corpus root): %s"
-        % (tables.markdown_code(summary["test_rule"]), test_rule_text(summary["test_rule"])),
+        % first["long_threshold"],
+    ] + ["- **Test code** (rule %s, decided from the path relative to the corpus root): %s"
+         % (tables.markdown_code(rule), test_rule_text(rule)) for rule in rules] + [
         "- **Files:** only files that parse contribute counts; files that do not (Python 2 syntax, "
         "undecodable bytes, ...) are listed above by reason, not dropped silently.",
     ]
 
 
-def _figure_sources(result: Any, figures_dir: Optional[str], report_dir: str) -> Dict[str, str]:
-    """Plot kind -> image address: a data URI, or a path relative to the report."""
+def _figures(results: Sequence[Any]) -> List[Any]:
+    """The report's figures: five of one scan, or the comparisons of several."""
+    from punstats.present import compare, plots
+
+    if len(results) > 1:
+        return [plots.projects(results), compare.length_overlay(results)]
+    return [make(results[0]) for make in (plots.length_histogram, plots.length_cumulative,
+                                          plots.top_identifiers, plots.top_callees, plots.directories)]
+
+
+def _figure_sources(results: Sequence[Any], figures_dir: Optional[str], report_dir: str) -> Dict[str, str]:
+    """Plot kind -> image address: a path relative to the report, or (no
+    ``figures_dir``) a data URI."""
     from punstats.present import plots
 
     sources = {}
-    for make in (plots.length_histogram, plots.length_cumulative, plots.top_identifiers,
-                 plots.top_callees, plots.directories):
-        plot = make(result)
+    for plot in _figures(results):
         if figures_dir is None:
             sources[plot.kind] = "data:image/png;base64," + base64.b64encode(plots.png_bytes(plot)).decode("ascii")
         else:
@@ -136,29 +197,44 @@ def _figure_sources(result: Any, figures_dir: Optional[str], report_dir: str) ->
     return sources
 
 
-def render(result: Any, figure_sources: Optional[Dict[str, str]] = None,
-           scan_dir: Optional[str] = None) -> str:
+def render(results: Any, figure_sources: Optional[Dict[str, str]] = None,
+           scan_dirs: Any = None, links: bool = False) -> str:
     """The report as Markdown; ``figure_sources`` maps plot kinds to image
-    addresses (no figures when None)."""
-    summary = result.summary
+    addresses (no figures when None); ``links``: provenance as plain text
+    under each table instead of footnotes (for sites without footnotes)."""
+    results = list(results) if isinstance(results, (list, tuple)) else [results]
+    scan_dirs = list(scan_dirs) if isinstance(scan_dirs, (list, tuple)) else [scan_dirs] * len(results)
+    summaries = [tables.with_outside_tests(r) for r in results]
     sources = figure_sources or {}
     figure = {kind: ("![%s](%s)\n\n*%s*" % (caption, sources[kind], caption) if kind in sources else "")
-              for kind, caption in FIGURES}
+              for kind, caption in FIGURES + COMPARE_FIGURES}
 
     def table(t: tables.Table, notes: bool = False) -> str:
-        return tables.render(t, "markdown", notes=notes).rstrip("\n")
+        return tables.render(t, "markdown", notes=notes, links=links).rstrip("\n")
 
-    n = tables.TOP_ROWS
+    names = column_names(summaries)
     parts = [
-        "# `f(x=x)` keyword arguments in %s" % _text(summary["corpus"]),
+        "# `f(x=x)` keyword arguments in %s" % _text(", ".join(names)),
         "Written by `punstats report`. Keyword arguments of the form `f(x=x)` are the ones "
         "[PEP 736](https://peps.python.org/pep-0736/) proposed to shorten to `f(x=)`.",
-        "## What was measured",
-        "\n".join(_what_was_measured(summary, scan_dir)),
         "## Headline",
-        table(tables.summary_table([result]), notes=True),
+        "\n\n".join(headline(r, n if len(results) > 1 else None) for r, n in zip(results, names)),
+        table(tables.summary_table(results), notes=True),
+        figure["projects"],
+        "## What was measured",
+        "\n".join(_what_was_measured(summaries, scan_dirs)),
         "## Definitions and rules",
-        "\n".join(_definitions(summary)),
+        "\n".join(_definitions(summaries)),
+    ]
+    parts += _single_sections(results[0], figure, table) if len(results) == 1 else \
+        _compare_sections(results, figure, table)
+    parts += ["## Reproduce", "```sh\n%s\n```" % "\n".join(_commands(summaries, scan_dirs))]
+    return "\n\n".join(part for part in parts if part) + "\n"
+
+
+def _single_sections(result: Any, figure: Dict[str, str], table: Callable[..., str]) -> List[str]:
+    n = tables.TOP_ROWS
+    return [
         "## Identifier lengths",
         figure["lengths"],
         figure["cumulative"],
@@ -171,18 +247,40 @@ def render(result: Any, figure_sources: Optional[Dict[str, str]] = None,
         "## Where they are",
         figure["directories"],
         table(tables.directory_table(result, n)),
-        "## Reproduce",
-        "```sh\n%s\n```" % "\n".join(_commands(summary, scan_dir)),
     ]
-    return "\n\n".join(part for part in parts if part) + "\n"
 
 
-def _commands(summary: Dict[str, Any], scan_dir: Optional[str]) -> List[str]:
-    directory = scan_dir or os.path.join("data", summary["corpus"])
+def _compare_sections(results: Sequence[Any], figure: Dict[str, str], table: Callable[..., str]) -> List[str]:
+    from punstats.present import compare
+
+    parts = ["## Identifier lengths", figure["overlay"], table(compare.length_comparison_table(results)),
+             "## Most common identifiers and callees"]
+    for result in results:
+        parts += [table(tables.top_table(result, "name", COMPARE_TOP_ROWS)),
+                  table(tables.top_table(result, "callee", COMPARE_TOP_ROWS))]
+    return parts
+
+
+def headline(result: Any, name: Optional[str] = None) -> str:
+    """The sentence a PEP author quotes: the share outside tests, then in all code."""
+    s = tables.with_outside_tests(result)
+    return ("%s**%.2f%%** of the keyword arguments outside tests are `f(x=x)` (%s of %s; test rule %s); "
+            "in all code, **%.2f%%** (%s of %s)." % (
+                "%s: " % _text(name) if name else "",
+                s["punnable_nontest_pct"], _n(s["punnable_nontest"]), _n(s["keywords_nontest"]),
+                tables.markdown_code(s["test_rule"]), s["punnable_pct"], _n(s["punnable"]), _n(s["keywords"])))
+
+
+def _scan_command(summary: Dict[str, Any], directory: str) -> List[str]:
+    """The command that scans the same code again, from any machine."""
     rules = summary.get("rules", {})
     scan = ["punstats", "scan"]
-    if summary.get("source") not in (None, "stdlib"):
-        scan.append(summary["source"])
+    source = str(summary.get("source", ""))
+    distribution = summary.get("distribution")
+    if distribution:
+        scan.append("pypi:%s==%s" % (distribution["name"], distribution["version"]))
+    elif source != "stdlib":
+        scan.append(source if PUBLIC_SOURCE.match(source) else os.path.basename(source.rstrip("/")) or ".")
     scan += ["-o", directory]
     if summary["test_rule"] != "components":
         scan += ["--test-rule", summary["test_rule"]]
@@ -190,25 +288,43 @@ def _commands(summary: Dict[str, Any], scan_dir: Optional[str]) -> List[str]:
         scan += ["--long", str(summary["long_threshold"])]
     if rules.get("extensions", [".py"]) != [".py"]:
         scan += ["--extensions", ",".join(rules["extensions"])]
-    lines = []
-    if summary.get("revision") and summary.get("source") != "stdlib":
-        lines.append("# at revision %s" % summary["revision"])
-    elif summary.get("source") == "stdlib":
-        lines.append("# with %s %s" % (summary.get("python_implementation", "Python"), summary["python"]))
-    return lines + [shlex.join(scan), shlex.join(["punstats", "report", directory])]
+    return scan
 
 
-def write_report(result: Any, path: Optional[str] = None, figures: bool = True,
-                 figures_dir: Optional[str] = None, scan_dir: Optional[str] = None) -> str:
-    """Write the report of ``result`` (default ``reports/<corpus>.md``);
-    the path written.  ``figures_dir``: write the figures there and link
-    them instead of embedding them."""
-    path = path or report_path(result.summary)
+def _commands(summaries: Sequence[Dict[str, Any]], scan_dirs: Sequence[Optional[str]]) -> List[str]:
+    lines, directories = [], []
+    for summary, scan_dir in zip(summaries, scan_dirs):
+        directory = _portable(scan_dir) or os.path.join("data", tables.slug(summary["corpus"]))
+        directories.append(directory)
+        if summary.get("distribution"):
+            lines.append("# the sdist of the installed version (scanned from site-packages)")
+        elif summary.get("source") == "stdlib":
+            lines.append("# with %s %s" % (summary.get("python_implementation", "Python"), summary["python"]))
+        elif summary.get("revision"):
+            lines.append("# at revision %s" % summary["revision"])
+        lines.append(shlex.join(_scan_command(summary, directory)))
+    return lines + [shlex.join(["punstats", "report", *directories])]
+
+
+def write_report(results: Any, path: Optional[str] = None, figures: bool = True,
+                 figures_dir: Optional[str] = None, scan_dir: Any = None, embed: bool = False,
+                 links: bool = False) -> str:
+    """Write the report of ``results`` (one scan or several; default
+    ``reports/<corpus>.md``); the path written.  Figures go to
+    ``figures_dir`` (default: ``<report>-figures`` beside the report) and
+    are linked, or with ``embed`` are embedded in the file."""
+    results = list(results) if isinstance(results, (list, tuple)) else [results]
+    path = path or report_path([r.summary for r in results])
     report_dir = os.path.dirname(os.path.abspath(path))
-    sources = _figure_sources(result, figures_dir, report_dir) if figures else None
-    text = render(result, sources, scan_dir)
+    if figures and not embed and figures_dir is None:
+        figures_dir = os.path.splitext(os.path.abspath(path))[0] + "-figures"
+    sources = _figure_sources(results, None if embed else figures_dir, report_dir) if figures else None
+    text = render(results, sources, scan_dir, links=links)
     os.makedirs(report_dir, exist_ok=True)
-    with open(path, "w", encoding="utf-8") as handle:
+    tmp = os.path.join(report_dir, ".%s.tmp" % os.path.basename(path))
+    with open(tmp, "w", encoding="utf-8") as handle:
         handle.write(text)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, path)
     return path
-

@@ -34,6 +34,7 @@ from punstats.present.provenance import (
     column_names,
     provenance,
     slug,  # noqa: F401
+    source_url,
 )
 
 KINDS = ("summary", "kinds", "length", "identifier", "callee", "directory")
@@ -53,6 +54,7 @@ TOP_ROWS = 20
 SUMMARY_ROWS = (
     ("Keyword arguments of the form `f(x=x)`", "punnable"),
     ("% of all keyword arguments", "punnable_pct"),
+    ("% of keyword arguments outside tests", "punnable_nontest_pct"),
     ("All keyword arguments", "keywords"),
     ("Calls with at least one `f(x=x)` argument", "calls_with_punnable"),
     ("Long: identifier of {long} or more characters", "long"),
@@ -74,22 +76,49 @@ def common_long_threshold(summaries: Sequence[Dict[str, Any]]) -> int:
     return thresholds[0]
 
 
-def summary_table(results: Sequence[Any]) -> Table:
-    """The PEP 736 "Applicability" table: one column per scan."""
-    summaries = [r.summary for r in results]
+def with_outside_tests(result: Any) -> Dict[str, Any]:
+    """The summary of ``result``, with the outside-tests share computed from
+    its files table when the scan was stored before punstats recorded it."""
+    if "punnable_nontest_pct" in result.summary:
+        return result.summary
+    return dict(result.summary, **analysis.outside_tests(result.files))
+
+
+#: What ``table --rows`` chooses from: the keys of the summary table's rows.
+ROW_KEYS = tuple(key for _, key in SUMMARY_ROWS) + (LINES_SAVED_ROW[1],)
+
+
+def check_rows(rows: Optional[Sequence[str]]) -> None:
+    """``table --rows``: every key names a row of the summary table."""
+    unknown = [key for key in rows or () if key not in ROW_KEYS]
+    if unknown:
+        raise ValueError("unknown row %r (choose from %s)" % (unknown[0], ", ".join(ROW_KEYS)))
+
+
+def summary_table(results: Sequence[Any], rows: Optional[Sequence[str]] = None) -> Table:
+    """The PEP 736 "Applicability" table: one column per scan; ``rows``
+    chooses and orders the rows by key (``ROW_KEYS``)."""
+    summaries = [with_outside_tests(r) for r in results]
     if not summaries:
         raise ValueError("no scans to tabulate")
     long_threshold = common_long_threshold(summaries)
     names = column_names(summaries)
-    rows = []
-    for label, key in SUMMARY_ROWS:
-        values = [Percent(float(s[key])) if key.endswith("_pct") else int(s[key]) for s in summaries]
-        rows.append((Label(label.format(long=long_threshold)), *values))
-    if any("lines_saved" in s for s in summaries):
-        rows.append((Label(LINES_SAVED_ROW[0]), *(int(s["lines_saved"]["lines_saved"]) if "lines_saved" in s
-                                                   else Label("n/a") for s in summaries)))
-    return Table(header=(Label("Statistic"), *names), rows=tuple(rows),
+    check_rows(rows)
+    chosen = list(rows) if rows else [key for _, key in SUMMARY_ROWS] + (
+        [LINES_SAVED_ROW[1]] if any("lines_saved" in s for s in summaries) else [])
+    labels = {key: label for label, key in SUMMARY_ROWS + (LINES_SAVED_ROW,)}
+    body = []
+    values: List[Any]
+    for key in chosen:
+        if key == LINES_SAVED_ROW[1]:
+            values = [int(s["lines_saved"]["lines_saved"]) if "lines_saved" in s else Label("n/a")
+                      for s in summaries]
+        else:
+            values = [Percent(float(s[key])) if key.endswith("_pct") else int(s[key]) for s in summaries]
+        body.append((Label(labels[key].format(long=long_threshold)), *values))
+    return Table(header=(Label("Statistic"), *names), rows=tuple(body),
                  notes=tuple(provenance(s, name) for s, name in zip(summaries, names)),
+                 note_links=tuple(source_url(s) for s in summaries),
                  header_notes=(None, *range(len(summaries))))
 
 
@@ -118,6 +147,7 @@ def kinds_table(results: Sequence[Any]) -> Table:
     header.append(Label("Share of"))
     return Table(header=tuple(header), rows=tuple(rows),
                  notes=tuple(provenance(s, name) for s, name in zip(summaries, names)),
+                 note_links=tuple(source_url(s) for s in summaries),
                  header_notes=(None, *[i // 2 if i % 2 == 0 else None for i in range(2 * len(summaries))]),
                  title=(Label("Keyword-argument patterns besides `f(x=x)`"),))
 
@@ -137,7 +167,7 @@ def length_table(result: Any, open_from: Optional[int] = None) -> Table:
                      int(row["at_least"]), int(row["at_least_nontest"]), Percent(float(row["at_least_pct"]))))
     header = ("Length", "Non-test", "Test", "All", ">= length", ">= length, non-test", "% >= length")
     return Table(header=tuple(Label(h) for h in header), rows=tuple(rows),
-                 notes=(provenance(result.summary),), header_notes=(),
+                 notes=(provenance(result.summary),), note_links=(source_url(result.summary),), header_notes=(),
                  title=(Label("Identifier lengths of `f(x=x)` keyword arguments in "), result.summary["corpus"]),
                  title_note=0)
 
@@ -150,7 +180,7 @@ def top_table(result: Any, column: str, n: int = TOP_ROWS) -> Table:
                  for value, row in table.iterrows())
     heading = {"name": "Identifier", "callee": "Callee"}[column]
     return Table(header=(Label(heading), Label("Non-test"), Label("Test"), Label("All")), rows=rows,
-                 notes=(provenance(result.summary),),
+                 notes=(provenance(result.summary),), note_links=(source_url(result.summary),),
                  title=(Label("Most common %s of `f(x=x)` keyword arguments in " % what),
                         result.summary["corpus"]),
                  title_note=0)
@@ -166,19 +196,24 @@ def directory_table(result: Any, n: int = TOP_ROWS) -> Table:
     header = ("Top-level directory or file", "Files parsed", "Keyword arguments", "`f(x=x)`",
               "Non-test", "Test", "% of keyword arguments")
     return Table(header=tuple(Label(h) for h in header), rows=rows,
-                 notes=(provenance(result.summary),),
+                 notes=(provenance(result.summary),), note_links=(source_url(result.summary),),
                  title=(Label("Where the `f(x=x)` keyword arguments are in "), result.summary["corpus"]),
                  title_note=0)
 
 
-def tables_of(kind: str, results: Sequence[Any], n: int = TOP_ROWS) -> List[Table]:
-    """The tables of one kind: the summary compares all scans in one table,
-    the other kinds give one table per scan."""
+def tables_of(kind: str, results: Sequence[Any], n: int = TOP_ROWS,
+              rows: Optional[Sequence[str]] = None) -> List[Table]:
+    """The tables of one kind: the summary, the kinds and (for several scans)
+    the lengths compare all scans in one table, the other kinds give one
+    table per scan."""
     if kind == "summary":
-        return [summary_table(results)]
+        return [summary_table(results, rows)]
     if kind == "kinds":
         return [kinds_table(results)]
     if kind == "length":
+        if len(results) > 1:  # one column per scan
+            from punstats.present.compare import length_comparison_table
+            return [length_comparison_table(results)]
         return [length_table(r) for r in results]
     if kind in ("identifier", "callee"):
         return [top_table(r, "name" if kind == "identifier" else "callee", n) for r in results]

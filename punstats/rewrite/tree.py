@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import os
 from dataclasses import dataclass
-from typing import Optional, Sequence, Tuple
+from typing import Callable, Optional, Sequence, Tuple
 
 from punstats.rewrite.rewrap import LINE_LENGTH
 from punstats.rewrite.source import EXPAND, PUN, Rewrite
@@ -69,12 +69,15 @@ def _rewrite_one(job: Tuple[str, str, str, bool, int]) -> Rewrite:
 
 
 def rewrite_tree(root: str, mode: str = PUN, rewrap: bool = False, line_length: int = LINE_LENGTH,
-                 jobs: Optional[int] = 1, extensions: Sequence[str] = (".py",)) -> Tuple[Rewrite, ...]:
+                 jobs: Optional[int] = 1, extensions: Sequence[str] = (".py",),
+                 progress: Optional[Callable[[int], None]] = None,
+                 on_discovered: Optional[Callable[[int], None]] = None) -> Tuple[Rewrite, ...]:
     """Pun (or expand) every source file under ``root`` (or the file ``root``); writes nothing.
 
     Files are found as ``punstats scan`` finds them (``punstats.discover``);
     results come in that order, with paths relative to the working directory
     when the files are inside it (as ``git apply`` wants them).
+    ``on_discovered`` is called with the number of files, ``progress`` with 1 per file done.
     """
     from punstats.discover.tree import discover
     if mode not in (PUN, EXPAND):
@@ -82,13 +85,20 @@ def rewrite_tree(root: str, mode: str = PUN, rewrap: bool = False, line_length: 
     found = discover(root, tuple(extensions))
     jobs_list = [(c.location, _display_path(c.location, c.path, found.root), mode, rewrap, line_length)
                  for c in found.candidates if not c.status and c.location]
+    (on_discovered or (lambda n: None))(len(jobs_list))
+    tick = progress or (lambda n: None)
     if jobs == 1 or len(jobs_list) < 2:
-        return tuple(_rewrite_one(job) for job in jobs_list)
+        return tuple(_ticked(_rewrite_one(job), tick) for job in jobs_list)
     from concurrent.futures import ProcessPoolExecutor
 
     from punstats.engines.base import default_jobs  # what "all cores" (jobs=None) means
     with ProcessPoolExecutor(jobs or default_jobs()) as pool:
-        return tuple(pool.map(_rewrite_one, jobs_list, chunksize=4))
+        return tuple(_ticked(r, tick) for r in pool.map(_rewrite_one, jobs_list, chunksize=4))
+
+
+def _ticked(result: Rewrite, tick: Callable[[int], None]) -> Rewrite:
+    tick(1)
+    return result
 
 
 def write(results: Sequence[Rewrite]) -> int:

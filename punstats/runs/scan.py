@@ -16,6 +16,7 @@ import pandas as pd
 from punstats import __version__, analysis, store
 from punstats import engines as engine
 from punstats.cache import BlobCache
+from punstats.discover import ignore
 from punstats.discover.revision import discover_git
 from punstats.discover.tree import DEFAULT_EXTENSIONS, discover
 from punstats.extract.traversal import EXTRACTOR_VERSION
@@ -40,6 +41,10 @@ class ScanResult:
     files: pd.DataFrame
     summary: Dict[str, Any]
     functions: Optional[pd.DataFrame] = None  # one row per function; None in older stored scans
+
+    def _repr_html_(self) -> str:  # a notebook shows the headline, not the tables' repr
+        from punstats.present.console import summary_html
+        return summary_html(self.summary)
 
     def save(self, directory: str, csv: bool = False) -> None:
         store.write(directory, self.occurrences, self.files, self.summary, csv=csv,
@@ -121,15 +126,15 @@ def scan(path: Optional[str] = None, *, jobs: Optional[int] = None,
          extensions: Sequence[str] = DEFAULT_EXTENSIONS,
          follow_links: bool = False, exclude_dirs: bool = True,
          max_bytes: int = DEFAULT_MAX_BYTES,
-         progress: Optional[Callable[[int], None]] = None,
+         progress: Union[Callable[[int], None], bool, None] = None,
          on_discovered: Optional[Callable[[int], None]] = None,
          corpus: Optional[Corpus] = None, rev: Optional[str] = None,
          python: Optional[str] = None, cache: Union[BlobCache, str, bool, None] = None,
          engine: str = "local", scheduler: Optional[str] = None,
-         lines_saved: bool = False) -> ScanResult:
+         lines_saved: bool = False, gitignore: bool = True, exclude: Sequence[str] = ()) -> ScanResult:
     """Scan a directory (default: this interpreter's standard library).
 
-    ``progress`` is called with the number of files just finished;
+    ``progress`` is called with the number of files just finished (True: draw a bar);
     ``on_discovered`` once with the number of files to extract.
     ``rev``: scan that revision of the git repository ``path`` (no checkout).
     ``python``: extract under that interpreter (``interp``).
@@ -143,10 +148,16 @@ def scan(path: Optional[str] = None, *, jobs: Optional[int] = None,
     ``lines_saved``: also rewrite every file in memory as ``punstats rewrite
     --rewrap`` does and record the lines that punning would save (a
     directory only; nothing is written).
+    ``gitignore``, ``exclude``: leave out what ``.gitignore`` files and these
+    globs name (a directory only; ``discover.ignore``).
     """
     rule = _rule(test_rule)
     _check_engine(engine, scheduler, python)
     with contextlib.ExitStack() as stack:  # the cache and the blob reader are closed at the end
+        if progress is True:  # a bar where the caller is (a notebook widget, or a terminal line)
+            from punstats.runs.progress import auto_bar
+            progress, on_discovered = auto_bar(stack, on_discovered)
+        tick = progress if callable(progress) else None
         blob_cache = open_cache(cache)
         if blob_cache is not None and blob_cache is not cache:
             stack.callback(blob_cache.close)
@@ -167,8 +178,10 @@ def scan(path: Optional[str] = None, *, jobs: Optional[int] = None,
             if lazy:
                 read_blob = stack.enter_context(gitsource.BlobReader(corpus.root)).read
         else:
+            left_out = ignore.matcher(corpus.root, gitignore, exclude)
             found = discover(corpus.root, tuple(extensions), follow_links=follow_links,
-                             max_bytes=max_bytes, exclude_dirs=exclude_dirs)
+                             max_bytes=max_bytes, exclude_dirs=exclude_dirs,
+                             ignore=left_out.reason if left_out else None)
         if on_discovered:
             on_discovered(len(found.candidates))
         parser = (platform.python_version(), platform.python_implementation())
@@ -176,12 +189,12 @@ def scan(path: Optional[str] = None, *, jobs: Optional[int] = None,
         if python is not None:
             from punstats.engines import interp
             with interp.Pool(python, jobs=min(jobs or 1, 2)) as pool:
-                extractions = interp.extract_candidates(found.candidates, pool, max_bytes, blob_cache, progress)
+                extractions = interp.extract_candidates(found.candidates, pool, max_bytes, blob_cache, tick)
                 parser = (pool.info["python"], pool.info["implementation"])
             tables = store.raw_tables(extractions)
         else:
             tables, cache_counts = _raw_tables(engine, scheduler, found.candidates, jobs, max_bytes,
-                                               progress, blob_cache, found.root, read_blob)
+                                               tick, blob_cache, found.root, read_blob)
     occurrences, files, functions = (store.apply_rule(table, rule) for table in tables)
     rules = {
         "test_rule": rule.label,
@@ -191,6 +204,7 @@ def scan(path: Optional[str] = None, *, jobs: Optional[int] = None,
         "exclude_dirs": exclude_dirs,
         "max_bytes": max_bytes,
         "definition": "ast.keyword of ast.Call, arg not None, value ast.Name with id == arg",
+        "gitignore": gitignore and not corpus.is_revision, "exclude": list(exclude),
     }
     provenance = {
         "corpus": corpus.name,

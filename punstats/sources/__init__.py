@@ -33,6 +33,9 @@ def resolve(argument: Optional[str]) -> Corpus:
         raise SourceError("no such file or directory: %s" % argument)
     if not (os.path.isdir(path) or os.path.isfile(path)):
         raise SourceError("not a directory or a regular file: %s" % argument)
+    from punstats.sources.archive_corpus import archive_corpus, is_archive
+    if is_archive(path):  # an sdist or a wheel: the files inside it
+        return archive_corpus(path)
     base = path if os.path.isdir(path) else os.path.dirname(path)
     commit, date = git_head(base)
     name = os.path.basename(path.rstrip(os.sep)) or "root"

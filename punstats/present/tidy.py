@@ -1,0 +1,104 @@
+"""Tables for other tools: one tidy DataFrame per table kind, written as CSV.
+
+``punstats table --format csv`` writes these: one header line, one row per
+observation (a scan, or a scan and a length, identifier, callee, directory
+or pattern), a ``scan`` column first, typed columns (counts are integers,
+shares floats in %), and the provenance of each scan in columns of its own,
+so a plain ``pandas.read_csv`` reads it and several scans stack into one
+long table.  Every number comes from a scan's summary or ``punstats.analysis``.
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional, Sequence
+
+import pandas as pd
+
+from punstats import analysis
+from punstats.present.provenance import column_names, source_text
+
+#: The columns that say what each scan measured.
+PROVENANCE_COLUMNS = ("source", "revision", "commit_date", "python", "punstats_version", "test_rule",
+                      "long_threshold")
+
+
+def _provenance(summary: Dict[str, Any]) -> Dict[str, Any]:
+    return {"source": source_text(summary),
+            "revision": "" if summary.get("source") == "stdlib" else summary.get("revision") or "",
+            "commit_date": summary.get("commit_date") or "",
+            "python": "%s %s" % (summary.get("python_implementation", "Python"), summary["python"]),
+            "punstats_version": summary.get("punstats_version", ""), "test_rule": summary["test_rule"],
+            "long_threshold": int(summary["long_threshold"])}
+
+
+def _stack(results: Sequence[Any], frame_of) -> pd.DataFrame:
+    """``frame_of(result)`` for each scan, with its name first and its provenance last."""
+    from punstats.present.tables import with_outside_tests
+    names = column_names([r.summary for r in results])
+    parts = []
+    for name, result in zip(names, results):
+        frame = frame_of(result).reset_index()
+        frame.insert(0, "scan", name)
+        for key, value in _provenance(with_outside_tests(result)).items():
+            frame[key] = value
+        parts.append(frame)
+    return pd.concat(parts, ignore_index=True)
+
+
+def summary_frame(results: Sequence[Any], rows: Optional[Sequence[str]] = None) -> pd.DataFrame:
+    """One row per scan, one column per statistic of the summary table (``rows`` chooses them)."""
+    from punstats.present.tables import SUMMARY_ROWS, check_rows, with_outside_tests
+    check_rows(rows)
+    keys = list(rows) if rows else [key for _, key in SUMMARY_ROWS] + ["keywords_nontest", "punnable_nontest"]
+
+    def one(result: Any) -> pd.DataFrame:
+        s = with_outside_tests(result)
+        values: Dict[str, Any] = {}
+        for key in keys:
+            if key == "lines_saved":
+                values[key] = s["lines_saved"]["lines_saved"] if "lines_saved" in s else None
+            else:
+                values[key] = float(s[key]) if key.endswith("_pct") else int(s[key])
+        return pd.DataFrame([values])
+    frame = _stack(results, one).drop(columns="index")
+    if "lines_saved" in frame:
+        frame["lines_saved"] = frame["lines_saved"].astype("Int64")
+    return frame
+
+
+def kinds_frame(results: Sequence[Any]) -> pd.DataFrame:
+    """One row per scan and pattern: its count and its share of the named denominator."""
+    summaries = [r.summary for r in results]
+    table = analysis.kinds_comparison(summaries)
+    names = column_names(summaries)
+    parts = []
+    for index, (name, result) in enumerate(zip(names, results)):
+        part = pd.DataFrame({"scan": name, "pattern": table.index, "label": table["label"].str.replace("`", ""),
+                             "count": table["count_%d" % index].astype("Int64"),
+                             "pct": table["pct_%d" % index].astype(float), "denominator": table["denominator"]})
+        for key, value in _provenance(result.summary).items():
+            part[key] = value
+        parts.append(part)
+    return pd.concat(parts, ignore_index=True)
+
+
+def frame_of(kind: str, results: Sequence[Any], n: int, rows: Optional[Sequence[str]] = None) -> pd.DataFrame:
+    """The tidy frame of a ``table --by`` kind over ``results``."""
+    if kind == "summary":
+        return summary_frame(results, rows)
+    if kind == "kinds":
+        return kinds_frame(results)
+    if kind == "length":
+        return _stack(results, lambda r: analysis.length_distribution(r.occurrences))
+    if kind in ("identifier", "callee"):
+        column = "name" if kind == "identifier" else "callee"
+        return _stack(results, lambda r: analysis.top_split(r.occurrences, column, n).rename_axis(kind))
+    if kind == "directory":
+        return _stack(results, lambda r: analysis.by_directory(r.occurrences, r.files, n=n))
+    raise ValueError("unknown table kind %r" % kind)
+
+
+def to_csv(frame: pd.DataFrame) -> str:
+    return frame.to_csv(index=False, lineterminator="\n")
+
+
+__all__: List[str] = ["PROVENANCE_COLUMNS", "frame_of", "kinds_frame", "summary_frame", "to_csv"]

@@ -1,0 +1,75 @@
+"""``punstats.discover.ignore``: .gitignore honoured by default, --no-ignore, --exclude, and the record of it."""
+import json
+import os
+
+from gitrepo import init
+
+from punstats.cli import main
+from punstats.discover.ignore import Ignore
+
+
+def _write(root, files):
+    for path, text in files.items():
+        full = os.path.join(str(root), path)
+        os.makedirs(os.path.dirname(full), exist_ok=True)
+        with open(full, "w", encoding="utf-8") as handle:
+            handle.write(text)
+
+
+def _scan(args, capsys):
+    assert main(["scan", *args, "--json", "--no-save", "-q", "-j", "1", "--no-cache"]) == 0
+    [summary] = json.loads(capsys.readouterr().out)
+    return summary
+
+
+def test_an_ignored_build_copy_is_not_counted(tmp_path, capsys):
+    """What `pip install .` leaves in a clone: build/lib holds a copy of the package."""
+    init(tmp_path)
+    _write(tmp_path, {".gitignore": "build/\n*.egg-info/\n", "pkg/core.py": "f(x=x)\ng(y=1)\n",
+                      "build/lib/pkg/core.py": "f(x=x)\ng(y=1)\n", "pkg.egg-info/x.py": "h(z=z)\n"})
+    honoured = _scan([str(tmp_path)], capsys)
+    assert (honoured["files"], honoured["punnable"]) == (1, 1)
+    assert honoured["skipped_dirs"]["gitignore"] == 2
+    assert honoured["rules"]["gitignore"] is True and honoured["rules"]["exclude"] == []
+    everything = _scan([str(tmp_path), "--no-ignore"], capsys)
+    assert (everything["files"], everything["punnable"]) == (3, 3)
+    assert everything["rules"]["gitignore"] is False and "gitignore" not in everything["skipped_dirs"]
+
+
+def test_exclude_is_repeatable_and_recorded(tmp_path, capsys):
+    _write(tmp_path, {"src/a.py": "f(x=x)\n", "docs_src/tutorial/t1.py": "f(x=x)\n", "examples/e.py": "f(x=x)\n",
+                      "src/gen_x.py": "f(x=x)\n"})
+    summary = _scan([str(tmp_path), "--exclude", "docs_src", "--exclude", "gen_*.py", "--exclude", "/examples/"],
+                    capsys)
+    assert summary["files"] == 1 and summary["skipped_dirs"]["excluded"] == 3
+    assert summary["rules"]["exclude"] == ["docs_src", "gen_*.py", "/examples/"]
+
+
+def test_gitignore_rules_of_git(tmp_path):
+    init(tmp_path / "repo")
+    _write(tmp_path / "repo", {".gitignore": "*.log\n/top_only.py\n", "sub/.gitignore": "*.py\n!keep.py\n"})
+    below = Ignore(str(tmp_path / "repo"))
+    assert below.reason("top_only.py", False) == "gitignore"
+    assert below.reason("pkg/top_only.py", False) is None  # anchored to the directory of the .gitignore
+    assert below.reason("sub/drop.py", False) == "gitignore" and below.reason("sub/keep.py", False) is None
+    assert below.reason("a/b/c.log", False) == "gitignore" and below.reason("a/b/c.py", False) is None
+    inner = Ignore(str(tmp_path / "repo" / "sub"))  # a directory inside a work tree: the top's .gitignore counts
+    assert inner.reason("x.log", False) == "gitignore" and inner.reason("drop.py", False) == "gitignore"
+    assert inner.reason("keep.py", False) is None
+    assert Ignore(str(tmp_path / "repo"), gitignore=False).reason("top_only.py", False) is None
+
+
+def test_a_root_that_a_gitignore_above_it_ignores_is_scanned_whole(tmp_path, capsys):
+    """A pyenv clone ignores /versions/*: its standard libraries are still scanned when named."""
+    init(tmp_path / "pyenv")
+    _write(tmp_path / "pyenv", {".gitignore": "/versions/*\n*.pyc\n",
+                                "versions/3.11.7/lib/python3.11/json/__init__.py": "f(x=x)\n",
+                                "versions/3.11.7/lib/python3.11/json/x.pyc.py": "f(y=y)\n"})
+    summary = _scan([str(tmp_path / "pyenv" / "versions" / "3.11.7" / "lib" / "python3.11")], capsys)
+    assert summary["files"] == 2 and "gitignore" not in summary["skipped_dirs"]
+
+
+def test_exclude_with_a_revision_is_a_usage_error(tmp_path, capsys):
+    assert main(["scan", str(tmp_path), "--rev", "HEAD", "--exclude", "x", "--no-save"]) == 2
+    assert capsys.readouterr().err == ("punstats: error: --exclude applies to directories; "
+                                       "a revision is read from git as committed\n")
