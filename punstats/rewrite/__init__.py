@@ -1,6 +1,6 @@
 """Rewriting source: ``f(x=x)`` to ``f(x=)`` and back, re-wrapping, diffs, trees.
 
-``pun`` (the transform, both ways), ``source`` (what the transforms share),
+``transform`` (pun and expand), ``source`` (what the transforms share),
 ``rewrap`` (joining calls that now fit), ``diff`` and ``tree`` (the runner).
 """
 from punstats.rewrite.diff import unified_diff  # noqa: F401
