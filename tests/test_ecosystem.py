@@ -242,3 +242,17 @@ def test_strict_stops_at_the_first_failure_with_one_line(tmp_path, index):
     assert result.stderr == "punstats: error: project 3 (zeta) failed: no project zeta on PyPI\n"
     done = [json.loads(line)["project"] for line in (tmp_path / "out" / run.JOURNAL).read_text().splitlines()]
     assert done == ["alpha", "gamma"]  # a skip is not a failure
+
+
+def test_the_dask_engine_gives_the_local_run_s_results(tmp_path, index):
+    pytest.importorskip("distributed")
+    populate(index)
+    names = ["alpha", "beta", "gamma", "iota"]
+    (tmp_path / "local").mkdir()
+    (tmp_path / "dask").mkdir()
+    _, local = run_top(tmp_path / "local", index, names, cache=False)
+    _, dask = run_top(tmp_path / "dask", index, names, cache=False, engine="dask")
+    assert dict(dask, list=None) == dict(local, list=None)  # all but where each list file was
+    for table in run.TABLES:
+        pd.testing.assert_frame_equal(pd.read_parquet(str(tmp_path / "dask" / "out" / table)),
+                                      pd.read_parquet(str(tmp_path / "local" / "out" / table)))

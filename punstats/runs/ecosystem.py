@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 import shutil
 import threading
 import time
@@ -311,7 +312,7 @@ def _one(output: str, project: Ranked, fetched: Tuple[Any, Any, float], fetcher:
             record = _scanned(project, release, result)
             timing.files += int(result.summary["files"])
             timing.bytes += int(corpus.archive.get("bytes", 0))
-        except (ValueError, OSError) as exc:  # EngineError, bad trees, a full disk: this project's failure
+        except Exception as exc:  # EngineError, a bad tree, a full disk: this project's failure, recorded
             record = _not_scanned(project, exc)
         finally:
             fetcher.done_with(release)
@@ -356,9 +357,18 @@ def run_top(top: TopList, projects: Sequence[Ranked], options: Options,
         if cache is not None and cache is not options.cache:
             cache.close()
         timing.wall += time.perf_counter() - start
-    records = [load_record(output, p.name) for p in projects]  # one at a time below keeps memory flat
-    ecosystem = aggregate(load_record(output, p.name) for p in projects)
-    ecosystem.update(list=top.provenance(), asked=len(projects), rules=json.load(
-        open(os.path.join(output, RUN_FILE), encoding="utf-8"))["rules"], punstats_version=__version__)
+    ecosystem = aggregate(load_record(output, p.name) for p in projects)  # one record at a time
+    with open(os.path.join(output, RUN_FILE), encoding="utf-8") as handle:
+        ecosystem.update(list=top.provenance(), asked=len(projects), rules=json.load(handle)["rules"],
+                         punstats_version=__version__, python=platform.python_version(),
+                         python_implementation=platform.python_implementation(), index=options.index_url)
     write_atomic(os.path.join(output, ECOSYSTEM_FILE), _json_bytes(ecosystem))
-    return records, ecosystem
+    return [brief(load_record(output, p.name)) for p in projects], ecosystem
+
+
+def brief(record: Dict[str, Any]) -> Dict[str, Any]:
+    """A record without its identifier, callee and length counts (they are in the summary's tops)."""
+    if "measures" not in record:
+        return record
+    keep = ("files", "keywords", "punnable")
+    return dict(record, measures={scope: {k: m[k] for k in keep} for scope, m in record["measures"].items()})
