@@ -62,6 +62,8 @@ NAMES = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "
 
 def run_top(tmp_path, index, names=NAMES, n=None, **options):
     listing = top_list(tmp_path / "list.json", names)
+    options.setdefault("downloads", str(tmp_path / "downloads"))
+    options.setdefault("cache", str(tmp_path / "cache.sqlite3"))  # a blob cache of this test
     go, opts = projects.top_pypi_run("top-pypi:%d" % (n or len(names)), listing, output=str(tmp_path / "out"),
                                      index_url=index.index_url, jobs=1, **options)
     return go()
@@ -90,7 +92,9 @@ def test_each_project_is_scanned_or_recorded_with_its_reason_and_the_run_goes_on
     assert by["beta"]["summary"]["punnable"] == 1 + 2 and by["iota"]["summary"]["punnable"] == 6 + 2
     assert (summary["scanned"], summary["skipped"], summary["failed"]) == (3, 3, 4)
     assert summary["distributions"] == {"bdist_wheel": 1, "sdist": 2}
-    downloads = os.path.join(os.environ["PUNSTATS_CACHE_DIR"], "sdists")
+    assert summary["cache"] == {"cached": 2, "extracted": 6}  # shared.py, in all three, extracted once
+    downloads = str(tmp_path / "downloads")
+    assert os.listdir(downloads)
     assert not [d for d, _, _ in os.walk(downloads) if os.path.basename(d).startswith("tree-")]  # trees deleted
     assert not list((tmp_path / "out").rglob("ESCAPED*")) and not os.path.exists(tmp_path / "ESCAPED")
     journal = (tmp_path / "out" / run.JOURNAL).read_text().splitlines()
@@ -168,6 +172,13 @@ def test_a_project_stored_without_its_journal_line_is_done_again_and_counted_onc
         ["project", "path"]))
 
 
+def test_keep_keeps_each_unpacked_tree(tmp_path, index):
+    populate(index)
+    run_top(tmp_path, index, ["alpha", "beta"], keep=True)
+    trees = [d for d, _, _ in os.walk(tmp_path / "downloads") if os.path.basename(d).startswith("tree-")]
+    assert len(trees) == 2 and all(os.path.isdir(os.path.join(t, "src")) for t in trees)
+
+
 def test_a_second_run_in_the_same_directory_needs_skip_existing(tmp_path, index):
     populate(index)
     run_top(tmp_path, index, ["alpha"])
@@ -188,6 +199,14 @@ def test_trim_keeps_the_downloads_under_the_cap_and_never_deletes_one_in_use(tmp
     fetcher.active["a" * 64] = 1  # the oldest is being scanned
     fetcher.trim()
     assert sorted(p.name for p in folder.rglob("*.tar.gz")) == ["p0.tar.gz", "p2.tar.gz"]
+    (folder / ("d" * 64)).mkdir()
+    (folder / ("d" * 64) / "p3.tar.gz").write_bytes(b"x" * 100)  # not counted as fetched: no listing
+    fetcher.trim()
+    assert len(list(folder.rglob("*.tar.gz"))) == 3
+    fetcher.fetched = 100  # a download of 100 bytes: the folder is listed again, the oldest unused goes
+    fetcher.active.clear()
+    fetcher.trim()
+    assert sorted(p.name for p in folder.rglob("*.tar.gz")) == ["p2.tar.gz", "p3.tar.gz"]
 
 
 def cli_run(tmp_path, index, out, *extra):

@@ -154,6 +154,7 @@ def aggregate(projects: Iterable[Dict[str, Any]]) -> Dict[str, Any]:
     statuses: Counter = Counter()
     reasons: Counter = Counter()
     kinds: Counter = Counter()
+    cache: Counter = Counter()  # files answered by the blob cache (seen in an earlier project) or extracted
     lines = 0
     for record in projects:
         statuses[record["status"]] += 1
@@ -162,6 +163,8 @@ def aggregate(projects: Iterable[Dict[str, Any]]) -> Dict[str, Any]:
             continue
         kinds[record.get("distribution", "")] += 1
         lines += int(record.get("lines", 0))
+        cache.update({k: int(v) for k, v in (record["summary"].get("cache") or {}).items()
+                      if k in ("cached", "extracted")})
         for scope in SCOPES:
             scopes[scope].add(record["measures"][scope])
     return {
@@ -172,5 +175,6 @@ def aggregate(projects: Iterable[Dict[str, Any]]) -> Dict[str, Any]:
         "not_scanned_by_reason": dict(sorted(reasons.items())),
         "distributions": dict(sorted(kinds.items())),
         "lines": lines,
+        "cache": dict(sorted(cache.items())),
         **{scope: scopes[scope].summary() for scope in SCOPES},
     }

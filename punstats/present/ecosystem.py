@@ -96,8 +96,8 @@ def figure(records: Sequence[Dict[str, Any]], ecosystem: Dict[str, Any]):
     for scope, colour, label in (("all", ALL_COLOUR, "all code"), ("nontest", NONTEST_COLOUR, "outside tests")):
         curve = ecosystem[scope]["cumulative_by_length"]
         right.step([row[0] for row in curve], [row[2] for row in curve], where="post", color=colour, label=label)
-    right.set_xscale("log")
-    right.set_xlabel("identifier length (characters, log scale)")
+    right.set_xlabel("identifier length (characters)")
+    right.set_xlim(0, max([row[0] for row in ecosystem["all"]["cumulative_by_length"]] + [1]) + 1)
     right.set_ylabel("cumulative share of f(x=x) (%)")
     right.set_ylim(0, 100)
     right.set_title("Identifier length, pooled")

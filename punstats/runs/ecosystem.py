@@ -168,6 +168,8 @@ class _Fetcher:
         self.directory = options.downloads or pypi.default_dir()
         self.active: Dict[str, int] = {}  # sha256 of archives in use -> users
         self.lock = threading.Lock()
+        self.listed: Optional[int] = None  # bytes of archives at the last listing
+        self.fetched = 0  # bytes of archives fetched since
 
     def fetch(self, project: Ranked) -> Tuple[Any, Any, float]:
         """(release, corpus, seconds) or (the exception, None, seconds)."""
@@ -181,6 +183,8 @@ class _Fetcher:
             except BaseException:
                 self.release(release)
                 raise
+            with self.lock:
+                self.fetched += os.path.getsize(os.path.join(self.directory, release.sha256, release.stored_name))
             return release, corpus, time.perf_counter() - start
         except Exception as exc:  # recorded for this project; the run goes on
             return exc, None, time.perf_counter() - start
@@ -200,17 +204,13 @@ class _Fetcher:
         self.trim()
 
     def trim(self) -> None:
-        """Delete the oldest archives not in use until the downloads fit the cap."""
-        try:
-            folders = [e for e in os.scandir(self.directory) if e.is_dir(follow_symlinks=False)]
-        except OSError:
+        """Delete the oldest archives not in use until the downloads fit the cap.
+
+        The folder is listed again only when the archives added since the last
+        listing could have brought it over the cap."""
+        if self.listed is not None and self.listed + self.added() <= self.options.download_cap:
             return
-        archives = []
-        for folder in folders:
-            for entry in os.scandir(folder.path):
-                if entry.is_file(follow_symlinks=False) and not entry.name.startswith("."):
-                    stat = entry.stat(follow_symlinks=False)
-                    archives.append((stat.st_mtime, stat.st_size, folder.name, entry.path))
+        archives = self.archives()
         total = sum(a[1] for a in archives)
         for _, size, sha, path in sorted(archives):
             if total <= self.options.download_cap:
@@ -220,6 +220,25 @@ class _Fetcher:
                     continue
             os.unlink(path)
             total -= size
+        self.listed, self.fetched = total, 0
+
+    def added(self) -> int:
+        with self.lock:
+            return self.fetched
+
+    def archives(self) -> List[Tuple[float, int, str, str]]:
+        """(mtime, size, sha256 folder, path) of every downloaded archive."""
+        found = []
+        try:
+            folders = [e for e in os.scandir(self.directory) if e.is_dir(follow_symlinks=False)]
+        except OSError:
+            return found
+        for folder in folders:
+            for entry in os.scandir(folder.path):
+                if entry.is_file(follow_symlinks=False) and not entry.name.startswith("."):
+                    stat = entry.stat(follow_symlinks=False)
+                    found.append((stat.st_mtime, stat.st_size, folder.name, entry.path))
+        return found
 
 
 def _ahead(projects: Sequence[Ranked], fetcher: _Fetcher, pool: ThreadPoolExecutor,
