@@ -91,6 +91,8 @@ def test_each_project_is_scanned_or_recorded_with_its_reason_and_the_run_goes_on
     assert by["alpha"]["summary"]["punnable"] == 3 + 2 + 2 and by["alpha"]["measures"]["nontest"]["punnable"] == 5
     assert by["beta"]["summary"]["punnable"] == 1 + 2 and by["iota"]["summary"]["punnable"] == 6 + 2
     assert (summary["scanned"], summary["skipped"], summary["failed"]) == (3, 3, 4)
+    assert summary["not_scanned_by_reason"] == {"failed": 4, pypi.NO_FILES: 1, pypi.NO_READABLE_FILE: 1,
+                                                pypi.PLATFORM_WHEELS_ONLY: 1}
     assert summary["distributions"] == {"bdist_wheel": 1, "sdist": 2}
     assert summary["cache"] == {"cached": 2, "extracted": 6}  # shared.py, in all three, extracted once
     downloads = str(tmp_path / "downloads")

@@ -159,7 +159,7 @@ def aggregate(projects: Iterable[Dict[str, Any]]) -> Dict[str, Any]:
     for record in projects:
         statuses[record["status"]] += 1
         if record["status"] != "scanned":
-            reasons["%s: %s" % (record["status"], record.get("reason", ""))] += 1
+            reasons["failed" if record["status"] == "failed" else record.get("reason", "")] += 1
             continue
         kinds[record.get("distribution", "")] += 1
         lines += int(record.get("lines", 0))

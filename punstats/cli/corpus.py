@@ -128,6 +128,12 @@ def cmd_top(args: argparse.Namespace) -> int:
     from punstats.present import ecosystem as shown
     for line in shown.summary_lines(ecosystem):
         print(line)
+    from punstats.runs.ecosystem import write_atomic
+    tables = []
+    for ending, text in shown.table_texts(records, ecosystem).items():
+        tables.append(os.path.join(options.output, "ecosystem-table." + ending))
+        write_atomic(tables[-1], text.encode())
+    print("PEP table: %s" % ", ".join(tables))
     print("dataset: pd.read_parquet(%r) (and %r); summary: %s" % (
         os.path.join(options.output, "occurrences"), os.path.join(options.output, "files"),
         os.path.join(options.output, "ecosystem.json")))

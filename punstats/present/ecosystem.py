@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Sequence
 
-from punstats.present.formats import Code, Label, Percent, Table
+from punstats.present.formats import Code, Label, Percent, Table, render
 
 NONTEST_COLOUR = "#0072B2"
 ALL_COLOUR = "#E69F00"
@@ -106,6 +106,12 @@ def figure(records: Sequence[Dict[str, Any]], ecosystem: Dict[str, Any]):
                  % (ecosystem["asked"], ecosystem["list"]["last_update"][:10]), fontsize=12)
     fig.tight_layout()
     return fig
+
+
+def table_texts(records: Sequence[Dict[str, Any]], ecosystem: Dict[str, Any]) -> Dict[str, str]:
+    """The PEP table as reST and Markdown, by file ending."""
+    table = pep_table(records, ecosystem)
+    return {"rst": render(table, "rst"), "md": render(table, "markdown")}
 
 
 def save_figure(records: Sequence[Dict[str, Any]], ecosystem: Dict[str, Any], path: str) -> str:
