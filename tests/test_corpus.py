@@ -199,3 +199,12 @@ def test_top_pypi_prints_a_line_per_project_then_the_ecosystem(tmp_path, capsys)
         assert printed["ecosystem"]["list"]["last_update"] == "2024-06-01 00:00:00"
     finally:
         index.close()
+
+
+def test_top_pypi_into_a_file_is_one_line(tmp_path, capsys):
+    (tmp_path / "file").write_text("x")
+    listing = tmp_path / "list.json"
+    listing.write_text(json.dumps({"rows": [{"project": "a"}]}))
+    assert cli.main(["corpus", "top-pypi:1", "--top-pypi-list", str(listing), "-o", str(tmp_path / "file")]) == 2
+    assert capsys.readouterr().err == "punstats: error: cannot write the run to %s: Not a directory\n" % (tmp_path / "file")
+    assert (tmp_path / "file").read_text() == "x"

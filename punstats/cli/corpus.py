@@ -122,6 +122,9 @@ def cmd_top(args: argparse.Namespace) -> int:
         records, ecosystem = run(on_done=None if args.json else _print_project)
     except (SourceError, ValueError) as exc:
         raise UsageError(" ".join(str(exc).split())) from None
+    except OSError as exc:  # the output directory became unwritable (a full disk): what is journaled stays
+        raise UsageError("cannot write %s: %s" % (getattr(exc, "filename", None) or args.output,
+                                                  exc.strerror or exc)) from None
     if args.json:
         print(json.dumps({"projects": records, "ecosystem": ecosystem}, indent=1, ensure_ascii=False))
         return 0

@@ -139,12 +139,15 @@ def _prepare(output: str, top: TopList, options: Options) -> None:
             if before.get(key) != run[key]:
                 raise RunError("%s was made with another %s (%s); use another -o"
                                % (output, "project list" if key == "list" else key, before.get(key)))
-    for sub in ("projects",) + TABLES:
-        os.makedirs(os.path.join(output, sub), exist_ok=True)
-        for name in os.listdir(os.path.join(output, sub)):
-            if name.startswith(".") and name.endswith(".tmp"):  # left by a kill
-                os.unlink(os.path.join(output, sub, name))
-    write_atomic(path, _json_bytes(run))
+    try:
+        for sub in ("projects",) + TABLES:
+            os.makedirs(os.path.join(output, sub), exist_ok=True)
+            for name in os.listdir(os.path.join(output, sub)):
+                if name.startswith(".") and name.endswith(".tmp"):  # left by a kill
+                    os.unlink(os.path.join(output, sub, name))
+        write_atomic(path, _json_bytes(run))
+    except OSError as exc:
+        raise RunError("cannot write the run to %s: %s" % (output, exc.strerror or exc)) from None
 
 
 def _getter(get: pypi.Getter) -> pypi.Getter:
