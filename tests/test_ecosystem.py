@@ -145,7 +145,20 @@ def test_the_ecosystem_summary_matches_a_pandas_computation_on_the_combined_data
         assert [row[2] for row in got["cumulative_by_length"]] == want["cumulative"]
     assert summary["all"]["top_identifiers"][:4] == [  # [identifier, occurrences, projects]
         ["v", 4, 3], ["name", 3, 3], ["verbose", 3, 3], ["vv", 3, 2]]
+    assert summary["all"]["widest_identifiers"][:4] == [
+        ["v", 4, 3], ["name", 3, 3], ["verbose", 3, 3], ["vv", 3, 2]]
+    assert summary["all"]["widest_callees"][:2] == [["f", 12, 3], ["g", 6, 3]]
     assert summary["all"]["per_project"]["weighted_mean_pct"] == summary["all"]["pooled_pct"]
+
+
+def test_widest_ranks_by_projects_so_one_large_project_cannot_dominate():
+    scope = eco._Scope()
+    for identifiers in ({"dtype": 500, "name": 1}, {"name": 2}, {"name": 1, "other": 1}):
+        scope.add({"files": 1, "keywords": 10, "punnable": 1, "identifiers": identifiers, "callees": {},
+                   "lengths": {}})
+    summary = scope.summary()
+    assert summary["top_identifiers"] == [["dtype", 500, 1], ["name", 4, 3], ["other", 1, 1]]
+    assert summary["widest_identifiers"] == [["name", 4, 3], ["dtype", 500, 1], ["other", 1, 1]]
 
 
 def test_weighted_quantiles():

@@ -13,7 +13,8 @@ them:
   the smallest share at which the projects at or below it hold at least q of
   all keyword arguments; the weighted mean is the pooled share);
 - the share of those projects above 10, 20 and 30 %;
-- top identifiers and callees across projects, with how many projects use each;
+- top identifiers and callees across projects, with how many projects use each,
+  ranked by occurrences and by the number of projects using them;
 - the cumulative share of punnable arguments by identifier length.
 """
 from __future__ import annotations
@@ -128,13 +129,18 @@ class _Scope:
                                    for t in THRESHOLDS},
             "top_identifiers": _top(self.identifiers, self.identifier_projects),
             "top_callees": _top(self.callees, self.callee_projects),
+            "widest_identifiers": _top(self.identifiers, self.identifier_projects, by_projects=True),
+            "widest_callees": _top(self.callees, self.callee_projects, by_projects=True),
             "cumulative_by_length": _cumulative(self.lengths),
         }
 
 
-def _top(counts: Counter, projects: Counter, n: int = TOP_N) -> List[List[Any]]:
-    """[name, occurrences, projects] of the ``n`` most common, ties alphabetically."""
-    ordered = sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:n]
+def _top(counts: Counter, projects: Counter, n: int = TOP_N, by_projects: bool = False) -> List[List[Any]]:
+    """[name, occurrences, projects] of the ``n`` most common (or used by the most projects:
+    one large project cannot dominate these), ties alphabetically."""
+    key = (lambda item: (-projects[item[0]], -item[1], item[0])) if by_projects else \
+        (lambda item: (-item[1], item[0]))
+    ordered = sorted(counts.items(), key=key)[:n]
     return [[name, int(count), int(projects[name])] for name, count in ordered]
 
 
