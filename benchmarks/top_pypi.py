@@ -6,7 +6,10 @@ project is downloaded and every file extracted.  For each N it prints files/s
 and MB/s (unpacked bytes of the scanned releases), the share of the wall time
 the scan loop spent waiting for a download, the CPU busy share (user + system
 time of the run and its workers over wall time times cores) and the peak RSS
-of the run and of its largest worker.  With several N it also prints the peak
+of the run and of its largest worker.  As the baseline for the CPU share it
+also measures, just before each N, how much CPU one busy process per core
+gets on this machine at that moment (on a shared machine, much less than
+all of it), and prints the run's CPU use over that.  With several N it also prints the peak
 RSS of the largest N over the smallest's (goal: at most 1.5, memory flat in N).
 It needs the network (PyPI).
 
@@ -40,6 +43,26 @@ def child(n, jobs, download_jobs, output):
                       "worker_rss_kb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss}))
 
 
+def _spin(seconds, queue):
+    start, cpu = time.perf_counter(), time.process_time()
+    while time.perf_counter() - start < seconds:
+        sum(range(10000))
+    queue.put((time.process_time() - cpu) / (time.perf_counter() - start))
+
+
+def available_cores(seconds=3.0):
+    """Cores' worth of CPU that one busy process per core gets right now."""
+    import multiprocessing
+    queue = multiprocessing.Queue()
+    spinners = [multiprocessing.Process(target=_spin, args=(seconds, queue)) for _ in range(os.cpu_count() or 1)]
+    for spinner in spinners:
+        spinner.start()
+    shares = [queue.get() for _ in spinners]
+    for spinner in spinners:
+        spinner.join()
+    return sum(shares)
+
+
 def measure(n, jobs, download_jobs):
     with tempfile.TemporaryDirectory() as directory:
         env = dict(os.environ, PUNSTATS_CACHE_DIR=os.path.join(directory, "cache"))
@@ -64,12 +87,15 @@ def main():
     cores = os.cpu_count() or 1
     results = []
     for n in args.n:
+        available = available_cores()
         r = measure(n, args.jobs, args.download_jobs)
         results.append(r)
+        used = r["cpu"] / r["wall"]
         print("top-pypi:%-5d %4d scanned  %7.1f s  %8.1f files/s  %6.2f MB/s  waiting on the network %5.1f %%  "
-              "CPU busy %5.1f %% of %d cores  peak RSS %6.1f MB (largest worker %6.1f MB)" % (
+              "CPU used %.2f cores of %d (busy processes got %.2f just before: ratio %.2f)  "
+              "peak RSS %6.1f MB (largest worker %6.1f MB)" % (
                   n, r["scanned"], r["wall"], r["files"] / r["wall"], r["bytes"] / r["wall"] / 1e6,
-                  100 * r["waiting"] / r["wall"], 100 * r["cpu"] / (r["wall"] * cores), cores,
+                  100 * r["waiting"] / r["wall"], used, cores, available, used / available if available else 0,
                   r["rss_kb"] / 1024, r["worker_rss_kb"] / 1024), flush=True)
     if len(results) > 1:
         first, last = results[0], results[-1]
