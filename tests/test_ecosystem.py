@@ -60,13 +60,13 @@ def populate(index):
 NAMES = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa"]
 
 
-def run_top(tmp_path, index, names=NAMES, n=None, **options):
+def run_top(tmp_path, index, names=NAMES, n=None, on_done=None, **options):
     listing = top_list(tmp_path / "list.json", names)
     options.setdefault("downloads", str(tmp_path / "downloads"))
     options.setdefault("cache", str(tmp_path / "cache.sqlite3"))  # a blob cache of this test
     go, opts = projects.top_pypi_run("top-pypi:%d" % (n or len(names)), listing, output=str(tmp_path / "out"),
                                      index_url=index.index_url, jobs=1, **options)
-    return go()
+    return go(on_done=on_done)
 
 
 def test_each_project_is_scanned_or_recorded_with_its_reason_and_the_run_goes_on(tmp_path, index):
@@ -101,6 +101,13 @@ def test_each_project_is_scanned_or_recorded_with_its_reason_and_the_run_goes_on
     assert not list((tmp_path / "out").rglob("ESCAPED*")) and not os.path.exists(tmp_path / "ESCAPED")
     journal = (tmp_path / "out" / run.JOURNAL).read_text().splitlines()
     assert [json.loads(line)["project"] for line in journal] == NAMES
+    index.project("zeta", "1.0", [("zeta-1.0.tar.gz", sdist("zeta", "1.0", {"z.py": code(2)}), "sdist")])
+    seen = []
+    records, again = run_top(tmp_path, index, skip_existing=True,
+                             on_done=lambda record, reused: seen.append((record["project"], reused)))
+    assert [name for name, reused in seen if not reused] == ["zeta", "eta", "theta", "kappa"]  # failures again
+    assert {r["project"]: r["status"] for r in records}["zeta"] == "scanned"  # it is on the index now
+    assert (again["scanned"], again["skipped"], again["failed"]) == (4, 3, 3)
 
 
 def by_hand(out):

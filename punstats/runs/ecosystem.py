@@ -21,7 +21,8 @@ The output directory::
 
 Each file is written atomically, and a project counts as done only once its
 journal line is written, so a run killed at any point resumes with
-``skip_existing`` without losing or double-counting a project.
+``skip_existing`` without losing or double-counting a project; projects that
+failed (a network error, say) are tried again, skipped ones are not.
 """
 from __future__ import annotations
 
@@ -358,7 +359,8 @@ def run_top(top: TopList, projects: Sequence[Ranked], options: Options,
     timing = timing if timing is not None else Timing()
     output = options.output
     _prepare(output, top, options)
-    done = read_journal(output) if options.skip_existing else {}
+    journal = read_journal(output) if options.skip_existing else {}
+    done = {name: entry for name, entry in journal.items() if entry["status"] != "failed"}  # failures: again
     todo = [p for p in projects if p.name not in done]
     fetcher = _Fetcher(options, get)
     cache = open_cache(options.cache)
