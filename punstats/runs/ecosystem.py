@@ -6,8 +6,10 @@ sdist, else a pure-Python wheel), downloads and unpacks it, a few projects
 ahead of the scan; the main thread scans one project at a time (the blob
 cache extracts a file seen in an earlier project only once), stores it, then
 deletes its unpacked tree (unless ``keep``) and trims the downloads to
-``download_cap`` bytes.  Nothing of a finished project stays in memory but
-one small record, so memory is flat in N.
+``download_cap`` bytes (``runs.downloads``).  With the Dask engine, whole
+projects (fetch and scan) run on the workers instead (``runs.ecosystem_dask``)
+and only the storing happens here.  Nothing of a finished project stays in
+memory but one small record, so memory is flat in N.
 
 The output directory::
 
@@ -29,10 +31,8 @@ from __future__ import annotations
 import json
 import os
 import platform
-import shutil
-import threading
 import time
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
@@ -40,6 +40,7 @@ from punstats import __version__
 from punstats.model.corpus import SourceError
 from punstats.sources import pypi
 from punstats.sources.archives import Limits
+from punstats.runs.downloads import Fetcher, ahead
 from punstats.sources.toppypi import Ranked, TopList
 
 JOURNAL = "journal.jsonl"
@@ -151,127 +152,18 @@ def _prepare(output: str, top: TopList, options: Options) -> None:
         raise RunError("cannot write the run to %s: %s" % (output, exc.strerror or exc)) from None
 
 
-def _getter(get: pypi.Getter) -> pypi.Getter:
-    """``get`` with one retry after a network error or a server error."""
-    def retrying(url: str) -> bytes:
-        try:
-            return get(url)
-        except pypi.FetchError as exc:
-            if exc.status is not None and exc.status < 500:
-                raise
-            time.sleep(1.0)
-            return get(url)
-    return retrying
-
-
-class _Fetcher:
-    """Resolves, downloads and unpacks projects in a thread pool, a few ahead."""
-
-    def __init__(self, options: Options, get: pypi.Getter) -> None:
-        self.options, self.get = options, _getter(get)
-        self.directory = options.downloads or pypi.default_dir()
-        self.active: Dict[str, int] = {}  # sha256 of archives in use -> users
-        self.lock = threading.Lock()
-        self.listed: Optional[int] = None  # bytes of archives at the last listing
-        self.fetched = 0  # bytes of archives fetched since
-
-    def fetch(self, project: Ranked) -> Tuple[Any, Any, float]:
-        """(release, corpus, seconds) or (the exception, None, seconds)."""
-        start = time.perf_counter()
-        try:
-            release = pypi.resolve_latest(project.name, self.get, self.options.index_url)
-            with self.lock:
-                self.active[release.sha256] = self.active.get(release.sha256, 0) + 1
-            try:
-                corpus = pypi.release_corpus(release, self.get, self.directory, self.options.limits)
-            except BaseException:
-                self.release(release)
-                raise
-            with self.lock:
-                self.fetched += os.path.getsize(os.path.join(self.directory, release.sha256, release.stored_name))
-            return release, corpus, time.perf_counter() - start
-        except Exception as exc:  # recorded for this project; the run goes on
-            return exc, None, time.perf_counter() - start
-
-    def release(self, release: Any) -> None:
-        with self.lock:
-            self.active[release.sha256] -= 1
-            if not self.active[release.sha256]:
-                del self.active[release.sha256]
-
-    def done_with(self, release: Any) -> None:
-        """The project is scanned: drop its tree unless kept, trim the downloads."""
-        self.release(release)
-        if not self.options.keep:
-            shutil.rmtree(os.path.join(self.directory, release.sha256, "tree-" + self.options.limits.key),
-                          ignore_errors=True)
-        self.trim()
-
-    def trim(self) -> None:
-        """Delete the oldest archives not in use until the downloads fit the cap.
-
-        The folder is listed again only when the archives added since the last
-        listing could have brought it over the cap."""
-        if self.listed is not None and self.listed + self.added() <= self.options.download_cap:
-            return
-        archives = self.archives()
-        total = sum(a[1] for a in archives)
-        for _, size, sha, path in sorted(archives):
-            if total <= self.options.download_cap:
-                break
-            with self.lock:
-                if sha in self.active:
-                    continue
-            os.unlink(path)
-            total -= size
-        self.listed, self.fetched = total, 0
-
-    def added(self) -> int:
-        with self.lock:
-            return self.fetched
-
-    def archives(self) -> List[Tuple[float, int, str, str]]:
-        """(mtime, size, sha256 folder, path) of every downloaded archive."""
-        found = []
-        try:
-            folders = [e for e in os.scandir(self.directory) if e.is_dir(follow_symlinks=False)]
-        except OSError:
-            return found
-        for folder in folders:
-            for entry in os.scandir(folder.path):
-                if entry.is_file(follow_symlinks=False) and not entry.name.startswith("."):
-                    stat = entry.stat(follow_symlinks=False)
-                    found.append((stat.st_mtime, stat.st_size, folder.name, entry.path))
-        return found
-
-
-def _ahead(projects: Sequence[Ranked], fetcher: _Fetcher, pool: ThreadPoolExecutor,
-           depth: int) -> Iterator[Tuple[Ranked, "Future[Tuple[Any, Any, float]]"]]:
-    """Futures in rank order, at most ``depth`` submitted ahead of the consumer."""
-    pending: List[Tuple[Ranked, Future]] = []
-    queue = iter(projects)
-    for project in queue:
-        pending.append((project, pool.submit(fetcher.fetch, project)))
-        if len(pending) >= depth:
-            break
-    while pending:
-        head = pending.pop(0)
-        nxt = next(queue, None)
-        if nxt is not None:
-            pending.append((nxt, pool.submit(fetcher.fetch, nxt)))
-        yield head
-
-
 def _compact(summary: Dict[str, Any]) -> Dict[str, Any]:
     """The per-project summary without what the measures already hold in full."""
     drop = ("root", "skipped_dirs")
     return {k: v for k, v in summary.items() if k not in drop}
 
 
-def _write_tables(output: str, project: Ranked, result: Any) -> None:
+def _table_bytes(project: Ranked, result: Any) -> Dict[str, bytes]:
+    """The project's rows of the combined dataset: parquet with ``project`` and ``rank`` columns."""
     import pyarrow as pa
     import pyarrow.parquet as pq
     from punstats.store.disk import provenance_metadata
+    tables = {}
     for name in TABLES:
         table = pa.Table.from_pandas(getattr(result, name), preserve_index=False)
         table = table.append_column("project", pa.array([project.name] * len(table), pa.string()))
@@ -280,7 +172,8 @@ def _write_tables(output: str, project: Ranked, result: Any) -> None:
         metadata[b"punstats"] = json.dumps(provenance_metadata(result.summary), sort_keys=True).encode()
         sink = pa.BufferOutputStream()
         pq.write_table(table.replace_schema_metadata(metadata), sink)
-        write_atomic(os.path.join(output, name, project.name + ".parquet"), sink.getvalue().to_pybytes())
+        tables[name] = sink.getvalue().to_pybytes()
+    return tables
 
 
 def _scanned(project: Ranked, release: Any, result: Any) -> Dict[str, Any]:
@@ -322,28 +215,47 @@ def _scan(corpus: Any, options: Options, cache: Any) -> Any:
                     scheduler=options.scheduler)
 
 
-def _one(output: str, project: Ranked, fetched: Tuple[Any, Any, float], fetcher: _Fetcher,
-         options: Options, cache: Any, timing: Timing) -> Dict[str, Any]:
+def outcome(project: Ranked, fetched: Tuple[Any, Any, float], fetcher: Fetcher, options: Options,
+            cache: Any, timing: Optional[Timing] = None) -> Tuple[Dict[str, Any], Dict[str, bytes]]:
+    """(the project's record, its tables as parquet bytes) from what ``Fetcher.fetch`` gave."""
     release, corpus, fetch_seconds = fetched
     if corpus is None:
-        record = _not_scanned(project, release)
-    else:
-        start = time.perf_counter()
-        try:
-            result = _scan(corpus, options, cache)
-            _write_tables(output, project, result)
-            record = _scanned(project, release, result)
+        return _not_scanned(project, release), {}
+    start = time.perf_counter()
+    try:
+        result = _scan(corpus, options, cache)
+        tables, record = _table_bytes(project, result), _scanned(project, release, result)
+        if timing is not None:
             timing.files += int(result.summary["files"])
             timing.bytes += int(corpus.archive.get("bytes", 0))
-        except Exception as exc:  # EngineError, a bad tree, a full disk: this project's failure, recorded
-            record = _not_scanned(project, exc)
-        finally:
-            fetcher.done_with(release)
+    except Exception as exc:  # EngineError, a bad tree, a full disk: this project's failure, recorded
+        record, tables = _not_scanned(project, exc), {}
+    finally:
+        fetcher.done_with(release)
+    if timing is not None:
         timing.per_project.append((project.name, fetch_seconds, time.perf_counter() - start))
+    return record, tables
+
+
+def _finish(output: str, project: Ranked, record: Dict[str, Any], tables: Dict[str, bytes],
+            options: Options) -> None:
     if record["status"] == "failed" and options.strict:
         raise RunError("project %d (%s) failed: %s" % (project.rank, project.name, record["message"]))
+    for name, data in tables.items():
+        write_atomic(os.path.join(output, name, project.name + ".parquet"), data)
     _commit(output, record)
-    return record
+
+
+def _local(todo: Sequence[Ranked], options: Options, get: pypi.Getter, cache: Any,
+           timing: Timing) -> Iterator[Tuple[Ranked, Dict[str, Any], Dict[str, bytes]]]:
+    """Each project's outcome, in rank order: downloads in threads, scans here."""
+    fetcher = Fetcher(options, get)
+    with ThreadPoolExecutor(max_workers=options.download_jobs, thread_name_prefix="fetch") as pool:
+        for project, future in ahead(todo, fetcher, pool, options.download_jobs + 1):
+            waited = time.perf_counter()
+            fetched = future.result()
+            timing.waiting += time.perf_counter() - waited
+            yield (project, *outcome(project, fetched, fetcher, options, cache, timing))
 
 
 def run_top(top: TopList, projects: Sequence[Ranked], options: Options,
@@ -362,21 +274,21 @@ def run_top(top: TopList, projects: Sequence[Ranked], options: Options,
     journal = read_journal(output) if options.skip_existing else {}
     done = {name: entry for name, entry in journal.items() if entry["status"] != "failed"}  # failures: again
     todo = [p for p in projects if p.name not in done]
-    fetcher = _Fetcher(options, get)
-    cache = open_cache(options.cache)
+    cache = open_cache(options.cache) if options.engine != "dask" else None
     start = time.perf_counter()
     try:
         for project in projects:
             if project.name in done and on_done:
                 on_done(load_record(output, project.name), True)
-        with ThreadPoolExecutor(max_workers=options.download_jobs, thread_name_prefix="fetch") as pool:
-            for project, future in _ahead(todo, fetcher, pool, options.download_jobs + 1):
-                waited = time.perf_counter()
-                fetched = future.result()
-                timing.waiting += time.perf_counter() - waited
-                record = _one(output, project, fetched, fetcher, options, cache, timing)
-                if on_done:
-                    on_done(record, False)
+        if options.engine == "dask":  # whole projects on the workers
+            from punstats.runs.ecosystem_dask import outcomes
+            finished = outcomes(todo, options, timing)
+        else:
+            finished = _local(todo, options, get, cache, timing)
+        for project, record, tables in finished:
+            _finish(output, project, record, tables, options)
+            if on_done:
+                on_done(record, False)
     finally:
         if cache is not None and cache is not options.cache:
             cache.close()
