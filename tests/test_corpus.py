@@ -208,3 +208,23 @@ def test_top_pypi_into_a_file_is_one_line(tmp_path, capsys):
     assert cli.main(["corpus", "top-pypi:1", "--top-pypi-list", str(listing), "-o", str(tmp_path / "file")]) == 2
     assert capsys.readouterr().err == "punstats: error: cannot write the run to %s: Not a directory\n" % (tmp_path / "file")
     assert (tmp_path / "file").read_text() == "x"
+
+
+def test_top_pypi_list_from_an_url(tmp_path, capsys):
+    from fakeindex import FakePyPI
+    index = FakePyPI()
+    try:
+        index.raw("/list.json", json.dumps({"last_update": "2024-07-01", "rows": [{"project": "Gone_Pkg"}]}))
+        out = str(tmp_path / "out")
+        assert cli.main(["corpus", "top-pypi:1", "--top-pypi-list", index.base + "/list.json", "--index-url",
+                         index.index_url, "-o", out, "--json"]) == 0
+        printed = json.loads(capsys.readouterr().out)
+        assert printed["projects"][0]["project"] == "gone-pkg"  # PEP 503 normalised
+        assert printed["ecosystem"]["list"] == {"list": index.base + "/list.json", "last_update": "2024-07-01",
+                                                "projects_in_list": 1}
+        index.raw("/bad.json", "[1]")
+        assert cli.main(["corpus", "top-pypi:1", "--top-pypi-list", index.base + "/bad.json", "-o", out]) == 2
+        assert capsys.readouterr().err == ("punstats: error: %s/bad.json: a project list needs \"rows\" "
+                                           "(hugovk/top-pypi-packages' format)\n" % index.base)
+    finally:
+        index.close()

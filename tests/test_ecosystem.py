@@ -298,3 +298,22 @@ def test_the_dask_engine_gives_the_local_run_s_results(tmp_path, index):
     for table in run.TABLES:
         pd.testing.assert_frame_equal(pd.read_parquet(str(tmp_path / "dask" / "out" / table)),
                                       pd.read_parquet(str(tmp_path / "local" / "out" / table)))
+
+
+def test_the_figure_draws_each_project_s_share_and_the_pooled_length_curve(tmp_path, index):
+    pytest.importorskip("matplotlib")
+    from punstats.present import ecosystem as shown
+    populate(index)
+    records, summary = run_top(tmp_path, index, ["alpha", "beta", "gamma", "iota"])
+    figure = shown.figure(records, summary)
+    left, right = figure.axes
+    scanned = [r for r in records if r["status"] == "scanned"]
+    for collection, scope in zip(left.collections, eco.SCOPES):
+        shares = [100 * r["measures"][scope]["punnable"] / r["measures"][scope]["keywords"] for r in scanned]
+        assert list(collection.get_offsets()[:, 1]) == pytest.approx(shares)
+    for line, scope in zip(right.get_lines(), eco.SCOPES):
+        assert list(line.get_ydata()) == [row[2] for row in summary[scope]["cumulative_by_length"]]
+    table = shown.pep_table(records, summary)
+    assert [row[1] for row in table.rows[:-1]] == [shown.Code("alpha"), shown.Code("beta"), shown.Code("iota")]
+    assert table.rows[-1][3:6] == (summary["all"]["keywords"], summary["all"]["punnable"],
+                                   shown.Percent(summary["all"]["pooled_pct"]))
