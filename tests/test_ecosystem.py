@@ -317,3 +317,27 @@ def test_the_figure_draws_each_project_s_share_and_the_pooled_length_curve(tmp_p
     assert [row[1] for row in table.rows[:-1]] == [shown.Code("alpha"), shown.Code("beta"), shown.Code("iota")]
     assert table.rows[-1][3:6] == (summary["all"]["keywords"], summary["all"]["punnable"],
                                    shown.Percent(summary["all"]["pooled_pct"]))
+
+
+def test_downloads_stream_to_disk_and_are_retried_once_after_a_network_error(tmp_path, index):
+    data = sdist("big", "1.0", {"big/m.py": code(3) * 50})
+    entries = index.project("big", "1.0", [("big-1.0.tar.gz", data, "sdist")])
+    release = pypi.resolve_latest("big", pypi.http_get, index.index_url)
+    calls = []
+
+    def flaky_stream(url, handle):
+        calls.append(url)
+        if len(calls) == 1:
+            handle.write(b"half a body")
+            raise pypi.FetchError("cannot reach 127.0.0.1: Connection reset by peer")
+        return pypi.http_stream(url, handle)
+
+    def no_bytes(url):
+        raise AssertionError("a download must not be read into memory")
+    no_bytes.stream = flaky_stream
+    fetcher = downloads.Fetcher(run.Options(output=str(tmp_path), downloads=str(tmp_path / "dl")), no_bytes)
+    corpus = pypi.release_corpus(release, fetcher.get, str(tmp_path / "dl"))
+    assert calls == [entries[0]["url"]] * 2
+    with open(os.path.join(str(tmp_path / "dl"), release.sha256, "big-1.0.tar.gz"), "rb") as handle:
+        assert handle.read() == data  # the half body of the first try is gone
+    assert corpus.archive["files"] == 1

@@ -21,16 +21,27 @@ from punstats.sources import pypi
 from punstats.sources.toppypi import Ranked
 
 
-def _getter(get: pypi.Getter) -> pypi.Getter:
-    """``get`` with one retry after a network error or a server error."""
-    def retrying(url: str) -> bytes:
+def _retry(call: Any) -> Any:
+    """``call(url, *handles)`` with one retry after a network or server error (handles emptied first)."""
+    def retrying(url: str, *handles: Any) -> Any:
         try:
-            return get(url)
+            return call(url, *handles)
         except pypi.FetchError as exc:
             if exc.status is not None and exc.status < 500:
                 raise
             time.sleep(1.0)
-            return get(url)
+            for handle in handles:
+                handle.seek(0)
+                handle.truncate()
+            return call(url, *handles)
+    return retrying
+
+
+def _getter(get: pypi.Getter) -> pypi.Getter:
+    """``get`` with one retry; a streaming getter (``pypi.http_get``) keeps streaming downloads to disk."""
+    retrying = _retry(get)
+    if getattr(get, "stream", None) is not None:
+        retrying.stream = _retry(get.stream)  # type: ignore[attr-defined]
     return retrying
 
 

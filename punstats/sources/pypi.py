@@ -33,13 +33,10 @@ import json
 import os
 import re
 import tempfile
-import urllib.error
 import urllib.parse
-import urllib.request
 from dataclasses import asdict, dataclass
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
-from punstats import __version__
 from punstats.model.corpus import Corpus, SourceError
 from punstats.sources.archives import (
     ARCHIVE_SUFFIXES,
@@ -49,15 +46,18 @@ from punstats.sources.archives import (
     default_dir,
     unpack_cached,
 )
+from punstats.sources.http import (  # noqa: F401 (pypi.http_get, pypi.FetchError, ... as before)
+    MAX_DOWNLOAD_BYTES,
+    TIMEOUT_SECONDS,
+    FetchError,
+    fetchable,
+    http_get,
+    http_stream,
+)
 
 PREFIX = "pypi:"
 
 INDEX_URL = "https://pypi.org/pypi"
-
-TIMEOUT_SECONDS = 60
-
-#: Archives larger than this are not downloaded.
-MAX_DOWNLOAD_BYTES = 512 * 1024 * 1024
 
 #: ``get(url) -> bytes``; raises ``FetchError``.  Tests pass their own.
 Getter = Callable[[str], bytes]
@@ -70,19 +70,8 @@ _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 
 _FILE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+!-]*$")
 
-_LOOPBACK = ("127.0.0.1", "::1", "localhost")
-
 #: Wheels that hold only Python code (any interpreter, any platform).
 PURE_WHEEL_TAGS = ("-py3-none-any.whl", "-py2.py3-none-any.whl")
-
-
-def fetchable(url: str, base: Optional[str] = None) -> bool:
-    """HTTPS, or plain HTTP to this machine (a local mirror, a test's index) when the
-    document that named ``url`` (``base``; None: the user did) is on this machine too."""
-    if url.startswith("https://"):
-        return True
-    loopback = lambda u: u.startswith("http://") and urllib.parse.urlsplit(u).hostname in _LOOPBACK  # noqa: E731
-    return loopback(url) and (base is None or loopback(base))
 
 
 def canonical_name(name: str) -> str:
@@ -117,14 +106,6 @@ def _pep440(version: str) -> bool:
 
 _PEP440 = re.compile(r"^([1-9][0-9]*!)?(0|[1-9][0-9]*)(\.(0|[1-9][0-9]*))*((a|b|rc)(0|[1-9][0-9]*))?"
                      r"(\.post(0|[1-9][0-9]*))?(\.dev(0|[1-9][0-9]*))?(\+[a-z0-9]+(\.[a-z0-9]+)*)?$")
-
-
-class FetchError(SourceError):
-    """The index or a download failed; ``status`` is the HTTP status when there was one."""
-
-    def __init__(self, message: str, status: Optional[int] = None) -> None:
-        super().__init__(message)
-        self.status = status
 
 
 @dataclass(frozen=True)
@@ -171,24 +152,6 @@ def parse_spec(argument: str) -> Spec:
     if sep and not _VERSION.fullmatch(version):
         raise SourceError("not a version in %s (only == VERSION is supported)" % argument)
     return Spec(name, version if sep else None)
-
-
-def http_get(url: str, timeout: float = TIMEOUT_SECONDS, max_bytes: int = MAX_DOWNLOAD_BYTES) -> bytes:
-    """The body of an HTTPS GET; ``FetchError`` with a one-line message otherwise."""
-    if not fetchable(url):
-        raise FetchError("refusing to fetch a non-HTTPS URL: %s" % url)
-    request = urllib.request.Request(url, headers={"User-Agent": "punstats/%s" % __version__})
-    try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
-            body = response.read(max_bytes + 1)
-    except urllib.error.HTTPError as exc:
-        raise FetchError("%s: HTTP %d %s" % (url, exc.code, exc.reason), exc.code) from None
-    except (urllib.error.URLError, OSError) as exc:
-        reason = getattr(exc, "reason", None) or exc
-        raise FetchError("cannot reach %s: %s" % (urllib.parse.urlsplit(url).netloc, reason)) from None
-    if len(body) > max_bytes:
-        raise FetchError("%s: larger than %d bytes" % (url, max_bytes))
-    return body
 
 
 def _json(get: Getter, url: str) -> Dict[str, Any]:
@@ -356,16 +319,22 @@ def download(sdist: Sdist, directory: Optional[str] = None, get: Getter = http_g
     if sdist.size > MAX_DOWNLOAD_BYTES:
         raise SourceError("%s is %d bytes, over the download limit of %d"
                           % (sdist.filename, sdist.size, MAX_DOWNLOAD_BYTES))
-    body = get(sdist.url)
-    actual = hashlib.sha256(body).hexdigest()
-    if actual != sdist.sha256:
-        raise SourceError("sha256 mismatch for %s: the index says %s, the download is %s"
-                          % (sdist.filename, sdist.sha256, actual))
     os.makedirs(folder, exist_ok=True)
     fd, partial = tempfile.mkstemp(dir=folder, prefix=".download-")
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(body)
+            stream = getattr(get, "stream", None)
+            if stream is not None:
+                actual = stream(sdist.url, handle)
+            else:
+                body = get(sdist.url)
+                handle.write(body)
+                actual = hashlib.sha256(body).hexdigest()
+            handle.flush()
+            os.fsync(handle.fileno())
+        if actual != sdist.sha256:
+            raise SourceError("sha256 mismatch for %s: the index says %s, the download is %s"
+                              % (sdist.filename, sdist.sha256, actual))
         os.replace(partial, path)
     except BaseException:
         _remove(partial)
