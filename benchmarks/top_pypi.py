@@ -6,7 +6,8 @@ project is downloaded and every file extracted.  For each N it prints files/s
 and MB/s (unpacked bytes of the scanned releases), the share of the wall time
 the scan loop spent waiting for a download, the CPU busy share (user + system
 time of the run and its workers over wall time times cores) and the peak RSS
-of the run and of its largest worker.  As the baseline for the CPU share it
+of the run and of its largest worker, and the run's resident memory after a
+quarter, half, three quarters and all of its projects.  As the baseline for the CPU share it
 also measures, just before each N, how much CPU one busy process per core
 gets on this machine at that moment (on a shared machine, much less than
 all of it), and prints the run's CPU use over that.  With several N it also prints the peak
@@ -30,9 +31,10 @@ def child(n, jobs, download_jobs, output):
     from punstats.runs.ecosystem import Timing
     timing = Timing()
     go, _ = projects.top_pypi_run("top-pypi:%d" % n, output=output, jobs=jobs, download_jobs=download_jobs)
+    rss = []  # the run's resident memory after each project: flat, or growing with N?
     cpu_before = os.times()
     start = time.perf_counter()
-    _, ecosystem = go(timing=timing)
+    _, ecosystem = go(timing=timing, on_done=lambda record, reused: rss.append(current_rss_kb()))
     wall = time.perf_counter() - start
     cpu = os.times()
     used = sum(getattr(cpu, k) - getattr(cpu_before, k) for k in ("user", "system", "children_user",
@@ -40,6 +42,7 @@ def child(n, jobs, download_jobs, output):
     print(json.dumps({"n": n, "wall": wall, "waiting": timing.waiting, "files": timing.files,
                       "bytes": timing.bytes, "cpu": used, "scanned": ecosystem["scanned"],
                       "rss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+                      "rss_quarters_kb": [rss[max(0, len(rss) * q // 4 - 1)] for q in (1, 2, 3, 4)] if rss else [],
                       "worker_rss_kb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss}))
 
 
@@ -61,6 +64,11 @@ def available_cores(seconds=3.0):
     for spinner in spinners:
         spinner.join()
     return sum(shares)
+
+
+def current_rss_kb():
+    with open("/proc/self/status") as handle:
+        return next(int(line.split()[1]) for line in handle if line.startswith("VmRSS:"))
 
 
 def measure(n, jobs, download_jobs):
@@ -97,6 +105,8 @@ def main():
                   n, r["scanned"], r["wall"], r["files"] / r["wall"], r["bytes"] / r["wall"] / 1e6,
                   100 * r["waiting"] / r["wall"], used, cores, available, used / available if available else 0,
                   r["rss_kb"] / 1024, r["worker_rss_kb"] / 1024), flush=True)
+        print("    resident memory after 1/4, 1/2, 3/4 and all of the projects: %s MB" % ", ".join(
+            "%.0f" % (kb / 1024) for kb in r["rss_quarters_kb"]), flush=True)
     if len(results) > 1:
         first, last = results[0], results[-1]
         print("peak RSS top-pypi:%d / top-pypi:%d: %.2f (goal <= 1.5)" % (
