@@ -125,7 +125,10 @@ def by_hand(out):
         per = per[per["keywords"] > 0]
         share = 100 * per["punnable"] / per["keywords"]
         lengths = o["name_len"].value_counts().sort_index()
+        ordered = pd.DataFrame({"share": share, "weight": per["keywords"]}).sort_values("share")
+        reached = ordered["weight"].cumsum() >= 0.5 * ordered["weight"].sum()
         result[scope] = {
+            "weighted_median": ordered["share"][reached].iloc[0],
             "pooled": 100 * f["punnable"].sum() / f["keywords"].sum(),
             "median": share.median(), "q1": share.quantile(0.25), "q3": share.quantile(0.75),
             "above": {t: 100 * (share > t).mean() for t in (10, 20, 30)},
@@ -147,6 +150,7 @@ def test_the_ecosystem_summary_matches_a_pandas_computation_on_the_combined_data
         per = got["per_project"]
         assert (per["median_pct"], per["q1_pct"], per["q3_pct"]) == pytest.approx(
             (want["median"], want["q1"], want["q3"]), abs=1e-4)
+        assert per["weighted_median_pct"] == pytest.approx(want["weighted_median"], abs=1e-4)
         assert [got["projects_above_pct"][str(t)] for t in (10, 20, 30)] == pytest.approx(
             [want["above"][t] for t in (10, 20, 30)], abs=1e-4)
         assert [row for row in got["top_identifiers"][:5]] == want["top"]
