@@ -132,3 +132,100 @@ def test_a_failing_project_stops_the_run_and_skip_existing_resumes_it(tmp_path, 
     results = corpus.scan_corpus(spec, out, skip_existing=True, jobs=1)
     assert [r.reused for r in results] == [True, True]
     assert "(already stored)" in console.format_corpus_line(results[0])
+
+
+# -- corpus top-pypi:N (the streaming run itself: test_ecosystem.py) ------------------------------------
+
+def test_the_pinned_list_is_ranked_normalised_and_dated():
+    from punstats.sources import toppypi
+    ranked = toppypi.load_list()
+    assert len(ranked.projects) == toppypi.MAX_N
+    assert [p.rank for p in ranked.projects] == list(range(1, toppypi.MAX_N + 1))
+    assert all(p.name == pypi.canonical_name(p.name) for p in ranked.projects)
+    downloads = [p.downloads for p in ranked.projects]
+    assert downloads == sorted(downloads, reverse=True)
+    assert ranked.last_update[:4].isdigit() and "hugovk/top-pypi-packages" in ranked.source
+
+
+@pytest.mark.parametrize("argument, rows, message", [
+    ("top-pypi:0", None, "expected top-pypi:N with N from 1 to 5000, got top-pypi:0"),
+    ("top-pypi:x", None, "expected top-pypi:N with N from 1 to 5000, got top-pypi:x"),
+    ("top-pypi:5001", None, "expected top-pypi:N with N from 1 to 5000, got top-pypi:5001"),
+    ("top-pypi:3", [{"project": "a"}], "top-pypi:3 asks for more projects than the list holds (1)"),
+    ("top-pypi:1", [{"project": "../x"}], "{list}: row 1: not a valid project name: '../x'"),
+    ("top-pypi:1", [{"project": "A_b"}, {"project": "a-B"}], "{list}: a-b is listed twice (rows 1 and 2)"),
+    ("top-pypi:1", [["x"]], "{list}: row 1 is neither [rank, project, downloads] nor {{\"project\": ...}}"),
+    ("top-pypi:1", [], "{list}: the project list is empty"),
+    ("top-pypi:1", "not json", "{list}: the project list is not JSON"),
+])
+def test_bad_top_pypi_arguments_and_lists_are_one_line_errors(tmp_path, capsys, argument, rows, message):
+    listing = tmp_path / "list.json"
+    listing.write_text(rows if isinstance(rows, str) else json.dumps({"rows": rows or [{"project": "a"}]}))
+    if rows == []:
+        listing.write_text(json.dumps({"rows": []}))
+    assert cli.main(["corpus", argument, "--top-pypi-list", str(listing), "-o", str(tmp_path / "out")]) == 2
+    assert capsys.readouterr().err == "punstats: error: %s\n" % message.format(list=listing)
+    assert not (tmp_path / "out").exists()
+
+
+def test_top_pypi_prints_a_line_per_project_then_the_ecosystem(tmp_path, capsys):
+    from fakeindex import FakePyPI, sdist, top_list
+    index = FakePyPI()
+    try:
+        index.project("one", "1.0", [("one-1.0.tar.gz", sdist("one", "1.0", {"one/m.py": "f(x=x, y=1)\n"}), "sdist")])
+        listing = top_list(tmp_path / "list.json", ["one", "two"])
+        out = str(tmp_path / "out")
+        argv = ["corpus", "top-pypi:2", "--top-pypi-list", listing, "--index-url", index.index_url, "-o", out,
+                "-j", "1", "--no-figure"]
+        assert cli.main(argv) == 0
+        lines = capsys.readouterr().out.splitlines()
+        assert lines[0].split() == ["1", "one", "sdist", "1.0", "files", "1", "keywords", "2", "f(x=x)", "1",
+                                    "(50.00%)"]
+        assert lines[1].split() == ["2", "two", "failed:", "no", "project", "two", "on", "PyPI"]
+        assert lines[2] == "ecosystem: 2 projects, 1 scanned (sdist 1), 0 skipped, 1 failed"
+        assert lines[3].split()[:5] == ["all", "code", "pooled", "50.00%", "(1"]
+        assert lines[-1] == "dataset: pd.read_parquet(%r) (and %r); summary: %s" % (
+            os.path.join(out, "occurrences"), os.path.join(out, "files"), os.path.join(out, "ecosystem.json"))
+        assert lines[-2] == "PEP table: %s, %s" % (os.path.join(out, "ecosystem-table.rst"),
+                                                    os.path.join(out, "ecosystem-table.md"))
+        rst = open(os.path.join(out, "ecosystem-table.rst")).read()
+        assert "1 ``one`` 1.0 2 1 50.00% 50.00%" in " ".join(rst.split())
+        assert "All 1 scanned projects" in rst and "Not scanned: failed 1." in rst
+        assert cli.main(argv + ["--skip-existing", "--json"]) == 0
+        printed = json.loads(capsys.readouterr().out)
+        assert sorted(printed) == ["ecosystem", "projects"]
+        assert [p["project"] for p in printed["projects"]] == ["one", "two"]
+        assert printed["ecosystem"]["all"]["pooled_pct"] == 50.0
+        assert printed["ecosystem"]["list"]["last_update"] == "2024-06-01 00:00:00"
+    finally:
+        index.close()
+
+
+def test_top_pypi_into_a_file_is_one_line(tmp_path, capsys):
+    (tmp_path / "file").write_text("x")
+    listing = tmp_path / "list.json"
+    listing.write_text(json.dumps({"rows": [{"project": "a"}]}))
+    assert cli.main(["corpus", "top-pypi:1", "--top-pypi-list", str(listing), "-o", str(tmp_path / "file")]) == 2
+    expected = "punstats: error: cannot write the run to %s: Not a directory\n" % (tmp_path / "file")
+    assert capsys.readouterr().err == expected
+    assert (tmp_path / "file").read_text() == "x"
+
+
+def test_top_pypi_list_from_an_url(tmp_path, capsys):
+    from fakeindex import FakePyPI
+    index = FakePyPI()
+    try:
+        index.raw("/list.json", json.dumps({"last_update": "2024-07-01", "rows": [{"project": "Gone_Pkg"}]}))
+        out = str(tmp_path / "out")
+        assert cli.main(["corpus", "top-pypi:1", "--top-pypi-list", index.base + "/list.json", "--index-url",
+                         index.index_url, "-o", out, "--json"]) == 0
+        printed = json.loads(capsys.readouterr().out)
+        assert printed["projects"][0]["project"] == "gone-pkg"  # PEP 503 normalised
+        assert printed["ecosystem"]["list"] == {"list": index.base + "/list.json", "last_update": "2024-07-01",
+                                                "projects_in_list": 1}
+        index.raw("/bad.json", "[1]")
+        assert cli.main(["corpus", "top-pypi:1", "--top-pypi-list", index.base + "/bad.json", "-o", out]) == 2
+        assert capsys.readouterr().err == ("punstats: error: %s/bad.json: a project list needs \"rows\" "
+                                           "(hugovk/top-pypi-packages' format)\n" % index.base)
+    finally:
+        index.close()

@@ -320,3 +320,121 @@ def test_network_errors_are_one_line_usage_errors(monkeypatch, capsys):
     err = capsys.readouterr().err
     assert err == "punstats: error: cannot reach pypi.org: [Errno -3] Temporary failure in name resolution\n"
     assert cli.main(["scan", "pypi:demo>=1.0", "--no-save"]) == 2
+
+
+# -- what the index says is checked before it becomes a path (issue: index versions in paths) ----------
+
+def project_index(document, name="demo"):
+    """A getter answering ``document`` (bytes or a JSON-able value) for NAME's project URL."""
+    body = document if isinstance(document, bytes) else json.dumps(document).encode()
+
+    def get(url):
+        if url != "https://pypi.org/pypi/%s/json" % name:
+            raise pypi.FetchError("%s: HTTP 404 Not Found" % url, 404)
+        return body
+    return get
+
+
+URL = "https://pypi.org/pypi/demo/json"
+
+
+@pytest.mark.parametrize("version", ["1.0/../../../ESCAPED", "../1.0", "1.0 ", "", None, 3, "latest", "1.0\n"])
+def test_a_version_from_the_index_that_is_not_pep_440_is_refused_before_any_path(tmp_path, monkeypatch,
+                                                                                 capsys, version):
+    data, filename = sdist_bytes(tmp_path)
+    files = [{"packagetype": "sdist", "filename": filename, "url": "https://files.example/" + filename,
+              "digests": {"sha256": hashlib.sha256(data).hexdigest()}, "size": len(data)}]
+    get = project_index({"info": {"version": version}, "urls": files})
+    with pytest.raises(pypi.FetchError) as caught:
+        pypi.pypi_corpus("pypi:demo", get=get, directory=str(tmp_path / "c"))
+    assert str(caught.value) == "%s: not a valid version from the index: %r" % (URL, version)
+    monkeypatch.chdir(tmp_path)
+    real = pypi.pypi_corpus
+    monkeypatch.setattr(pypi, "pypi_corpus", lambda argument: real(argument, get=get, directory=str(tmp_path / "c")))
+    assert cli.main(["scan", "pypi:demo"]) == 2
+    assert capsys.readouterr().err == "punstats: error: %s\n" % caught.value
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["demo-1.0.tar.gz"]  # nothing stored, nothing escaped
+
+
+@pytest.mark.parametrize("document, message", [
+    (b"<html>busy</html>", "%s: the index did not answer with JSON" % URL),
+    ([1, 2], "%s: unexpected JSON from the index" % URL),
+    ({"info": ["1.0"], "urls": []}, "%s: not a valid version from the index: None" % URL),
+    ({"info": {"version": "1.0"}, "urls": {"a": 1}}, "%s: unexpected JSON from the index (no release files)" % URL),
+    ({"info": {"version": "1.0"}}, "%s: unexpected JSON from the index (no release files)" % URL),
+])
+def test_malformed_index_json_is_one_line_naming_the_url(document, message):
+    with pytest.raises(pypi.FetchError) as caught:
+        pypi.resolve_latest("demo", project_index(document))
+    assert str(caught.value) == message
+
+
+def test_file_entries_with_bad_fields_are_ignored_and_file_names_never_leave_one_component():
+    good = {"packagetype": "sdist", "filename": "demo-1.0.tar.gz", "url": "https://x/demo-1.0.tar.gz",
+            "digests": {"sha256": "a" * 64}, "size": 10}
+    bad = [dict(good, filename="../demo-1.0.tar.gz"), dict(good, filename="a/demo-1.0.tar.gz"),
+           dict(good, filename=".demo-1.0.tar.gz"), dict(good, size="10"), dict(good, size=-1),
+           dict(good, digests=["a" * 64]), dict(good, url=None), dict(good, url="file:///etc/passwd"),
+           dict(good, url="http://127.0.0.1/demo-1.0.tar.gz"), "not a dict", None]
+    for entry in bad:
+        with pytest.raises(pypi.Unavailable, match="no source distribution"):
+            pypi.pick_sdist("demo", "1.0", [entry])
+    assert pypi.pick_sdist("demo", "1.0", bad + [good]).filename == "demo-1.0.tar.gz"
+    # plain HTTP only to this machine, and only when the index itself is there
+    local = dict(good, url="http://127.0.0.1:8000/files/demo-1.0.tar.gz")
+    assert pypi.pick_sdist("demo", "1.0", [local], base_url="http://127.0.0.1:8000/pypi/demo/json").url == local["url"]
+    with pytest.raises(pypi.Unavailable):
+        pypi.pick_sdist("demo", "1.0", [local], base_url=URL)
+
+
+def wheel_entry(filename, sha="b"):
+    return {"packagetype": "bdist_wheel", "filename": filename, "url": "https://x/" + filename,
+            "digests": {"sha256": sha * 64}, "size": 10}
+
+
+def test_the_latest_release_resolves_to_its_sdist_else_a_pure_wheel_else_a_reason():
+    sdist = {"packagetype": "sdist", "filename": "demo-2.0.tar.gz", "url": "https://x/demo-2.0.tar.gz",
+             "digests": {"sha256": "a" * 64}, "size": 10}
+    pure = wheel_entry("demo-2.0-py3-none-any.whl")
+    both = wheel_entry("demo-2.0-py2.py3-none-any.whl", "c")
+    platform = wheel_entry("demo-2.0-cp312-cp312-manylinux_2_17_x86_64.whl", "d")
+    egg = dict(wheel_entry("demo-2.0-py3.8.egg"), packagetype="bdist_egg")
+
+    def latest(files):
+        return pypi.resolve_latest("demo", project_index({"info": {"version": "2.0"}, "urls": files}))
+
+    assert (latest([platform, pure, sdist]).packagetype, latest([platform, pure, sdist]).filename) == \
+        ("sdist", "demo-2.0.tar.gz")
+    chosen = latest([platform, pure])
+    assert (chosen.packagetype, chosen.filename, chosen.stored_name) == \
+        ("bdist_wheel", "demo-2.0-py3-none-any.whl", "demo-2.0-py3-none-any.whl.zip")
+    assert latest([platform, both]).filename == "demo-2.0-py2.py3-none-any.whl"
+    for files, reason, message in (
+            ([platform], pypi.PLATFORM_WHEELS_ONLY, "demo==2.0 has no sdist and only platform wheels"),
+            ([], pypi.NO_FILES, "demo==2.0 lists no files on PyPI"),
+            ([egg], pypi.NO_READABLE_FILE, "demo==2.0 has no sdist or pure-Python wheel punstats can read")):
+        with pytest.raises(pypi.Unavailable) as caught:
+            latest(files)
+        assert (caught.value.reason, str(caught.value)) == (reason, message)
+
+
+def test_a_pure_wheel_is_downloaded_checked_and_unpacked_as_a_zip(tmp_path):
+    body = io.BytesIO()
+    with zipfile.ZipFile(body, "w") as archive:
+        archive.writestr("demo/core.py", CODE)
+        archive.writestr("demo-2.0.dist-info/METADATA", "Name: demo\n")
+        archive.writestr("../escaped.py", CODE)
+    data = body.getvalue()
+    entry = dict(wheel_entry("demo-2.0-py3-none-any.whl"), digests={"sha256": hashlib.sha256(data).hexdigest()},
+                 size=len(data))
+    index = project_index({"info": {"version": "2.0"}, "urls": [entry]})
+    release = pypi.resolve_latest("demo", index)
+
+    def get(url):
+        return data if url == entry["url"] else index(url)
+
+    corpus = pypi.release_corpus(release, get, str(tmp_path / "c"))
+    assert corpus.archive["packagetype"] == "bdist_wheel" and corpus.source == "pypi:demo==2.0"
+    assert corpus.refused_members == (("../escaped.py", archives.PATH_TRAVERSAL, ""),)
+    assert punstats.scan(corpus=corpus, jobs=1).summary["punnable"] == 1
+    assert not (tmp_path / "escaped.py").exists()

@@ -1,36 +1,50 @@
-"""``punstats corpus``: many projects from a corpus file.
+"""``punstats corpus``: many projects from a corpus file, or the top N PyPI projects.
+
+``corpus CORPUS.toml`` scans each listed project into its own stored scan;
+``corpus top-pypi:N`` streams the N most-downloaded PyPI projects through
+``runs.ecosystem`` into one combined dataset and an ecosystem summary.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import Any
 
 from punstats.cli.common import (
     UsageError,
     _check_engine_options,
-    engine_options,
-    jobs_options,
-    json_options,
-    quiet_options,
-    rule_options,
+    _positive,
 )
 
 
 def _add_corpus_commands(commands: Any) -> None:
     """``corpus CORPUS.toml``: scan every project a corpus file lists, one stored scan each."""
-    p = commands.add_parser("corpus", help="scan every project of a corpus file (TOML), one stored scan each",
+    p = commands.add_parser("corpus", help="scan every project of a corpus file (TOML), or top-pypi:N",
                             description="Scan every project listed in CORPUS.toml (pypi = NAME==VERSION, "
                                         "path = DIR, or git = REPO with rev = REV) and store each in "
-                                        "data/<name>/ (or DIR/<name>/ with -o DIR).",
-                            parents=[json_options("print the summaries as a JSON array"), jobs_options(),
-                                     rule_options(), quiet_options(), engine_options()])
-    p.add_argument("corpus_file", metavar="CORPUS.toml")
-    p.add_argument("-o", "--output", metavar="DIR", help="store each project in DIR/<name>/ (default: data/)")
+                                        "data/<name>/ (or DIR/<name>/ with -o DIR); or, with top-pypi:N, "
+                                        "the N most-downloaded PyPI projects into one dataset and an "
+                                        "ecosystem summary in data/top-pypi-N/ (or DIR).")
+    p.add_argument("corpus_file", metavar="CORPUS.toml|top-pypi:N")
+    p.add_argument("-o", "--output", metavar="DIR",
+                   help="store each project in DIR/<name>/ (default: data/); top-pypi:N: the run in DIR")
     p.add_argument("--csv", action="store_true", help="also write CSV copies of the tables")
     p.add_argument("--skip-existing", action="store_true",
                    help="keep projects already stored in their folder (resume an interrupted run)")
+    top = p.add_argument_group("top-pypi:N")
+    top.add_argument("--top-pypi-list", metavar="FILE|URL",
+                     help="the ranked list to read (default: the snapshot shipped with punstats)")
+    top.add_argument("--keep", action="store_true", help="keep each unpacked tree after its scan")
+    top.add_argument("--strict", action="store_true", help="stop at the first project that fails")
+    top.add_argument("--download-jobs", type=_positive, default=4, metavar="N",
+                     help="downloads at once, ahead of the scan (default: %(default)s)")
+    top.add_argument("--download-cap", type=_positive, default=2048, metavar="MB",
+                     help="keep at most this many MB of downloaded archives (default: %(default)s)")
+    top.add_argument("--index-url", default=None, metavar="URL",
+                     help="a PyPI JSON API mirror (default: https://pypi.org/pypi)")
+    top.add_argument("--no-figure", action="store_true", help="do not draw ecosystem.png")
     p.set_defaults(handler=cmd_corpus)
 
 
@@ -41,6 +55,8 @@ def cmd_corpus(args: argparse.Namespace) -> int:
     from punstats.store.rules import parse_test_rule
 
     _check_engine_options(args)
+    if args.corpus_file.startswith("top-pypi:"):
+        return cmd_top(args)
     try:
         rule = parse_test_rule(args.test_rule)
         spec = corpora.load(args.corpus_file)
@@ -82,3 +98,49 @@ def cmd_corpus(args: argparse.Namespace) -> int:
         print("compare: punstats table %s" % " ".join(r.directory for r in results))
     return 0
 
+
+
+def cmd_top(args: argparse.Namespace) -> int:
+    """``corpus top-pypi:N``: the streaming ecosystem run."""
+    from punstats.model.corpus import SourceError
+    from punstats.runs import projects as corpora
+    from punstats.store.rules import parse_test_rule
+    try:
+        rule = parse_test_rule(args.test_rule)
+        run, options = corpora.top_pypi_run(
+            args.corpus_file, args.top_pypi_list, output=args.output, jobs=args.jobs, test_rule=rule,
+            long_threshold=args.long, cache=not args.no_cache, engine=args.engine, scheduler=args.scheduler,
+            download_jobs=args.download_jobs, download_cap=args.download_cap * 1024 * 1024,
+            index_url=args.index_url, keep=args.keep, skip_existing=args.skip_existing, strict=args.strict)
+        records, ecosystem = run(on_done=None if args.json else _print_project)
+    except (SourceError, ValueError) as exc:
+        raise UsageError(" ".join(str(exc).split())) from None
+    except OSError as exc:  # the output directory became unwritable (a full disk): what is journaled stays
+        raise UsageError("cannot write %s: %s" % (getattr(exc, "filename", None) or args.output,
+                                                  exc.strerror or exc)) from None
+    if args.json:
+        print(json.dumps({"projects": records, "ecosystem": ecosystem}, indent=1, ensure_ascii=False))
+        return 0
+    from punstats.present import ecosystem as shown
+    for line in shown.summary_lines(ecosystem):
+        print(line)
+    from punstats.runs.ecosystem import write_atomic
+    tables = []
+    for ending, text in shown.table_texts(records, ecosystem).items():
+        tables.append(os.path.join(options.output, "ecosystem-table." + ending))
+        write_atomic(tables[-1], text.encode())
+    print("PEP table: %s" % ", ".join(tables))
+    print("dataset: pd.read_parquet(%r) (and %r); summary: %s" % (
+        os.path.join(options.output, "occurrences"), os.path.join(options.output, "files"),
+        os.path.join(options.output, "ecosystem.json")))
+    if not args.no_figure:
+        try:
+            print("figure: %s" % shown.save_figure(records, ecosystem, os.path.join(options.output, "ecosystem.png")))
+        except ImportError:
+            print("figure: not drawn (matplotlib is not installed: pip install punstats[plot])")
+    return 0
+
+
+def _print_project(record: Any, reused: bool) -> None:
+    from punstats.present.ecosystem import project_line
+    print(project_line(record, reused), flush=True)

@@ -24,6 +24,7 @@ first scan starts, and every error is one line naming the entry.
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional
@@ -96,3 +97,28 @@ def scan_corpus(corpus: CorpusFile, output: Optional[str] = None, *, skip_existi
             on_done(stored)
     return done
 
+
+
+def top_pypi_run(argument: str, top_list: Optional[str] = None, *, output: Optional[str] = None,
+                 get: Any = None, **options: Any):
+    """``corpus top-pypi:N``: (a function running it, its ``ecosystem.Options``), checked before any work.
+
+    The function takes ``on_done`` (and ``timing``) and returns (records, ecosystem summary);
+    ``options`` are ``ecosystem.Options`` fields; ``output`` defaults to ``data/top-pypi-N``.
+    """
+    from punstats.runs import ecosystem
+    from punstats.sources import pypi, toppypi
+    n = toppypi.parse_spec(argument)
+    getter = get or pypi.http_get
+    ranked, projects = toppypi.top(n, top_list, getter)
+    if options.get("index_url") is None:
+        options["index_url"] = pypi.INDEX_URL
+    run_options = ecosystem.Options(output=output or os.path.join("data", "top-pypi-%d" % n), **options)
+    if run_options.engine == "dask" and run_options.scheduler is None:  # one local cluster for all
+        def run(**kwargs: Any):
+            from punstats import engines as engine
+            with engine.local_cluster(run_options.jobs) as address:
+                return ecosystem.run_top(ranked, projects, dataclasses.replace(run_options, scheduler=address),
+                                         getter, **kwargs)
+        return run, run_options
+    return (lambda **kwargs: ecosystem.run_top(ranked, projects, run_options, getter, **kwargs)), run_options

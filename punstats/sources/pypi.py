@@ -2,9 +2,12 @@
 
 This module owns everything between a PyPI spec and a directory to scan:
 looking the release up in the index's JSON API, picking its source
-distribution, downloading it into the user's cache directory and checking
-its sha256 against the index, and unpacking it.  Nothing from the package is
-ever run: no build, no ``setup.py``, no hook; the archive is only read.
+distribution (or, for ``resolve_latest``, a pure-Python wheel when the latest
+release has no sdist), downloading it into the user's cache directory and
+checking its sha256 against the index, and unpacking it.  Nothing from the
+package is ever run: no build, no ``setup.py``, no hook; the archive is only
+read.  Names, versions and file names from the index are checked (PEP 503,
+PEP 440, one path component) before any of them becomes part of a path.
 
 Unpacking trusts nothing in the archive.  Every member is checked before it
 is written, and each one refused is recorded with its reason (``Refusal``):
@@ -30,13 +33,10 @@ import json
 import os
 import re
 import tempfile
-import urllib.error
 import urllib.parse
-import urllib.request
 from dataclasses import asdict, dataclass
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
-from punstats import __version__
 from punstats.model.corpus import Corpus, SourceError
 from punstats.sources.archives import (
     ARCHIVE_SUFFIXES,
@@ -46,42 +46,66 @@ from punstats.sources.archives import (
     default_dir,
     unpack_cached,
 )
+from punstats.sources.http import (  # noqa: F401 (pypi.http_get, pypi.FetchError, ... as before)
+    MAX_DOWNLOAD_BYTES,
+    TIMEOUT_SECONDS,
+    FetchError,
+    fetchable,
+    http_get,
+    http_stream,
+)
 
 PREFIX = "pypi:"
 
-
 INDEX_URL = "https://pypi.org/pypi"
-
-
-TIMEOUT_SECONDS = 60
-
-
-#: Archives larger than this are not downloaded.
-MAX_DOWNLOAD_BYTES = 512 * 1024 * 1024
-
 
 #: ``get(url) -> bytes``; raises ``FetchError``.  Tests pass their own.
 Getter = Callable[[str], bytes]
 
-
 _NAME = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$")
-
 
 _VERSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.!+_-]*$")
 
-
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
-
 
 _FILE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+!-]*$")
 
+#: Wheels that hold only Python code (any interpreter, any platform).
+PURE_WHEEL_TAGS = ("-py3-none-any.whl", "-py2.py3-none-any.whl")
 
-class FetchError(SourceError):
-    """The index or a download failed; ``status`` is the HTTP status when there was one."""
 
-    def __init__(self, message: str, status: Optional[int] = None) -> None:
-        super().__init__(message)
-        self.status = status
+def canonical_name(name: str) -> str:
+    """PEP 503 normalized name."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def check_name(name: Any, where: str) -> str:
+    """``name`` if it is a valid project name (PEP 508), else a one-line ``SourceError``."""
+    if not isinstance(name, str) or not _NAME.fullmatch(name):
+        raise SourceError("%s: not a valid project name: %r" % (where, name))
+    return name
+
+
+def check_version(version: Any, where: str) -> str:
+    """``version`` if it is a PEP 440 version written with path-safe characters."""
+    if not isinstance(version, str) or not _VERSION.fullmatch(version) or not _pep440(version):
+        raise FetchError("%s: not a valid version from the index: %r" % (where, version))
+    return version
+
+
+def _pep440(version: str) -> bool:
+    try:
+        from packaging.version import InvalidVersion, Version
+    except ImportError:  # a strict reading of PEP 440's canonical form
+        return bool(_PEP440.fullmatch(version))
+    try:
+        Version(version)
+    except InvalidVersion:
+        return False
+    return True
+
+_PEP440 = re.compile(r"^([1-9][0-9]*!)?(0|[1-9][0-9]*)(\.(0|[1-9][0-9]*))*((a|b|rc)(0|[1-9][0-9]*))?"
+                     r"(\.post(0|[1-9][0-9]*))?(\.dev(0|[1-9][0-9]*))?(\+[a-z0-9]+(\.[a-z0-9]+)*)?$")
 
 
 @dataclass(frozen=True)
@@ -92,7 +116,7 @@ class Spec:
     @property
     def canonical(self) -> str:
         """PEP 503 normalized name."""
-        return re.sub(r"[-_.]+", "-", self.name).lower()
+        return canonical_name(self.name)
 
 
 @dataclass(frozen=True)
@@ -107,6 +131,12 @@ class Sdist:
     size: int
     upload_time: str = ""
     yanked: bool = False
+    packagetype: str = "sdist"  # or "bdist_wheel": a pure-Python wheel (resolve_latest)
+
+    @property
+    def stored_name(self) -> str:
+        """Its file name in the cache: a wheel is a zip archive and is unpacked as one."""
+        return self.filename + ".zip" if self.packagetype == "bdist_wheel" else self.filename
 
 
 def parse_spec(argument: str) -> Spec:
@@ -117,29 +147,11 @@ def parse_spec(argument: str) -> Spec:
     name, version = name.strip(), version.strip()
     if re.search(r"[<>~!=,;]", name) or "==" in version:
         raise SourceError("only exact pins NAME==VERSION are supported, not %s" % argument)
-    if not _NAME.match(name):
+    if not _NAME.fullmatch(name):
         raise SourceError("not a PyPI spec (expected pypi:NAME==VERSION or pypi:NAME): %s" % argument)
-    if sep and not _VERSION.match(version):
+    if sep and not _VERSION.fullmatch(version):
         raise SourceError("not a version in %s (only == VERSION is supported)" % argument)
     return Spec(name, version if sep else None)
-
-
-def http_get(url: str, timeout: float = TIMEOUT_SECONDS, max_bytes: int = MAX_DOWNLOAD_BYTES) -> bytes:
-    """The body of an HTTPS GET; ``FetchError`` with a one-line message otherwise."""
-    if not url.startswith("https://"):
-        raise FetchError("refusing to fetch a non-HTTPS URL: %s" % url)
-    request = urllib.request.Request(url, headers={"User-Agent": "punstats/%s" % __version__})
-    try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
-            body = response.read(max_bytes + 1)
-    except urllib.error.HTTPError as exc:
-        raise FetchError("%s: HTTP %d %s" % (url, exc.code, exc.reason), exc.code) from None
-    except (urllib.error.URLError, OSError) as exc:
-        reason = getattr(exc, "reason", None) or exc
-        raise FetchError("cannot reach %s: %s" % (urllib.parse.urlsplit(url).netloc, reason)) from None
-    if len(body) > max_bytes:
-        raise FetchError("%s: larger than %d bytes" % (url, max_bytes))
-    return body
 
 
 def _json(get: Getter, url: str) -> Dict[str, Any]:
@@ -153,8 +165,22 @@ def _json(get: Getter, url: str) -> Dict[str, Any]:
     return value
 
 
-def find_sdist(spec: Spec, get: Getter = http_get, index_url: str = INDEX_URL) -> Sdist:
-    """The source distribution of ``spec``'s release, from the index's JSON API.
+class Unavailable(SourceError):
+    """A release with nothing punstats can read; ``reason`` is one of the constants below."""
+
+    def __init__(self, message: str, reason: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+NO_FILES = "no_release_files"  # the release lists no files at all
+
+PLATFORM_WHEELS_ONLY = "platform_wheels_only"  # no sdist, and every wheel is built for a platform
+
+NO_READABLE_FILE = "no_sdist_or_pure_wheel"  # files, but none punstats reads (eggs, odd archives)
+
+
+def _release_files(spec: Spec, get: Getter, index_url: str):
+    """(url of the document, version, its file entries) of ``spec``'s release.
 
     Asks ``/pypi/NAME/VERSION/json``; when that answers 404 (some mirrors
     serve only the project document) it falls back to ``/pypi/NAME/json``
@@ -165,7 +191,8 @@ def find_sdist(spec: Spec, get: Getter = http_get, index_url: str = INDEX_URL) -
     if spec.version is None:
         url = project_url
         meta = _project_json(get, url, spec)
-        version = str((meta.get("info") or {}).get("version") or "")
+        info = meta.get("info")
+        version = check_version(info.get("version") if isinstance(info, dict) else None, url)
         files = meta.get("urls")
     else:
         version = spec.version
@@ -176,12 +203,47 @@ def find_sdist(spec: Spec, get: Getter = http_get, index_url: str = INDEX_URL) -
             if exc.status != 404:
                 raise
             url = project_url
-            files = (_project_json(get, url, spec).get("releases") or {}).get(version)
+            releases = _project_json(get, url, spec).get("releases")
+            if not isinstance(releases, dict):
+                raise FetchError("%s: unexpected JSON from the index (no releases)" % url) from None
+            files = releases.get(version)
             if files is None:
                 raise SourceError("PyPI has no version %s of %s" % (version, spec.name)) from None
-    if not version or not isinstance(files, list):
+    if not isinstance(files, list):
         raise FetchError("%s: unexpected JSON from the index (no release files)" % url)
+    return url, version, files
+
+
+def find_sdist(spec: Spec, get: Getter = http_get, index_url: str = INDEX_URL) -> Sdist:
+    """The source distribution of ``spec``'s release, from the index's JSON API."""
+    url, version, files = _release_files(spec, get, index_url)
     return pick_sdist(spec.name, version, files, base_url=url)
+
+
+def resolve_latest(name: str, get: Getter = http_get, index_url: str = INDEX_URL) -> Sdist:
+    """The latest release of ``name``: its sdist, else a pure-Python wheel
+    (``py3-none-any``, ``py2.py3-none-any``); ``Unavailable`` (with its reason) otherwise.
+
+    ``packagetype`` of the answer says which was used.
+    """
+    spec = Spec(check_name(name, "project"), None)
+    url, version, files = _release_files(spec, get, index_url)
+    try:
+        return pick_sdist(spec.name, version, files, base_url=url)
+    except Unavailable:
+        pass
+    wheels = [e for e in files if isinstance(e, dict) and e.get("packagetype") == "bdist_wheel"]
+    pure = [d for d in (_distribution(e, spec.name, version, url) for e in wheels)
+            if d is not None and d.filename.lower().endswith(PURE_WHEEL_TAGS)]
+    if pure:
+        return min(pure, key=lambda d: (d.yanked, d.filename))
+    if not files:
+        raise Unavailable("%s==%s lists no files on PyPI" % (spec.name, version), NO_FILES)
+    if wheels:
+        raise Unavailable("%s==%s has no sdist and only platform wheels" % (spec.name, version),
+                          PLATFORM_WHEELS_ONLY)
+    raise Unavailable("%s==%s has no sdist or pure-Python wheel punstats can read" % (spec.name, version),
+                      NO_READABLE_FILE)
 
 
 def _project_json(get: Getter, url: str, spec: Spec) -> Dict[str, Any]:
@@ -198,6 +260,27 @@ def _preference(filename: str) -> int:
     return next(i for i, (suffix, _) in enumerate(ARCHIVE_SUFFIXES) if lower.endswith(suffix))
 
 
+def _distribution(entry: Any, name: str, version: str, base_url: str) -> Optional[Sdist]:
+    """One file entry of the index as a ``Sdist``, or None when anything in it is unusable."""
+    if not isinstance(entry, dict):
+        return None
+    filename = entry.get("filename")
+    raw_url = entry.get("url")
+    digests = entry.get("digests")
+    sha256 = digests.get("sha256") if isinstance(digests, dict) else None
+    size = entry.get("size", 0)
+    if not (isinstance(filename, str) and _FILE_NAME.fullmatch(filename) and isinstance(raw_url, str)
+            and isinstance(sha256, str) and _SHA256.fullmatch(sha256.lower())
+            and isinstance(size, int) and not isinstance(size, bool) and size >= 0):
+        return None
+    url = urllib.parse.urljoin(base_url, raw_url)
+    if not fetchable(url, base_url):
+        return None
+    uploaded = entry.get("upload_time_iso_8601") or entry.get("upload_time") or ""
+    return Sdist(name, version, filename, url, sha256.lower(), size, str(uploaded)[:40],
+                 bool(entry.get("yanked")), str(entry.get("packagetype")))
+
+
 def pick_sdist(name: str, version: str, files: Sequence[Dict[str, Any]], base_url: str = "") -> Sdist:
     """The release's sdist among its files (not yanked first, then .tar.gz, .zip, ...).
 
@@ -208,18 +291,12 @@ def pick_sdist(name: str, version: str, files: Sequence[Dict[str, Any]], base_ur
     for entry in files:
         if not isinstance(entry, dict) or entry.get("packagetype") != "sdist":
             continue
-        filename = str(entry.get("filename") or "")
-        url = urllib.parse.urljoin(base_url, str(entry.get("url") or ""))
-        sha256 = str((entry.get("digests") or {}).get("sha256") or "").lower()
-        if not (_FILE_NAME.match(filename) and _archive_kind(filename) and url.startswith("https://")
-                and _SHA256.match(sha256)):
-            continue
-        found.append(Sdist(name, version, filename, url, sha256, int(entry.get("size") or 0),
-                           str(entry.get("upload_time_iso_8601") or entry.get("upload_time") or ""),
-                           bool(entry.get("yanked"))))
+        sdist = _distribution(entry, name, version, base_url)
+        if sdist is not None and _archive_kind(sdist.filename):
+            found.append(sdist)
     if not found:
-        raise SourceError("%s==%s has no source distribution on PyPI that punstats can read "
-                          "(.tar.gz, .zip, .tar.bz2)" % (name, version))
+        raise Unavailable("%s==%s has no source distribution on PyPI that punstats can read "
+                          "(.tar.gz, .zip, .tar.bz2)" % (name, version), NO_READABLE_FILE)
     return min(found, key=lambda s: (s.yanked, _preference(s.filename)))
 
 
@@ -233,25 +310,31 @@ def _sha256_of(path: str) -> str:
 
 def download(sdist: Sdist, directory: Optional[str] = None, get: Getter = http_get) -> str:
     """The path of the sdist in the cache, downloaded first if absent; its sha256 is checked."""
-    if not _SHA256.match(sdist.sha256) or not _FILE_NAME.match(sdist.filename):
+    if not _SHA256.fullmatch(sdist.sha256) or not _FILE_NAME.fullmatch(sdist.filename):
         raise SourceError("unusable sdist description for %s==%s" % (sdist.name, sdist.version))
     folder = os.path.join(directory or default_dir(), sdist.sha256)
-    path = os.path.join(folder, sdist.filename)
+    path = os.path.join(folder, sdist.stored_name)
     if os.path.isfile(path) and _sha256_of(path) == sdist.sha256:
         return path
     if sdist.size > MAX_DOWNLOAD_BYTES:
         raise SourceError("%s is %d bytes, over the download limit of %d"
                           % (sdist.filename, sdist.size, MAX_DOWNLOAD_BYTES))
-    body = get(sdist.url)
-    actual = hashlib.sha256(body).hexdigest()
-    if actual != sdist.sha256:
-        raise SourceError("sha256 mismatch for %s: the index says %s, the download is %s"
-                          % (sdist.filename, sdist.sha256, actual))
     os.makedirs(folder, exist_ok=True)
     fd, partial = tempfile.mkstemp(dir=folder, prefix=".download-")
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(body)
+            stream = getattr(get, "stream", None)
+            if stream is not None:
+                actual = stream(sdist.url, handle)
+            else:
+                body = get(sdist.url)
+                handle.write(body)
+                actual = hashlib.sha256(body).hexdigest()
+            handle.flush()
+            os.fsync(handle.fileno())
+        if actual != sdist.sha256:
+            raise SourceError("sha256 mismatch for %s: the index says %s, the download is %s"
+                              % (sdist.filename, sdist.sha256, actual))
         os.replace(partial, path)
     except BaseException:
         _remove(partial)
@@ -262,26 +345,25 @@ def download(sdist: Sdist, directory: Optional[str] = None, get: Getter = http_g
 def pypi_corpus(argument: str, get: Getter = http_get, directory: Optional[str] = None,
                 limits: Limits = Limits()) -> Corpus:  # noqa: B008 (a frozen record)
     """The corpus of ``pypi:NAME==VERSION``: the unpacked sdist, with its provenance."""
-    spec = parse_spec(argument)
-    sdist = find_sdist(spec, get)
-    path = download(sdist, directory, get)
-    unpacked = unpack_cached(path, sdist.sha256, directory, limits)
-    archive = {
-        "file": sdist.filename,
-        "url": sdist.url,
-        "sha256": sdist.sha256,
-        "yanked": sdist.yanked,
-        "files": unpacked.files,
-        "bytes": unpacked.bytes,
-        "limits": asdict(limits),
-    }
+    return release_corpus(find_sdist(parse_spec(argument), get), get, directory, limits)
+
+
+def release_corpus(release: Sdist, get: Getter = http_get, directory: Optional[str] = None,
+                   limits: Optional[Limits] = None) -> Corpus:
+    """The corpus of one release file (sdist or pure wheel): downloaded, checked, unpacked."""
+    limits = limits or Limits()
+    path = download(release, directory, get)
+    unpacked = unpack_cached(path, release.sha256, directory, limits)
+    archive = {"file": release.filename, "url": release.url, "sha256": release.sha256,
+               "packagetype": release.packagetype, "yanked": release.yanked, "files": unpacked.files,
+               "bytes": unpacked.bytes, "limits": asdict(limits)}
+    canonical = canonical_name(release.name)
     return Corpus(
-        name="%s-%s" % (spec.canonical, sdist.version),
+        name="%s-%s" % (canonical, release.version),
         root=unpacked.root,
-        source="%s%s==%s" % (PREFIX, spec.canonical, sdist.version),
-        revision="%s sha256:%s" % (sdist.filename, sdist.sha256),
-        commit_date=sdist.upload_time,
+        source="%s%s==%s" % (PREFIX, canonical, release.version),
+        revision="%s sha256:%s" % (release.filename, release.sha256),
+        commit_date=release.upload_time,
         archive=archive,
         refused_members=tuple((r.member, r.reason, r.detail) for r in unpacked.refused),
     )
-

@@ -1,0 +1,143 @@
+"""Projects fetched ahead of the scan: resolved, downloaded and unpacked in a thread pool.
+
+This module owns the fetching side of ``corpus top-pypi:N`` (``runs.ecosystem``):
+``Fetcher.fetch`` resolves a project's latest release (``pypi.resolve_latest``),
+downloads it (one retry after a network or server error) and unpacks it, and
+returns the failure instead of raising; ``Fetcher.done_with`` deletes the
+unpacked tree after the scan (unless ``keep``) and trims the downloaded archives
+to the cap, never one in use; ``ahead`` keeps a bounded number of fetches
+running ahead of the consumer, in rank order.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import threading
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
+
+from punstats.sources import pypi
+from punstats.sources.toppypi import Ranked
+
+
+def _retry(call: Any) -> Any:
+    """``call(url, *handles)`` with one retry after a network or server error (handles emptied first)."""
+    def retrying(url: str, *handles: Any) -> Any:
+        try:
+            return call(url, *handles)
+        except pypi.FetchError as exc:
+            if exc.status is not None and exc.status < 500:
+                raise
+            time.sleep(1.0)
+            for handle in handles:
+                handle.seek(0)
+                handle.truncate()
+            return call(url, *handles)
+    return retrying
+
+
+def _getter(get: pypi.Getter) -> pypi.Getter:
+    """``get`` with one retry; a streaming getter (``pypi.http_get``) keeps streaming downloads to disk."""
+    retrying = _retry(get)
+    if getattr(get, "stream", None) is not None:
+        retrying.stream = _retry(get.stream)  # type: ignore[attr-defined]
+    return retrying
+
+
+class Fetcher:
+    """Resolves, downloads and unpacks projects in a thread pool, a few ahead."""
+
+    def __init__(self, options: Any, get: pypi.Getter) -> None:  # runs.ecosystem.Options
+        self.options, self.get = options, _getter(get)
+        self.directory = options.downloads or pypi.default_dir()
+        self.active: Dict[str, int] = {}  # sha256 of archives in use -> users
+        self.lock = threading.Lock()
+        self.listed: Optional[int] = None  # bytes of archives at the last listing
+        self.fetched = 0  # bytes of archives fetched since
+
+    def fetch(self, project: Ranked) -> Tuple[Any, Any, float]:
+        """(release, corpus, seconds) or (the exception, None, seconds)."""
+        start = time.perf_counter()
+        try:
+            release = pypi.resolve_latest(project.name, self.get, self.options.index_url)
+            with self.lock:
+                self.active[release.sha256] = self.active.get(release.sha256, 0) + 1
+            try:
+                corpus = pypi.release_corpus(release, self.get, self.directory, self.options.limits)
+            except BaseException:
+                self.release(release)
+                raise
+            with self.lock:
+                self.fetched += os.path.getsize(os.path.join(self.directory, release.sha256, release.stored_name))
+            return release, corpus, time.perf_counter() - start
+        except Exception as exc:  # recorded for this project; the run goes on
+            return exc, None, time.perf_counter() - start
+
+    def release(self, release: Any) -> None:
+        with self.lock:
+            self.active[release.sha256] -= 1
+            if not self.active[release.sha256]:
+                del self.active[release.sha256]
+
+    def done_with(self, release: Any) -> None:
+        """The project is scanned: drop its tree unless kept, trim the downloads."""
+        self.release(release)
+        if not self.options.keep:
+            shutil.rmtree(os.path.join(self.directory, release.sha256, "tree-" + self.options.limits.key),
+                          ignore_errors=True)
+        self.trim()
+
+    def trim(self) -> None:
+        """Delete the oldest archives not in use until the downloads fit the cap.
+
+        The folder is listed again only when the archives added since the last
+        listing could have brought it over the cap."""
+        if self.listed is not None and self.listed + self.added() <= self.options.download_cap:
+            return
+        archives = self.archives()
+        total = sum(a[1] for a in archives)
+        for _, size, sha, path in sorted(archives):
+            if total <= self.options.download_cap:
+                break
+            with self.lock:
+                if sha in self.active:
+                    continue
+            os.unlink(path)
+            total -= size
+        self.listed, self.fetched = total, 0
+
+    def added(self) -> int:
+        with self.lock:
+            return self.fetched
+
+    def archives(self) -> List[Tuple[float, int, str, str]]:
+        """(mtime, size, sha256 folder, path) of every downloaded archive."""
+        found: List[Tuple[float, int, str, str]] = []
+        try:
+            folders = [e for e in os.scandir(self.directory) if e.is_dir(follow_symlinks=False)]
+        except OSError:
+            return found
+        for folder in folders:
+            for entry in os.scandir(folder.path):
+                if entry.is_file(follow_symlinks=False) and not entry.name.startswith("."):
+                    stat = entry.stat(follow_symlinks=False)
+                    found.append((stat.st_mtime, stat.st_size, folder.name, entry.path))
+        return found
+
+
+def ahead(projects: Sequence[Ranked], fetcher: Fetcher, pool: ThreadPoolExecutor,
+           depth: int) -> Iterator[Tuple[Ranked, "Future[Tuple[Any, Any, float]]"]]:
+    """Futures in rank order, at most ``depth`` submitted ahead of the consumer."""
+    pending: List[Tuple[Ranked, Future]] = []
+    queue = iter(projects)
+    for project in queue:
+        pending.append((project, pool.submit(fetcher.fetch, project)))
+        if len(pending) >= depth:
+            break
+    while pending:
+        head = pending.pop(0)
+        nxt = next(queue, None)
+        if nxt is not None:
+            pending.append((nxt, pool.submit(fetcher.fetch, nxt)))
+        yield head

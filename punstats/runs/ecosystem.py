@@ -1,0 +1,311 @@
+"""The top N PyPI projects in one run: streaming, bounded and resumable.
+
+This module owns the loop behind ``punstats corpus top-pypi:N``.  A thread
+pool resolves each project's latest release (``pypi.resolve_latest``: the
+sdist, else a pure-Python wheel), downloads and unpacks it, a few projects
+ahead of the scan; the main thread scans one project at a time (the blob
+cache extracts a file seen in an earlier project only once), stores it, then
+deletes its unpacked tree (unless ``keep``) and trims the downloads to
+``download_cap`` bytes (``runs.downloads``).  With the Dask engine, whole
+projects (fetch and scan) run on the workers instead (``runs.ecosystem_dask``)
+and only the storing happens here.  Nothing of a finished project stays in
+memory but one small record, so memory is flat in N.
+
+The output directory::
+
+    run.json                 the list (source, date), the rules, the versions
+    journal.jsonl            one line per finished project: the commit point
+    projects/<name>.json     each project: rank, status, reason, release used, summary, measures
+    occurrences/<name>.parquet, files/<name>.parquet
+                             the combined dataset: pd.read_parquet(DIR/occurrences)
+                             (a ``project`` and a ``rank`` column)
+    ecosystem.json           the ecosystem summary (analysis.ecosystem)
+
+Each file is written atomically, and a project counts as done only once its
+journal line is written, so a run killed at any point resumes with
+``skip_existing`` without losing or double-counting a project; projects that
+failed (a network error, say) are tried again, skipped ones are not.
+"""
+from __future__ import annotations
+
+import json
+import os
+import platform
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+
+from punstats import __version__
+from punstats.model.corpus import SourceError
+from punstats.runs.downloads import Fetcher, ahead
+from punstats.sources import pypi
+from punstats.sources.archives import Limits
+from punstats.sources.toppypi import Ranked, TopList
+
+JOURNAL = "journal.jsonl"
+RUN_FILE = "run.json"
+ECOSYSTEM_FILE = "ecosystem.json"
+TABLES = ("occurrences", "files")
+
+DEFAULT_DOWNLOAD_CAP = 2 * 1024 ** 3
+
+
+class RunError(SourceError):
+    """A run that cannot start or (``strict``) must stop; one line."""
+
+
+@dataclass(frozen=True)
+class Options:
+    output: str
+    jobs: Optional[int] = None
+    test_rule: Any = "components"
+    long_threshold: int = 10
+    cache: Any = True  # as punstats.scan takes it
+    engine: str = "local"
+    scheduler: Optional[str] = None
+    download_jobs: int = 4
+    download_cap: int = DEFAULT_DOWNLOAD_CAP
+    downloads: Optional[str] = None  # default: the user's cache (pypi.default_dir)
+    index_url: str = pypi.INDEX_URL
+    keep: bool = False
+    skip_existing: bool = False
+    strict: bool = False
+    limits: Limits = Limits()
+
+
+@dataclass
+class Timing:
+    """Where the wall time went (for benchmarks/top_pypi.py)."""
+
+    wall: float = 0.0
+    waiting: float = 0.0  # the scan loop blocked on a download
+    files: int = 0
+    bytes: int = 0
+    per_project: List[Tuple[str, float, float]] = field(default_factory=list)  # name, fetch s, scan s
+
+
+def write_atomic(path: str, data: bytes) -> None:
+    """``data`` at ``path``, whole or not at all (temporary file in the same directory)."""
+    directory, name = os.path.split(path)
+    partial = os.path.join(directory, ".%s.%d.tmp" % (name, os.getpid()))
+    with open(partial, "wb") as handle:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(partial, path)
+
+
+def _json_bytes(value: Any) -> bytes:
+    return (json.dumps(value, indent=1, ensure_ascii=False) + "\n").encode()
+
+
+def read_journal(output: str) -> Dict[str, Dict[str, Any]]:
+    """Finished projects by name; a line cut short by a kill is ignored."""
+    done: Dict[str, Dict[str, Any]] = {}
+    try:
+        with open(os.path.join(output, JOURNAL), encoding="utf-8") as handle:
+            lines = handle.read().split("\n")
+    except FileNotFoundError:
+        return done
+    for line in lines:
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(entry, dict) and os.path.isfile(project_file(output, str(entry.get("project")))):
+            done[entry["project"]] = entry
+    return done
+
+
+def project_file(output: str, name: str) -> str:
+    return os.path.join(output, "projects", name + ".json")
+
+
+def _prepare(output: str, top: TopList, options: Options) -> None:
+    """The output directory, checked against an earlier run in it."""
+    rules = {"test_rule": getattr(options.test_rule, "label", str(options.test_rule)),
+             "long_threshold": options.long_threshold}
+    run = {"list": top.provenance(), "rules": rules, "punstats_version": __version__,
+           "index": options.index_url}
+    path = os.path.join(output, RUN_FILE)
+    if os.path.exists(os.path.join(output, JOURNAL)):
+        if not options.skip_existing:
+            raise RunError("%s already holds a run: resume it with --skip-existing, or choose another -o" % output)
+        try:
+            with open(path, encoding="utf-8") as handle:
+                before = json.load(handle)
+        except (OSError, ValueError):
+            raise RunError("%s: %s is missing or unreadable; cannot resume this run" % (output, RUN_FILE)) from None
+        for key in ("list", "rules", "index"):
+            if before.get(key) != run[key]:
+                raise RunError("%s was made with another %s (%s); use another -o"
+                               % (output, "project list" if key == "list" else key, before.get(key)))
+    try:
+        for sub in ("projects",) + TABLES:
+            os.makedirs(os.path.join(output, sub), exist_ok=True)
+            for name in os.listdir(os.path.join(output, sub)):
+                if name.startswith(".") and name.endswith(".tmp"):  # left by a kill
+                    os.unlink(os.path.join(output, sub, name))
+        write_atomic(path, _json_bytes(run))
+    except OSError as exc:
+        raise RunError("cannot write the run to %s: %s" % (output, exc.strerror or exc)) from None
+
+
+def _compact(summary: Dict[str, Any]) -> Dict[str, Any]:
+    """The per-project summary without what the measures already hold in full."""
+    drop = ("root", "skipped_dirs")
+    return {k: v for k, v in summary.items() if k not in drop}
+
+
+def _table_bytes(project: Ranked, result: Any) -> Dict[str, bytes]:
+    """The project's rows of the combined dataset: parquet with ``project`` and ``rank`` columns."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from punstats.store.disk import provenance_metadata
+    tables = {}
+    for name in TABLES:
+        table = pa.Table.from_pandas(getattr(result, name), preserve_index=False)
+        table = table.append_column("project", pa.array([project.name] * len(table), pa.string()))
+        table = table.append_column("rank", pa.array([project.rank] * len(table), pa.int32()))
+        metadata = dict(table.schema.metadata or {})
+        metadata[b"punstats"] = json.dumps(provenance_metadata(result.summary), sort_keys=True).encode()
+        sink = pa.BufferOutputStream()
+        pq.write_table(table.replace_schema_metadata(metadata), sink)
+        tables[name] = sink.getvalue().to_pybytes()
+    return tables
+
+
+def _scanned(project: Ranked, release: Any, result: Any) -> Dict[str, Any]:
+    from punstats.analysis.ecosystem import measures
+    return {"rank": project.rank, "project": project.name, "downloads": project.downloads,
+            "status": "scanned", "distribution": release.packagetype, "version": release.version,
+            "file": release.filename, "lines": result.summary["lines"],
+            "summary": _compact(result.summary), "measures": measures(result.occurrences, result.files)}
+
+
+def _not_scanned(project: Ranked, exc: BaseException) -> Dict[str, Any]:
+    reason = getattr(exc, "reason", None)
+    message = " ".join(str(exc).split()) or type(exc).__name__
+    if not isinstance(exc, SourceError):
+        message = "%s: %s" % (type(exc).__name__, message)
+    return {"rank": project.rank, "project": project.name, "downloads": project.downloads,
+            "status": "skipped" if reason else "failed", "reason": reason or "error", "message": message}
+
+
+def _commit(output: str, record: Dict[str, Any]) -> None:
+    """The project's record, then its journal line (the commit point)."""
+    write_atomic(project_file(output, record["project"]), _json_bytes(record))
+    line = json.dumps({"rank": record["rank"], "project": record["project"], "status": record["status"]})
+    with open(os.path.join(output, JOURNAL), "a", encoding="utf-8") as handle:
+        handle.write(line + "\n")
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def load_record(output: str, name: str) -> Dict[str, Any]:
+    with open(project_file(output, name), encoding="utf-8") as handle:
+        return json.load(handle)
+
+
+def _scan(corpus: Any, options: Options, cache: Any) -> Any:
+    from punstats.runs import scan as api
+    return api.scan(corpus=corpus, jobs=options.jobs, test_rule=options.test_rule,
+                    long_threshold=options.long_threshold, cache=cache, engine=options.engine,
+                    scheduler=options.scheduler)
+
+
+def outcome(project: Ranked, fetched: Tuple[Any, Any, float], fetcher: Fetcher, options: Options,
+            cache: Any, timing: Optional[Timing] = None) -> Tuple[Dict[str, Any], Dict[str, bytes]]:
+    """(the project's record, its tables as parquet bytes) from what ``Fetcher.fetch`` gave."""
+    release, corpus, fetch_seconds = fetched
+    if corpus is None:
+        return _not_scanned(project, release), {}
+    start = time.perf_counter()
+    try:
+        result = _scan(corpus, options, cache)
+        tables, record = _table_bytes(project, result), _scanned(project, release, result)
+        if timing is not None:
+            timing.files += int(result.summary["files"])
+            timing.bytes += int(corpus.archive.get("bytes", 0))
+    except Exception as exc:  # EngineError, a bad tree, a full disk: this project's failure, recorded
+        record, tables = _not_scanned(project, exc), {}
+    finally:
+        fetcher.done_with(release)
+    if timing is not None:
+        timing.per_project.append((project.name, fetch_seconds, time.perf_counter() - start))
+    return record, tables
+
+
+def _finish(output: str, project: Ranked, record: Dict[str, Any], tables: Dict[str, bytes],
+            options: Options) -> None:
+    if record["status"] == "failed" and options.strict:
+        raise RunError("project %d (%s) failed: %s" % (project.rank, project.name, record["message"]))
+    for name, data in tables.items():
+        write_atomic(os.path.join(output, name, project.name + ".parquet"), data)
+    _commit(output, record)
+
+
+def _local(todo: Sequence[Ranked], options: Options, get: pypi.Getter, cache: Any,
+           timing: Timing) -> Iterator[Tuple[Ranked, Dict[str, Any], Dict[str, bytes]]]:
+    """Each project's outcome, in rank order: downloads in threads, scans here."""
+    fetcher = Fetcher(options, get)
+    with ThreadPoolExecutor(max_workers=options.download_jobs, thread_name_prefix="fetch") as pool:
+        for project, future in ahead(todo, fetcher, pool, options.download_jobs + 1):
+            waited = time.perf_counter()
+            fetched = future.result()
+            timing.waiting += time.perf_counter() - waited
+            yield (project, *outcome(project, fetched, fetcher, options, cache, timing))
+
+
+def run_top(top: TopList, projects: Sequence[Ranked], options: Options,
+            get: pypi.Getter = pypi.http_get,
+            on_done: Optional[Callable[[Dict[str, Any], bool], None]] = None,
+            timing: Optional[Timing] = None) -> Tuple[List[Dict[str, Any]], Dict[str, Any]]:
+    """Scan ``projects`` into ``options.output``; (records in rank order, ecosystem summary).
+
+    ``on_done(record, reused)`` sees each project as it finishes.
+    """
+    from punstats.analysis.ecosystem import aggregate
+    from punstats.runs.scan import open_cache
+    timing = timing if timing is not None else Timing()
+    output = options.output
+    _prepare(output, top, options)
+    journal = read_journal(output) if options.skip_existing else {}
+    done = {name: entry for name, entry in journal.items() if entry["status"] != "failed"}  # failures: again
+    todo = [p for p in projects if p.name not in done]
+    cache = open_cache(options.cache) if options.engine != "dask" else None
+    start = time.perf_counter()
+    try:
+        for project in projects:
+            if project.name in done and on_done:
+                on_done(load_record(output, project.name), True)
+        if options.engine == "dask":  # whole projects on the workers
+            from punstats.runs.ecosystem_dask import outcomes
+            finished = outcomes(todo, options, timing)
+        else:
+            finished = _local(todo, options, get, cache, timing)
+        for project, record, tables in finished:
+            _finish(output, project, record, tables, options)
+            if on_done:
+                on_done(record, False)
+    finally:
+        if cache is not None and cache is not options.cache:
+            cache.close()
+        timing.wall += time.perf_counter() - start
+    ecosystem = aggregate(load_record(output, p.name) for p in projects)  # one record at a time
+    with open(os.path.join(output, RUN_FILE), encoding="utf-8") as handle:
+        ecosystem.update(list=top.provenance(), asked=len(projects), rules=json.load(handle)["rules"],
+                         punstats_version=__version__, python=platform.python_version(),
+                         python_implementation=platform.python_implementation(), index=options.index_url)
+    write_atomic(os.path.join(output, ECOSYSTEM_FILE), _json_bytes(ecosystem))
+    return [brief(load_record(output, p.name)) for p in projects], ecosystem
+
+
+def brief(record: Dict[str, Any]) -> Dict[str, Any]:
+    """A record without its identifier, callee and length counts (they are in the summary's tops)."""
+    if "measures" not in record:
+        return record
+    keep = ("files", "keywords", "punnable")
+    return dict(record, measures={scope: {k: m[k] for k in keep} for scope, m in record["measures"].items()})

@@ -1,0 +1,115 @@
+"""The most-downloaded PyPI projects: ``top-pypi:N`` and the list it is read from.
+
+This module owns the ranked list of projects that ``punstats corpus
+top-pypi:N`` scans.  The default is a pinned snapshot shipped with punstats
+(``data/top-pypi-30-days.json``: names, ranks and 30-day download counts from
+hugovk/top-pypi-packages, with its date, source and revision), so that a run
+is reproducible; ``--top-pypi-list FILE|URL`` names another list, in the
+snapshot's format or in hugovk/top-pypi-packages' own (``rows`` of
+``{"project", "download_count"}``, ranked by position).  Every name is checked
+(PEP 508) and normalised (PEP 503) before it is used; a list that cannot be
+used is a one-line ``SourceError`` naming the file or URL.
+"""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from typing import Any, Dict, List, Optional, Tuple
+
+from punstats.model.corpus import SourceError
+from punstats.sources import pypi
+
+PREFIX = "top-pypi:"
+
+SNAPSHOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "top-pypi-30-days.json")
+
+#: The largest N accepted (the snapshot holds this many projects).
+MAX_N = 5000
+
+
+@dataclass(frozen=True)
+class Ranked:
+    rank: int  # 1: the most downloaded
+    name: str  # PEP 503 normalised
+    downloads: Optional[int] = None  # in the list's period, when it says
+
+
+@dataclass(frozen=True)
+class TopList:
+    source: str  # where the list came from (its URL or file, and the upstream it copies)
+    last_update: str  # the list's own date
+    projects: Tuple[Ranked, ...]
+
+    def provenance(self) -> Dict[str, Any]:
+        return {"list": self.source, "last_update": self.last_update, "projects_in_list": len(self.projects)}
+
+
+def parse_spec(argument: str) -> int:
+    """N of ``top-pypi:N``; a one-line ``SourceError`` otherwise."""
+    text = argument[len(PREFIX):] if argument.startswith(PREFIX) else argument
+    if not text.strip().isdigit() or not 1 <= int(text) <= MAX_N:
+        raise SourceError("expected top-pypi:N with N from 1 to %d, got %s" % (MAX_N, argument))
+    return int(text)
+
+
+def is_spec(argument: str) -> bool:
+    return argument.startswith(PREFIX)
+
+
+def load_list(where: Optional[str] = None, get: pypi.Getter = pypi.http_get) -> TopList:
+    """The ranked list at ``where`` (a file or an URL; None: the pinned snapshot)."""
+    location = where or SNAPSHOT
+    if "://" in location:
+        body = get(location)
+    else:
+        try:
+            with open(location, "rb") as handle:
+                body = handle.read(64 * 1024 * 1024)
+        except OSError as exc:
+            raise SourceError("cannot read the project list %s: %s" % (location, exc.strerror or exc)) from None
+    try:
+        data = json.loads(body)
+    except ValueError:
+        raise SourceError("%s: the project list is not JSON" % location) from None
+    if not isinstance(data, dict) or not isinstance(data.get("rows"), list):
+        raise SourceError("%s: a project list needs \"rows\" (hugovk/top-pypi-packages' format)" % location)
+    projects = _rows(data["rows"], location)
+    upstream = data.get("source")
+    source = location if where else "%s (%s at %s)" % (upstream, data.get("file"), data.get("revision"))
+    if where and isinstance(upstream, str) and upstream.startswith("http"):
+        source = "%s (from %s)" % (location, upstream)
+    return TopList(source, str(data.get("last_update") or ""), projects)
+
+
+def _rows(rows: List[Any], location: str) -> Tuple[Ranked, ...]:
+    found: List[Ranked] = []
+    seen: Dict[str, int] = {}
+    for position, row in enumerate(rows, 1):
+        if isinstance(row, list) and len(row) == 3:  # the snapshot's [rank, project, downloads]
+            rank, name, downloads = row
+        elif isinstance(row, dict):
+            rank, name, downloads = row.get("rank", position), row.get("project"), row.get("download_count")
+        else:
+            raise SourceError("%s: row %d is neither [rank, project, downloads] nor {\"project\": ...}"
+                              % (location, position))
+        name = pypi.canonical_name(pypi.check_name(name, "%s: row %d" % (location, position)))
+        if not isinstance(rank, int) or isinstance(rank, bool) or rank != position:
+            raise SourceError("%s: row %d has rank %r (rows are listed by rank from 1)" % (location, position, rank))
+        if downloads is not None and (not isinstance(downloads, int) or isinstance(downloads, bool)):
+            raise SourceError("%s: row %d: download_count must be a whole number" % (location, position))
+        if name in seen:
+            raise SourceError("%s: %s is listed twice (rows %d and %d)" % (location, name, seen[name], position))
+        seen[name] = position
+        found.append(Ranked(position, name, downloads))
+    if not found:
+        raise SourceError("%s: the project list is empty" % location)
+    return tuple(found)
+
+
+def top(n: int, where: Optional[str] = None, get: pypi.Getter = pypi.http_get) -> Tuple[TopList, Tuple[Ranked, ...]]:
+    """The list and its first ``n`` projects; an error when it holds fewer."""
+    ranked = load_list(where, get)
+    if n > len(ranked.projects):
+        raise SourceError("top-pypi:%d asks for more projects than the list holds (%d)" % (n, len(ranked.projects)))
+    return ranked, ranked.projects[:n]

@@ -1,0 +1,346 @@
+"""The top-N run (runs.ecosystem) and its summary (analysis.ecosystem), against a fake PyPI on 127.0.0.1.
+
+Every project is built here (sdists, wheels); nothing touches the network.
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pandas as pd
+import pytest
+from fakeindex import FakePyPI, sdist, top_list, wheel
+
+from punstats.analysis import ecosystem as eco
+from punstats.runs import downloads, projects
+from punstats.runs import ecosystem as run
+from punstats.sources import pypi
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+SHARED = "def shared(verbose, name):\n    return g(verbose=verbose, name=name, other=1)\n"
+
+
+def code(n):
+    """A module with ``n`` punnable arguments of growing length, one call with a non-punnable one."""
+    calls = "".join("    f(%s=%s)\n" % ("v" * (i + 1), "v" * (i + 1)) for i in range(n))
+    return "def m(%s):\n%s    h(k=1)\n" % (", ".join("v" * (i + 1) for i in range(n)) or "", calls or "    pass\n")
+
+
+@pytest.fixture
+def index():
+    fake = FakePyPI()
+    yield fake
+    fake.close()
+
+
+def populate(index):
+    """Nine projects: four readable, five not, each for another reason."""
+    index.project("alpha", "1.0", [("alpha-1.0.tar.gz", sdist("alpha", "1.0", {
+        "alpha/core.py": code(3), "alpha/shared.py": SHARED, "tests/test_core.py": code(2)}), "sdist"),
+        ("alpha-1.0-py3-none-any.whl", wheel({"alpha/core.py": "x = 1\n"}), "bdist_wheel")])
+    index.project("beta", "2.0", [
+        ("beta-2.0-cp312-cp312-manylinux_2_17_x86_64.whl", wheel({"beta/fast.py": code(9)}), "bdist_wheel"),
+        ("beta-2.0-py2.py3-none-any.whl", wheel({"beta/__init__.py": code(1), "beta/shared.py": SHARED}),
+         "bdist_wheel")])
+    index.project("gamma", "3.0", [
+        ("gamma-3.0-cp312-cp312-win_amd64.whl", wheel({"gamma/x.py": code(1)}), "bdist_wheel")])
+    index.project("delta", "0.1", [])
+    index.project("epsilon", "1.0", [("epsilon-1.0-py2.7.egg", b"egg", "bdist_egg")])
+    index.raw("/pypi/eta/json", "{not json")
+    index.project("theta", "1.0", [("theta-1.0.tar.gz", sdist("theta", "1.0", {"t.py": code(1)}), "sdist")],
+                  sha256="0" * 64)
+    index.project("iota", "4.0", [("iota-4.0.tar.gz", sdist("iota", "4.0", {
+        "iota/a.py": code(6), "iota/b.py": code(0), "iota/shared.py": SHARED}), "sdist")])
+    index.raw("/pypi/kappa/json", json.dumps({"info": {"version": "1.0/../../../ESCAPED"}, "urls": []}))
+
+
+NAMES = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa"]
+
+
+def run_top(tmp_path, index, names=NAMES, n=None, on_done=None, **options):
+    listing = top_list(tmp_path / "list.json", names)
+    options.setdefault("downloads", str(tmp_path / "downloads"))
+    options.setdefault("cache", str(tmp_path / "cache.sqlite3"))  # a blob cache of this test
+    go, opts = projects.top_pypi_run("top-pypi:%d" % (n or len(names)), listing, output=str(tmp_path / "out"),
+                                     index_url=index.index_url, jobs=1, **options)
+    return go(on_done=on_done)
+
+
+def test_each_project_is_scanned_or_recorded_with_its_reason_and_the_run_goes_on(tmp_path, index):
+    populate(index)
+    records, summary = run_top(tmp_path, index)
+    by = {r["project"]: r for r in records}
+    assert [r["project"] for r in records] == NAMES
+    assert {n: (r["status"], r.get("reason")) for n, r in by.items()} == {
+        "alpha": ("scanned", None), "beta": ("scanned", None), "iota": ("scanned", None),
+        "gamma": ("skipped", pypi.PLATFORM_WHEELS_ONLY), "delta": ("skipped", pypi.NO_FILES),
+        "epsilon": ("skipped", pypi.NO_READABLE_FILE),
+        "zeta": ("failed", "error"), "eta": ("failed", "error"), "theta": ("failed", "error"),
+        "kappa": ("failed", "error")}
+    assert by["gamma"]["message"] == "gamma==3.0 has no sdist and only platform wheels"
+    assert by["zeta"]["message"] == "no project zeta on PyPI"
+    assert by["eta"]["message"] == "%s/eta/json: the index did not answer with JSON" % index.index_url
+    assert by["theta"]["message"].startswith("sha256 mismatch for theta-1.0.tar.gz")
+    assert by["kappa"]["message"] == ("%s/kappa/json: not a valid version from the index: "
+                                      "'1.0/../../../ESCAPED'" % index.index_url)
+    assert (by["alpha"]["distribution"], by["beta"]["distribution"]) == ("sdist", "bdist_wheel")
+    assert by["beta"]["file"] == "beta-2.0-py2.py3-none-any.whl"  # the pure wheel, not the platform one
+    assert by["alpha"]["summary"]["punnable"] == 3 + 2 + 2 and by["alpha"]["measures"]["nontest"]["punnable"] == 5
+    assert by["beta"]["summary"]["punnable"] == 1 + 2 and by["iota"]["summary"]["punnable"] == 6 + 2
+    assert (summary["scanned"], summary["skipped"], summary["failed"]) == (3, 3, 4)
+    assert summary["not_scanned_by_reason"] == {"failed": 4, pypi.NO_FILES: 1, pypi.NO_READABLE_FILE: 1,
+                                                pypi.PLATFORM_WHEELS_ONLY: 1}
+    assert summary["distributions"] == {"bdist_wheel": 1, "sdist": 2}
+    assert summary["cache"] == {"cached": 2, "extracted": 6}  # shared.py, in all three, extracted once
+    downloads = str(tmp_path / "downloads")
+    assert os.listdir(downloads)
+    assert not [d for d, _, _ in os.walk(downloads) if os.path.basename(d).startswith("tree-")]  # trees deleted
+    assert not list((tmp_path / "out").rglob("ESCAPED*")) and not os.path.exists(tmp_path / "ESCAPED")
+    journal = (tmp_path / "out" / run.JOURNAL).read_text().splitlines()
+    assert [json.loads(line)["project"] for line in journal] == NAMES
+    index.project("zeta", "1.0", [("zeta-1.0.tar.gz", sdist("zeta", "1.0", {"z.py": code(2)}), "sdist")])
+    seen = []
+    records, again = run_top(tmp_path, index, skip_existing=True,
+                             on_done=lambda record, reused: seen.append((record["project"], reused)))
+    assert [name for name, reused in seen if not reused] == ["zeta", "eta", "theta", "kappa"]  # failures again
+    assert {r["project"]: r["status"] for r in records}["zeta"] == "scanned"  # it is on the index now
+    assert (again["scanned"], again["skipped"], again["failed"]) == (4, 3, 3)
+
+
+def by_hand(out):
+    """The ecosystem measures computed directly from the combined dataset with pandas."""
+    files = pd.read_parquet(os.path.join(out, "files"))
+    occ = pd.read_parquet(os.path.join(out, "occurrences"))
+    files = files[files["status"] == "ok"]
+    calls = occ[occ["kind"] == "call"]
+    result = {}
+    for scope, keep_f, keep_o in (("all", files.index == files.index, calls.index == calls.index),
+                                  ("nontest", ~files["in_test"], ~calls["in_test"])):
+        f, o = files[keep_f], calls[keep_o]
+        per = f.groupby("project")[["keywords", "punnable"]].sum()
+        per = per[per["keywords"] > 0]
+        share = 100 * per["punnable"] / per["keywords"]
+        lengths = o["name_len"].value_counts().sort_index()
+        ordered = pd.DataFrame({"share": share, "weight": per["keywords"]}).sort_values("share")
+        reached = ordered["weight"].cumsum() >= 0.5 * ordered["weight"].sum()
+        result[scope] = {
+            "weighted_median": ordered["share"][reached].iloc[0],
+            "pooled": 100 * f["punnable"].sum() / f["keywords"].sum(),
+            "median": share.median(), "q1": share.quantile(0.25), "q3": share.quantile(0.75),
+            "above": {t: 100 * (share > t).mean() for t in (10, 20, 30)},
+            "top": o.groupby("name").agg(n=("name", "size"), p=("project", "nunique"))
+                    .reset_index().sort_values(["n", "name"], ascending=[False, True]).head(5).values.tolist(),
+            "cumulative": (100 * lengths.cumsum() / lengths.sum()).round(4).tolist(),
+        }
+    return result
+
+
+def test_the_ecosystem_summary_matches_a_pandas_computation_on_the_combined_dataset(tmp_path, index):
+    populate(index)
+    records, summary = run_top(tmp_path, index)
+    expected = by_hand(str(tmp_path / "out"))
+    assert set(pd.read_parquet(str(tmp_path / "out" / "files"))["project"]) == {"alpha", "beta", "iota"}
+    for scope in eco.SCOPES:
+        got, want = summary[scope], expected[scope]
+        assert got["pooled_pct"] == pytest.approx(want["pooled"], abs=1e-4)
+        per = got["per_project"]
+        assert (per["median_pct"], per["q1_pct"], per["q3_pct"]) == pytest.approx(
+            (want["median"], want["q1"], want["q3"]), abs=1e-4)
+        assert per["weighted_median_pct"] == pytest.approx(want["weighted_median"], abs=1e-4)
+        assert [got["projects_above_pct"][str(t)] for t in (10, 20, 30)] == pytest.approx(
+            [want["above"][t] for t in (10, 20, 30)], abs=1e-4)
+        assert [row for row in got["top_identifiers"][:5]] == want["top"]
+        assert [row[2] for row in got["cumulative_by_length"]] == want["cumulative"]
+    assert summary["all"]["top_identifiers"][:4] == [  # [identifier, occurrences, projects]
+        ["v", 4, 3], ["name", 3, 3], ["verbose", 3, 3], ["vv", 3, 2]]
+    assert summary["all"]["widest_identifiers"][:4] == [
+        ["v", 4, 3], ["name", 3, 3], ["verbose", 3, 3], ["vv", 3, 2]]
+    assert summary["all"]["widest_callees"][:2] == [["f", 12, 3], ["g", 6, 3]]
+    assert summary["all"]["per_project"]["weighted_mean_pct"] == summary["all"]["pooled_pct"]
+
+
+def test_widest_ranks_by_projects_so_one_large_project_cannot_dominate():
+    scope = eco._Scope()
+    for identifiers in ({"dtype": 500, "name": 1}, {"name": 2}, {"name": 1, "other": 1}):
+        scope.add({"files": 1, "keywords": 10, "punnable": 1, "identifiers": identifiers, "callees": {},
+                   "lengths": {}})
+    summary = scope.summary()
+    assert summary["top_identifiers"] == [["dtype", 500, 1], ["name", 4, 3], ["other", 1, 1]]
+    assert summary["widest_identifiers"] == [["name", 4, 3], ["dtype", 500, 1], ["other", 1, 1]]
+
+
+def test_weighted_quantiles():
+    assert eco.weighted_quantile([10.0, 50.0, 1.0], [1, 1, 98], 0.5) == 1.0
+    assert eco.weighted_quantile([10.0, 50.0, 1.0], [1, 98, 1], 0.5) == 50.0
+    assert eco.weighted_quantile([5.0, 7.0], [1, 1], 0.5) == 5.0
+    assert eco.weighted_quantile([], [], 0.5) == 0.0
+
+
+def test_a_project_stored_without_its_journal_line_is_done_again_and_counted_once(tmp_path, index):
+    populate(index)
+    names = ["alpha", "beta", "iota"]
+    _, whole = run_top(tmp_path, index, names)
+    out = tmp_path / "out"
+    lines = (out / run.JOURNAL).read_text().splitlines()
+    (out / run.JOURNAL).write_text(lines[0] + "\n" + lines[1][:7])  # killed while writing beta's line
+    (out / "files" / ".iota.parquet.123.tmp").write_bytes(b"partial")  # and iota's table half written
+    seen = []
+    go, _ = projects.top_pypi_run("top-pypi:3", str(tmp_path / "list.json"), output=str(out),
+                                  index_url=index.index_url, jobs=1, skip_existing=True)
+    records, again = go(on_done=lambda record, reused: seen.append((record["project"], reused)))
+    assert seen == [("alpha", True), ("beta", False), ("iota", False)]
+    assert dict(again, cache=None) == dict(whole, cache=None)  # the cache says how results came, not what
+    assert not list((out / "files").glob(".*"))
+    assert len(pd.read_parquet(str(out / "files"))) == len(pd.read_parquet(str(out / "files")).drop_duplicates(
+        ["project", "path"]))
+
+
+def test_keep_keeps_each_unpacked_tree(tmp_path, index):
+    populate(index)
+    run_top(tmp_path, index, ["alpha", "beta"], keep=True)
+    trees = [d for d, _, _ in os.walk(tmp_path / "downloads") if os.path.basename(d).startswith("tree-")]
+    assert len(trees) == 2 and all(os.path.isdir(os.path.join(t, "src")) for t in trees)
+
+
+def test_a_second_run_in_the_same_directory_needs_skip_existing(tmp_path, index):
+    populate(index)
+    run_top(tmp_path, index, ["alpha"])
+    with pytest.raises(run.RunError, match="already holds a run: resume it with --skip-existing"):
+        run_top(tmp_path, index, ["alpha"])
+    with pytest.raises(run.RunError, match="was made with another rules"):
+        run_top(tmp_path, index, ["alpha"], skip_existing=True, long_threshold=3)
+
+
+def test_trim_keeps_the_downloads_under_the_cap_and_never_deletes_one_in_use(tmp_path):
+    folder = tmp_path / "dl"
+    for i, sha in enumerate(("a" * 64, "b" * 64, "c" * 64)):
+        (folder / sha).mkdir(parents=True)
+        path = folder / sha / ("p%d.tar.gz" % i)
+        path.write_bytes(b"x" * 100)
+        os.utime(path, (1000 + i, 1000 + i))
+    fetcher = downloads.Fetcher(run.Options(output=str(tmp_path), downloads=str(folder), download_cap=250), None)
+    fetcher.active["a" * 64] = 1  # the oldest is being scanned
+    fetcher.trim()
+    assert sorted(p.name for p in folder.rglob("*.tar.gz")) == ["p0.tar.gz", "p2.tar.gz"]
+    (folder / ("d" * 64)).mkdir()
+    (folder / ("d" * 64) / "p3.tar.gz").write_bytes(b"x" * 100)  # not counted as fetched: no listing
+    fetcher.trim()
+    assert len(list(folder.rglob("*.tar.gz"))) == 3
+    fetcher.fetched = 100  # a download of 100 bytes: the folder is listed again, the oldest unused goes
+    fetcher.active.clear()
+    fetcher.trim()
+    assert sorted(p.name for p in folder.rglob("*.tar.gz")) == ["p2.tar.gz", "p3.tar.gz"]
+
+
+def cli_run(tmp_path, index, out, *extra):
+    return [sys.executable, "-m", "punstats", "corpus", "top-pypi:6", "--top-pypi-list",
+            str(tmp_path / "list.json"), "--index-url", index.index_url, "-o", str(out), "-j", "1",
+            "--no-figure", *extra]
+
+
+def test_resume_after_kill_9_loses_and_doubles_nothing(tmp_path, index):
+    names = ["p%d" % i for i in range(6)]
+    for i, name in enumerate(names):
+        index.project(name, "1.0", [("%s-1.0.tar.gz" % name, sdist(name, "1.0", {
+            "%s/m.py" % name: code(i + 1), "%s/shared.py" % name: SHARED}), "sdist")])
+    top_list(tmp_path / "list.json", names)
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    assert subprocess.run(cli_run(tmp_path, index, tmp_path / "whole", "--json"), env=env,
+                          capture_output=True, check=True).returncode == 0
+    path = next(p for p in index.routes if p.endswith("/p4-1.0.tar.gz"))
+    index.hold(path)
+    process = subprocess.Popen(cli_run(tmp_path, index, tmp_path / "cut"), env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    journal = tmp_path / "cut" / run.JOURNAL
+    deadline = time.time() + 60
+    while time.time() < deadline and (not journal.exists() or len(journal.read_text().splitlines()) < 4):
+        time.sleep(0.05)
+    process.send_signal(signal.SIGKILL)
+    process.communicate()
+    index.release(path)
+    assert len(journal.read_text().splitlines()) == 4  # p4 was never downloaded: killed midway
+    resumed = subprocess.run(cli_run(tmp_path, index, tmp_path / "cut", "--skip-existing", "--json"), env=env,
+                             capture_output=True, check=True)
+    whole = json.loads(subprocess.run(cli_run(tmp_path, index, tmp_path / "whole", "--skip-existing", "--json"),
+                                      env=env, capture_output=True, check=True).stdout)
+    cut = json.loads(resumed.stdout)
+    assert set(cut) == {"projects", "ecosystem"}
+    assert dict(cut["ecosystem"], cache=None) == dict(whole["ecosystem"], cache=None)  # cache: how, not what
+    assert [p["project"] for p in cut["projects"]] == names
+    for table in run.TABLES:
+        a = pd.read_parquet(str(tmp_path / "cut" / table)).sort_values(["project", "path"]).reset_index(drop=True)
+        b = pd.read_parquet(str(tmp_path / "whole" / table)).sort_values(["project", "path"]).reset_index(drop=True)
+        pd.testing.assert_frame_equal(a, b)
+    assert [json.loads(line)["project"] for line in journal.read_text().splitlines()] == names
+
+
+def test_strict_stops_at_the_first_failure_with_one_line(tmp_path, index):
+    populate(index)
+    top_list(tmp_path / "list.json", ["alpha", "gamma", "zeta", "iota"])
+    command = cli_run(tmp_path, index, tmp_path / "out", "--strict")
+    command[command.index("top-pypi:6")] = "top-pypi:4"
+    result = subprocess.run(command, env=dict(os.environ, PYTHONPATH=ROOT), capture_output=True, text=True)
+    assert result.returncode == 2
+    assert result.stderr == "punstats: error: project 3 (zeta) failed: no project zeta on PyPI\n"
+    done = [json.loads(line)["project"] for line in (tmp_path / "out" / run.JOURNAL).read_text().splitlines()]
+    assert done == ["alpha", "gamma"]  # a skip is not a failure
+
+
+def test_the_dask_engine_gives_the_local_run_s_results(tmp_path, index):
+    pytest.importorskip("distributed")
+    populate(index)
+    names = ["alpha", "beta", "gamma", "iota"]
+    (tmp_path / "local").mkdir()
+    (tmp_path / "dask").mkdir()
+    _, local = run_top(tmp_path / "local", index, names, cache=False)
+    _, dask = run_top(tmp_path / "dask", index, names, cache=False, engine="dask")
+    assert dict(dask, list=None) == dict(local, list=None)  # all but where each list file was
+    for table in run.TABLES:
+        pd.testing.assert_frame_equal(pd.read_parquet(str(tmp_path / "dask" / "out" / table)),
+                                      pd.read_parquet(str(tmp_path / "local" / "out" / table)))
+
+
+def test_the_figure_draws_each_project_s_share_and_the_pooled_length_curve(tmp_path, index):
+    pytest.importorskip("matplotlib")
+    from punstats.present import ecosystem as shown
+    populate(index)
+    records, summary = run_top(tmp_path, index, ["alpha", "beta", "gamma", "iota"])
+    figure = shown.figure(records, summary)
+    left, right = figure.axes
+    scanned = [r for r in records if r["status"] == "scanned"]
+    for collection, scope in zip(left.collections, eco.SCOPES):
+        shares = [100 * r["measures"][scope]["punnable"] / r["measures"][scope]["keywords"] for r in scanned]
+        assert list(collection.get_offsets()[:, 1]) == pytest.approx(shares)
+    for line, scope in zip(right.get_lines(), eco.SCOPES):
+        assert list(line.get_ydata()) == [row[2] for row in summary[scope]["cumulative_by_length"]]
+    table = shown.pep_table(records, summary)
+    assert [row[1] for row in table.rows[:-1]] == [shown.Code("alpha"), shown.Code("beta"), shown.Code("iota")]
+    assert table.rows[-1][3:6] == (summary["all"]["keywords"], summary["all"]["punnable"],
+                                   shown.Percent(summary["all"]["pooled_pct"]))
+
+
+def test_downloads_stream_to_disk_and_are_retried_once_after_a_network_error(tmp_path, index):
+    data = sdist("big", "1.0", {"big/m.py": code(3) * 50})
+    entries = index.project("big", "1.0", [("big-1.0.tar.gz", data, "sdist")])
+    release = pypi.resolve_latest("big", pypi.http_get, index.index_url)
+    calls = []
+
+    def flaky_stream(url, handle):
+        calls.append(url)
+        if len(calls) == 1:
+            handle.write(b"half a body")
+            raise pypi.FetchError("cannot reach 127.0.0.1: Connection reset by peer")
+        return pypi.http_stream(url, handle)
+
+    def no_bytes(url):
+        raise AssertionError("a download must not be read into memory")
+    no_bytes.stream = flaky_stream
+    fetcher = downloads.Fetcher(run.Options(output=str(tmp_path), downloads=str(tmp_path / "dl")), no_bytes)
+    corpus = pypi.release_corpus(release, fetcher.get, str(tmp_path / "dl"))
+    assert calls == [entries[0]["url"]] * 2
+    with open(os.path.join(str(tmp_path / "dl"), release.sha256, "big-1.0.tar.gz"), "rb") as handle:
+        assert handle.read() == data  # the half body of the first try is gone
+    assert corpus.archive["files"] == 1
