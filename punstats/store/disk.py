@@ -10,6 +10,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from punstats.store import schema
+
 OCCURRENCES_FILE = "occurrences.parquet"
 
 
@@ -33,9 +35,9 @@ def provenance_metadata(summary: Dict[str, Any]) -> Dict[str, Any]:
     return {key: summary[key] for key in keep if key in summary}
 
 
-def _write_parquet(table: pd.DataFrame, path: str, summary: Dict[str, Any]) -> None:
-    arrow = pa.Table.from_pandas(table, preserve_index=False)
-    metadata = dict(arrow.schema.metadata or {})
+def _write_parquet(table: pd.DataFrame, path: str, summary: Dict[str, Any], columns: schema.Columns) -> None:
+    arrow = pa.Table.from_pandas(table, schema=schema.arrow_schema(columns), preserve_index=False)
+    metadata = {b"pandas": schema.pandas_metadata(columns)}
     metadata[b"punstats"] = json.dumps(provenance_metadata(summary), sort_keys=True).encode()
     pq.write_table(arrow.replace_schema_metadata(metadata), path)
 
@@ -44,11 +46,11 @@ def write(directory: str, occurrences: pd.DataFrame, files: pd.DataFrame,
           summary: Dict[str, Any], csv: bool = False,
           functions: Optional[pd.DataFrame] = None) -> None:
     os.makedirs(directory, exist_ok=True)
-    tables = {OCCURRENCES_FILE: occurrences, FILES_FILE: files}
+    tables = {OCCURRENCES_FILE: (occurrences, schema.OCCURRENCES), FILES_FILE: (files, schema.FILES)}
     if functions is not None:
-        tables[FUNCTIONS_FILE] = functions
-    for name, table in tables.items():
-        _write_parquet(table, os.path.join(directory, name), summary)
+        tables[FUNCTIONS_FILE] = (functions, schema.FUNCTIONS)
+    for name, (table, columns) in tables.items():
+        _write_parquet(table, os.path.join(directory, name), summary, columns + schema.RULE_COLUMNS)
         if csv:
             table.to_csv(os.path.join(directory, name.replace(".parquet", ".csv")), index=False)
     with open(os.path.join(directory, SUMMARY_FILE), "w", encoding="utf-8") as handle:
