@@ -24,6 +24,8 @@ from punstats.model.limits import DEFAULT_MAX_BYTES
 from punstats.sources import resolve
 from punstats.sources.local import now
 from punstats.store import reuse
+from punstats.model.discovery import Discovery
+from punstats.runs.options import ScanOptions, as_rule
 from punstats.store.rules import (
     DEFAULT_LONG_THRESHOLD,
     DEFAULT_TEST_RULE,
@@ -58,8 +60,7 @@ class ScanResult:
         return ScanResult(occurrences, files, summary, functions)
 
 
-def _rule(test_rule: Union[str, TestRule]) -> TestRule:
-    return test_rule if isinstance(test_rule, TestRule) else parse_test_rule(test_rule)
+_rule = as_rule
 
 
 def _provenance_of(summary: Dict[str, Any]) -> Dict[str, Any]:
@@ -69,30 +70,21 @@ def _provenance_of(summary: Dict[str, Any]) -> Dict[str, Any]:
     return {key: summary[key] for key in keys if key in summary}
 
 
-def _check_engine(name: str, scheduler: Optional[str], python: Optional[str]) -> None:
-    """Before any work: the engine exists here and goes with the other options."""
-    engine.check_engine(name)
-    if scheduler is not None and name != "dask":
-        raise engine.EngineError("a scheduler address needs the dask engine (--engine dask)")
-    if python is not None and name != "local":
-        raise engine.EngineError("--python runs its own worker processes; it needs the local engine")
-
-
-def _raw_tables(name: str, scheduler: Optional[str], candidates: Sequence[Any], jobs: Optional[int],
-                max_bytes: int, progress: Optional[Callable[[int], None]], cache: Optional[BlobCache],
-                root: str, read_blob: Optional[Callable[[str], bytes]] = None,
+def _raw_tables(options: ScanOptions, candidates: Sequence[Any], progress: Optional[Callable[[int], None]],
+                cache: Optional[BlobCache], root: str, read_blob: Optional[Callable[[str], bytes]] = None,
                 ) -> Tuple[store.Tables, Optional[Dict[str, int]]]:
-    """The tables of ``candidates`` extracted by the named engine, through
-    ``cache`` when given; and how many came from it (None without a cache)."""
+    """The tables of ``candidates`` extracted by the engine of ``options``,
+    through ``cache`` when given; and how many came from it (None without a cache)."""
     def run(chunk: Sequence[Any], on_batch: Optional[engine.Sink] = None) -> List[Any]:
-        if name == "dask":
-            return engine.run_dask(chunk, scheduler=scheduler, jobs=jobs, max_bytes=max_bytes,
-                                   progress=progress, on_batch=on_batch)
-        return engine.run(chunk, jobs=jobs, max_bytes=max_bytes, progress=progress, on_batch=on_batch)
+        if options.engine == "dask":
+            return engine.run_dask(chunk, scheduler=options.scheduler, jobs=options.jobs,
+                                   max_bytes=options.max_bytes, progress=progress, on_batch=on_batch)
+        return engine.run(chunk, jobs=options.jobs, max_bytes=options.max_bytes, progress=progress,
+                          on_batch=on_batch)
 
     if cache is None:
         return store.raw_tables(run(candidates)), None
-    return reuse.cached_tables(candidates, cache, run, root, max_bytes, progress, read_blob=read_blob)
+    return reuse.cached_tables(candidates, cache, run, root, options.max_bytes, progress, read_blob=read_blob)
 
 
 def open_cache(cache: Union[BlobCache, str, bool, None]) -> Optional[BlobCache]:
@@ -140,58 +132,38 @@ def scan(path: Optional[str] = None, *, jobs: Optional[int] = None,
     ``engine``: ``local`` (a process pool of ``jobs``) or ``dask`` (a Dask
     cluster at ``scheduler``, or a local one of ``jobs`` workers); the
     results are identical.
-    ``lines_saved``: also rewrite every file in memory as ``punstats rewrite
-    --rewrap`` does and record the lines that punning would save (a
+    ``lines_saved``: also rewrite every scanned file in memory as ``punstats
+    rewrite --rewrap`` does and record the lines that punning would save (a
     directory only; nothing is written).
     """
-    rule = _rule(test_rule)
-    _check_engine(engine, scheduler, python)
-    with contextlib.ExitStack() as stack:  # the cache and the blob reader are closed at the end
-        blob_cache = open_cache(cache)
-        if blob_cache is not None and blob_cache is not cache:
-            stack.callback(blob_cache.close)
-        read_blob = None
-        if rev is not None:
-            from punstats.sources import git as gitsource
-            corpus = corpus or gitsource.git_corpus(path or ".", rev)
-        else:
-            corpus = corpus or resolve(path)
-        if lines_saved and corpus.is_revision:
-            raise ValueError("lines saved are measured on a directory, not a revision: check it out first")
-        if corpus.is_revision:
-            from punstats.sources import git as gitsource
-            # with a cache, blobs are read only when not cached (many revisions share most of them)
-            lazy = blob_cache is not None and python is None
-            found = discover_git(corpus.root, corpus.revision, tuple(extensions),
-                                           max_bytes=max_bytes, exclude_dirs=exclude_dirs, with_data=not lazy)
-            if lazy:
-                read_blob = stack.enter_context(gitsource.BlobReader(corpus.root)).read
-        else:
-            found = discover(corpus.root, tuple(extensions), follow_links=follow_links,
-                             max_bytes=max_bytes, exclude_dirs=exclude_dirs)
-        if on_discovered:
-            on_discovered(len(found.candidates))
-        parser = (platform.python_version(), platform.python_implementation())
-        cache_counts = None
-        if python is not None:
-            from punstats.engines import interp
-            with interp.Pool(python, jobs=min(jobs or 1, 2)) as pool:
-                extractions = interp.extract_candidates(found.candidates, pool, max_bytes, blob_cache, progress)
-                parser = (pool.info["python"], pool.info["implementation"])
-            tables = store.raw_tables(extractions)
-        else:
-            tables, cache_counts = _raw_tables(engine, scheduler, found.candidates, jobs, max_bytes,
-                                               progress, blob_cache, found.root, read_blob)
-    occurrences, files, functions = (store.apply_rule(table, rule) for table in tables)
-    rules = {
-        "test_rule": rule.label,
-        "long_threshold": long_threshold,
-        "extensions": list(extensions),
-        "follow_links": follow_links,
-        "exclude_dirs": exclude_dirs,
-        "max_bytes": max_bytes,
-        "definition": "ast.keyword of ast.Call, arg not None, value ast.Name with id == arg",
-    }
+    options = ScanOptions.of(test_rule=test_rule, extensions=extensions, jobs=jobs,
+                             long_threshold=long_threshold, follow_links=follow_links,
+                             exclude_dirs=exclude_dirs, max_bytes=max_bytes, rev=rev, python=python,
+                             engine=engine, scheduler=scheduler, lines_saved=lines_saved)
+    return run_scan(options, path, corpus, cache, progress, on_discovered)
+
+
+def _corpus(options: ScanOptions, path: Optional[str], corpus: Optional[Corpus]) -> Corpus:
+    if options.rev is not None:
+        from punstats.sources import git as gitsource
+        corpus = corpus or gitsource.git_corpus(path or ".", options.rev)
+    else:
+        corpus = corpus or resolve(path)
+    if options.lines_saved and corpus.is_revision:
+        raise ValueError("lines saved are measured on a directory, not a revision: check it out first")
+    return corpus
+
+
+def _discover(options: ScanOptions, corpus: Corpus, lazy: bool) -> Discovery:
+    """The corpus's files; a revision's blobs are read here unless ``lazy``."""
+    if corpus.is_revision:
+        return discover_git(corpus.root, corpus.revision, options.extensions, max_bytes=options.max_bytes,
+                            exclude_dirs=options.exclude_dirs, with_data=not lazy)
+    return discover(corpus.root, options.extensions, follow_links=options.follow_links,
+                    max_bytes=options.max_bytes, exclude_dirs=options.exclude_dirs)
+
+
+def _provenance(corpus: Corpus, found: Discovery, parser: Tuple[str, str]) -> Dict[str, Any]:
     provenance = {
         "corpus": corpus.name,
         "root": found.root,
@@ -205,20 +177,66 @@ def scan(path: Optional[str] = None, *, jobs: Optional[int] = None,
         "skipped_dirs": found.skipped_dirs,
         "created": now(),
     }
+    return provenance
+
+
+def _lines_saved(found: Discovery, jobs: Optional[int]) -> Dict[str, Any]:
+    """Lines punning would save in the scan's own files (``rewrite --rewrap``)."""
+    from punstats.rewrite.tree import rewrite_candidates, summarize
+    totals = summarize(rewrite_candidates(found.candidates, found.root, rewrap=True, jobs=jobs))  # None: all cores
+    return {"lines_saved": totals.lines_saved, "lines_removed": totals.lines_removed,
+            "lines_added": totals.lines_added, "files_changed": totals.changed,
+            "edits": totals.edits, "joins": totals.joins, "rule": "rewrite --rewrap"}
+
+
+def _archive(corpus: Corpus) -> Dict[str, Any]:
+    """An unpacked archive (pypi:): what it was, what was refused."""
+    if corpus.archive is None:
+        return {}
+    return {"archive": corpus.archive,
+            "refused_members": [{"member": m, "reason": r, "detail": d} for m, r, d in corpus.refused_members]}
+
+
+def run_scan(options: ScanOptions, path: Optional[str] = None, corpus: Optional[Corpus] = None,
+             cache: Union[BlobCache, str, bool, None] = None,
+             progress: Optional[Callable[[int], None]] = None,
+             on_discovered: Optional[Callable[[int], None]] = None) -> ScanResult:
+    """The pipeline: resolve the corpus, discover, extract (through the cache), tables, summary."""
+    options.check()
+    with contextlib.ExitStack() as stack:  # the cache and the blob reader are closed at the end
+        blob_cache = open_cache(cache)
+        if blob_cache is not None and blob_cache is not cache:
+            stack.callback(blob_cache.close)
+        corpus = _corpus(options, path, corpus)
+        # with a cache, a revision's blobs are read only when not cached (revisions share most of them)
+        lazy = corpus.is_revision and blob_cache is not None and options.python is None
+        found = _discover(options, corpus, lazy)
+        read_blob = None
+        if lazy:
+            from punstats.sources import git as gitsource
+            read_blob = stack.enter_context(gitsource.BlobReader(corpus.root)).read
+        if on_discovered:
+            on_discovered(len(found.candidates))
+        parser = (platform.python_version(), platform.python_implementation())
+        cache_counts = None
+        if options.python is not None:
+            from punstats.engines import interp
+            with interp.Pool(options.python, jobs=min(options.jobs or 1, 2)) as pool:
+                extractions = interp.extract_candidates(found.candidates, pool, options.max_bytes,
+                                                        blob_cache, progress)
+                parser = (pool.info["python"], pool.info["implementation"])
+            tables = store.raw_tables(extractions)
+        else:
+            tables, cache_counts = _raw_tables(options, found.candidates, progress, blob_cache, found.root,
+                                               read_blob)
+    occurrences, files, functions = (store.apply_rule(table, options.test_rule) for table in tables)
+    provenance = _provenance(corpus, found, parser)
     if cache_counts is not None:  # how this run got its results; the results do not depend on it
         provenance["cache"] = cache_counts
-    if lines_saved:
-        from punstats import rewrite
-        totals = rewrite.summarize(rewrite.rewrite_tree(corpus.root, rewrap=True, extensions=extensions,
-                                                        jobs=jobs))  # None: all cores
-        provenance["lines_saved"] = {"lines_saved": totals.lines_saved, "lines_removed": totals.lines_removed,
-                                     "lines_added": totals.lines_added, "files_changed": totals.changed,
-                                     "edits": totals.edits, "joins": totals.joins, "rule": "rewrite --rewrap"}
-    if corpus.archive is not None:  # unpacked from an archive (pypi:): what it was, what was refused
-        provenance["archive"] = corpus.archive
-        provenance["refused_members"] = [{"member": m, "reason": r, "detail": d}
-                                         for m, r, d in corpus.refused_members]
-    return ScanResult(occurrences, files, _summary(occurrences, files, functions, rules, provenance),
+    if options.lines_saved:
+        provenance["lines_saved"] = _lines_saved(found, options.jobs)
+    provenance.update(_archive(corpus))
+    return ScanResult(occurrences, files, _summary(occurrences, files, functions, options.rules(), provenance),
                       functions)
 
 
