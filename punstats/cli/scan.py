@@ -86,14 +86,14 @@ def cmd_scan(args: argparse.Namespace) -> int:
                 python=args.python,
                 engine=args.engine, scheduler=args.scheduler, cache=not args.no_cache,
                 lines_saved=args.lines_saved,
+                output=None if args.no_save else output, csv=args.csv,  # stored as it runs
             )
-        except ValueError as exc:  # EngineError: the cluster cannot be reached or cannot run punstats
+        except ValueError as exc:  # EngineError, StoreError: the cluster, the output directory
             raise UsageError(_one_line(exc)) from None
         if bar:
             bar.close()
         summary = result.summary
         if not args.no_save:
-            result.save(output, csv=args.csv)
             summary = dict(summary, stored=output)
         summaries.append(summary)
         if not args.json:

@@ -1,14 +1,20 @@
-"""The tables of a scan: DataFrames from extractions (``frames``), test rules
-(``rules``), files on disk (``disk``) and whole-table reuse (``reuse``).
+"""The tables of a scan: the explicit schema (``schema``), DataFrames from
+extractions (``frames``), test rules (``rules``), results spilled as they
+arrive (``spill``), files on disk (``disk``) and whole-table reuse (``reuse``).
 """
 from punstats.store.disk import (  # noqa: F401
     FILES_FILE,
     FUNCTIONS_FILE,
     OCCURRENCES_FILE,
     SUMMARY_FILE,
+    Staging,
     StoreError,
+    TableFiles,
+    check_output,
     provenance_metadata,
     read,
+    read_summary,
+    read_table,
     write,
 )
 from punstats.store.frames import (  # noqa: F401
@@ -17,9 +23,7 @@ from punstats.store.frames import (  # noqa: F401
     OCCURRENCE_COLUMNS,
     Tables,
     apply_rule,
-    arrow_bytes,
     field_names,
-    from_arrow_bytes,
     raw_tables,
 )
 from punstats.store.rules import (  # noqa: F401

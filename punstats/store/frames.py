@@ -15,14 +15,14 @@ from __future__ import annotations
 
 import dataclasses
 import operator
-from typing import Any, List, NamedTuple, Sequence
-
-import pandas as pd
-import pyarrow as pa
+from typing import TYPE_CHECKING, Any, List, NamedTuple, Sequence
 
 from punstats.model.records import Extraction
 from punstats.store import schema
 from punstats.store.rules import TestRule
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def field_names(record_type: type) -> List[str]:
@@ -48,6 +48,7 @@ class Tables(NamedTuple):
 
 
 def _frame(rows: Sequence[Any], columns: schema.Columns) -> pd.DataFrame:
+    import pandas as pd
     names = schema.names(columns)
     if not isinstance(rows[0] if rows else (), tuple):
         getter = operator.attrgetter(*names)
@@ -66,23 +67,11 @@ def raw_tables(extractions: Sequence[Extraction]) -> Tables:
     )
 
 
-def arrow_bytes(table: pd.DataFrame) -> bytes:
-    """``table`` as an Arrow IPC stream: larger than parquet, but read without decoding."""
-    arrow = pa.Table.from_pandas(table, preserve_index=False)
-    sink = pa.BufferOutputStream()
-    with pa.ipc.new_stream(sink, arrow.schema) as writer:
-        writer.write_table(arrow)
-    return sink.getvalue().to_pybytes()
-
-
-def from_arrow_bytes(data: bytes) -> pd.DataFrame:
-    return pa.ipc.open_stream(data).read_all().to_pandas()
-
-
 def apply_rule(table: pd.DataFrame, rule: TestRule) -> pd.DataFrame:
     """``table`` with ``in_test`` and ``test_rule`` set by ``rule``."""
+    import pandas as pd
     table = table.copy()
-    test_paths = [path for path in table["path"].unique() if rule.is_test(path)]
+    test_paths = rule.test_paths(table["path"].unique())
     table["in_test"] = table["path"].isin(test_paths).astype("bool")
     table["test_rule"] = pd.array([rule.label] * len(table), dtype="str")
     return table
