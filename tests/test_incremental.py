@@ -166,9 +166,9 @@ def test_a_missing_git_blob_is_unreadable_and_not_remembered(tmp_path):
 def test_a_warm_scan_stores_the_same_bytes_as_a_cold_one(corpus, tmp_path):
     cache = str(tmp_path / "cache.sqlite3")
     cold = str(tmp_path / "cold")
-    punstats.scan(corpus, jobs=2, output=cold)
+    punstats.scan(str(corpus), jobs=2, output=cold)
     for name in ("first", "warm"):
-        result = punstats.scan(corpus, jobs=2, cache=cache, output=str(tmp_path / name))
+        result = punstats.scan(str(corpus), jobs=2, cache=cache, output=str(tmp_path / name))
     assert result.summary["cache"] == {"cached": result.summary["files"], "extracted": 0, "tables_reused": 1}
     for table in ("occurrences.parquet", "files.parquet", "functions.parquet"):
         data = [open(os.path.join(tmp_path, d, table), "rb").read() for d in ("cold", "first", "warm")]
