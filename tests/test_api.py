@@ -84,3 +84,21 @@ def test_scan_options_are_one_frozen_value():
     assert options.rules()["extensions"] == [".py", ".pyi"]
     with pytest.raises(dataclasses.FrozenInstanceError):
         options.jobs = 3
+
+
+def test_a_loaded_scan_reads_a_table_only_when_used_and_only_the_columns_asked(tmp_path, monkeypatch):
+    from punstats.store import disk
+    make_project(tmp_path)
+    out = str(tmp_path / "out")
+    punstats.scan(str(tmp_path), jobs=1, output=out)
+    reads = []
+    read_table = disk.read_table
+    monkeypatch.setattr(disk, "read_table", lambda d, name, columns=None: reads.append((name, columns))
+                        or read_table(d, name, columns))
+    result = punstats.load(out, columns={"occurrences": ["name", "kind"]})
+    assert reads == []
+    assert list(result.occurrences.columns) == ["name", "kind"] and len(result.occurrences) == 4
+    assert reads == [("occurrences", ["name", "kind"])]
+    regrouped = result.with_rules("substring")  # needs every column: reads them all
+    assert regrouped.summary["punnable"] == 4 and "callee" in regrouped.occurrences
+    assert ("functions", None) in reads

@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import platform
-from typing import Any, Callable, Dict, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Tuple, Union
 
 from punstats import __version__
 from punstats.cache import BlobCache
@@ -25,7 +25,9 @@ from punstats.model.discovery import Discovery
 from punstats.runs.options import ScanOptions
 from punstats.sources import resolve
 from punstats.sources.local import now
-from punstats.store.disk import Staging, StoreError, TableFiles
+
+if TYPE_CHECKING:
+    from punstats.store.disk import Staging
 
 Progress = Optional[Callable[[int], None]]
 
@@ -98,6 +100,7 @@ def _storing(staging: Staging, function: Callable) -> Callable:
     """``function`` with a failed write (a full disk) as the one-line ``StoreError``."""
     @functools.wraps(function)
     def guarded(*args: Any) -> Any:
+        from punstats.store.disk import StoreError
         try:
             return function(*args)
         except OSError as exc:
@@ -112,6 +115,7 @@ class _Output:
     def __init__(self, staging: Staging, options: ScanOptions, provenance: Dict[str, Any], count: int,
                  csv: bool) -> None:
         from punstats.analysis.summary import Totals
+        from punstats.store.disk import TableFiles
         from punstats.store.spill import RawOutput
         self.rule = options.test_rule
         self.totals = Totals(options.long_threshold)
@@ -162,6 +166,7 @@ def run_scan(options: ScanOptions, path: Optional[str] = None, corpus: Optional[
              csv: bool = False) -> Tuple[Dict[str, Any], Staging]:
     """Scan into ``output`` (None: a temporary directory, for the caller to
     read and remove); returns the summary and the committed staging."""
+    from punstats.store.disk import Staging
     options.check()
     corpus = _corpus(options, path, corpus)
     staging = Staging(output)  # before any work: a place that cannot take the scan is an error now

@@ -48,23 +48,34 @@ class ScanResult:
     summary: Dict[str, Any]
     functions: Optional[pd.DataFrame] = None  # one row per function; None in older stored scans
     directory: Optional[str] = None  # where it is stored, when it is
+    columns: Optional[Dict[str, Sequence[str]]] = None  # per table: only these are read from directory
 
     def __getattribute__(self, name: str) -> Any:
         value = object.__getattribute__(self, name)
         if value is STORED and name in _TABLES:
-            value = store.read_table(object.__getattribute__(self, "directory"), name)
+            columns = (object.__getattribute__(self, "columns") or {}).get(name)
+            value = store.read_table(object.__getattribute__(self, "directory"), name,
+                                     list(columns) if columns else None)
             object.__setattr__(self, name, value)
         return value
 
     @classmethod
-    def stored(cls, directory: str, summary: Dict[str, Any]) -> "ScanResult":
-        return cls(STORED, STORED, summary, STORED, directory)
+    def stored(cls, directory: str, summary: Dict[str, Any],
+               columns: Optional[Dict[str, Sequence[str]]] = None) -> "ScanResult":
+        return cls(STORED, STORED, summary, STORED, directory, columns)
+
+    def _whole(self, name: str) -> Optional[pd.DataFrame]:
+        """A table with all its columns, whatever ``columns`` says."""
+        if self.columns and name in self.columns and self.directory is not None:
+            return store.read_table(self.directory, name)
+        return getattr(self, name)
 
     def save(self, directory: str, csv: bool = False) -> None:
         """Store the scan in ``directory`` (replacing a stored scan there whole)."""
         if self.directory is not None and not csv and _same(self.directory, directory):
             return  # stored there already
-        store.write(directory, self.occurrences, self.files, self.summary, csv=csv, functions=self.functions)
+        store.write(directory, *(self._whole(name) for name in ("occurrences", "files")), self.summary,
+                    csv=csv, functions=self._whole("functions"))
 
     def with_rules(self, test_rule: Union[str, TestRule, None] = None,
                    long_threshold: Optional[int] = None) -> "ScanResult":
@@ -72,9 +83,10 @@ class ScanResult:
         from punstats.analysis.summary import parameters, summarize
         rule = as_rule(test_rule) if test_rule is not None else parse_test_rule(self.summary["test_rule"])
         threshold = self.summary["long_threshold"] if long_threshold is None else long_threshold
-        occurrences = store.apply_rule(self.occurrences, rule)
-        files = store.apply_rule(self.files, rule)
-        functions = store.apply_rule(self.functions, rule) if self.functions is not None else None
+        occurrences = store.apply_rule(self._whole("occurrences"), rule)
+        files = store.apply_rule(self._whole("files"), rule)
+        functions = self._whole("functions")
+        functions = store.apply_rule(functions, rule) if functions is not None else None
         rules = dict(self.summary["rules"], test_rule=rule.label, long_threshold=threshold)
         counts = summarize(occurrences, files, threshold)
         if functions is not None:
@@ -140,9 +152,15 @@ def scan(path: Optional[str] = None, *, jobs: Optional[int] = None,
         staging.abort()
 
 
-def load(directory: str) -> ScanResult:
-    """A scan stored by ``ScanResult.save`` or ``punstats scan -o`` (its tables read when used)."""
-    return ScanResult.stored(directory, store.read_summary(directory))
+#: The columns ``table``, ``plot`` and ``report`` use (``load(directory, columns=PRESENTED)``).
+PRESENTED = {"occurrences": ("path", "name", "name_len", "kind", "callee", "in_test"),
+             "files": ("path", "status", "keywords", "in_test")}
+
+
+def load(directory: str, columns: Optional[Dict[str, Sequence[str]]] = None) -> ScanResult:
+    """A scan stored by ``ScanResult.save`` or ``punstats scan -o``; each
+    table is read when first used (only ``columns[table]`` when given)."""
+    return ScanResult.stored(directory, store.read_summary(directory), columns)
 
 
 __all__ = ["ScanResult", "scan", "load"]
