@@ -54,3 +54,19 @@ class _Finder(importlib.abc.MetaPathFinder):
 def install():
     if not any(isinstance(finder, _Finder) for finder in sys.meta_path):
         sys.meta_path.append(_Finder())
+
+
+def lazy_names(package, homes):
+    """(``__getattr__``, ``__dir__``, ``__all__``) for ``package`` whose names
+    live in its modules (``homes``: module -> names), each imported when first
+    used, so that importing the package costs nothing heavy."""
+    home = {name: module for module, names in homes.items() for name in names}
+
+    def __getattr__(name):
+        if name in home:
+            return getattr(importlib.import_module(package + "." + home[name]), name)
+        raise AttributeError("module %r has no attribute %r" % (package, name))
+
+    def __dir__():
+        return sorted(set(vars(sys.modules[package])) | set(home))
+    return __getattr__, __dir__, sorted(home)

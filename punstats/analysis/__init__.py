@@ -3,7 +3,7 @@ totals over pyarrow chunks) and breakdowns (``breakdowns``, pandas).
 
 The names below import lazily, so that the summary of a scan never imports pandas.
 """
-import importlib
+from punstats.aliases import lazy_names
 
 _NAMES = {
     "breakdowns": ("KIND_ROWS", "by_directory", "compare", "kinds_comparison", "length_distribution",
@@ -13,17 +13,4 @@ _NAMES = {
 }
 
 
-_HOME = {name: module for module, names in _NAMES.items() for name in names}
-
-
-def __getattr__(name):
-    if name in _HOME:
-        return getattr(importlib.import_module("punstats.analysis." + _HOME[name]), name)
-    raise AttributeError("module 'punstats.analysis' has no attribute %r" % name)
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_HOME))
-
-
-__all__ = sorted(_HOME)
+__getattr__, __dir__, __all__ = lazy_names(__name__, _NAMES)

@@ -5,7 +5,7 @@ arrive (``spill``), files on disk (``disk``) and whole-table reuse (``reuse``).
 The names below import lazily: ``store.rules`` (every command's options)
 costs no pyarrow, and a scan answered from the cache no pandas.
 """
-import importlib
+from punstats.aliases import lazy_names
 
 _NAMES = {
     "disk": ("FILES_FILE", "FUNCTIONS_FILE", "OCCURRENCES_FILE", "SUMMARY_FILE", "Staging", "StoreError",
@@ -18,17 +18,4 @@ _NAMES = {
 }
 
 
-_HOME = {name: module for module, names in _NAMES.items() for name in names}
-
-
-def __getattr__(name):
-    if name in _HOME:
-        return getattr(importlib.import_module("punstats.store." + _HOME[name]), name)
-    raise AttributeError("module 'punstats.store' has no attribute %r" % name)
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_HOME))
-
-
-__all__ = sorted(_HOME)
+__getattr__, __dir__, __all__ = lazy_names(__name__, _NAMES)
