@@ -173,3 +173,26 @@ def test_a_warm_scan_stores_the_same_bytes_as_a_cold_one(corpus, tmp_path):
     for table in ("occurrences.parquet", "files.parquet", "functions.parquet"):
         data = [open(os.path.join(tmp_path, d, table), "rb").read() for d in ("cold", "first", "warm")]
         assert data[0] == data[1] == data[2]
+
+
+def test_an_unchanged_rescan_writes_the_stored_files_back_without_building_tables(corpus, tmp_path):
+    env = dict(os.environ, PUNSTATS_CACHE_DIR=str(tmp_path / "cache"))
+    check = ("import sys\nfrom punstats.cli import main\nstatus = main(sys.argv[1:])\n"
+             "print(status, sorted(m for m in ('pyarrow', 'pandas') if m in sys.modules))\n")
+    outputs = []
+    for name in ("first", "again", "substring"):
+        outputs.append(str(tmp_path / name))
+        rule = ["--test-rule", "substring"] if name == "substring" else []
+        proc = subprocess.run([sys.executable, "-c", check, "scan", "-q", "--json", "-o", outputs[-1], *rule,
+                               str(corpus)], capture_output=True, text=True, env=env, check=True)
+        *payload, last = proc.stdout.splitlines()
+        summary = json.loads("\n".join(payload))
+        if name == "again":
+            assert last == "0 []"  # neither pyarrow nor pandas imported
+            assert summary["cache"] == {"cached": summary["files"], "extracted": 0, "tables_reused": 1}
+        if name == "substring":
+            assert last == "0 ['pyarrow']" and summary["test_rule"] == "substring"
+    for table in ("occurrences.parquet", "files.parquet", "functions.parquet"):
+        first, again, other = (open(os.path.join(d, table), "rb").read() for d in outputs)
+        assert first == again != other
+    assert punstats.load(outputs[2]).files["test_rule"].unique().tolist() == ["substring"]

@@ -4,7 +4,7 @@ cache) -> stored tables and running totals -> summary.
 Results stream: each engine batch is spilled as it arrives, then the three
 tables are written in candidate order, row group by row group, into a
 staging directory that replaces the stored scan whole at the end
-(``store.disk.Staging``), while ``analysis.summary.Totals`` keeps the
+(``store.staging.Staging``), while ``analysis.summary.Totals`` keeps the
 running counts.  Nothing holds every row.  The output place is checked
 before any file is read.
 """
@@ -27,7 +27,7 @@ from punstats.sources import resolve
 from punstats.sources.local import now
 
 if TYPE_CHECKING:
-    from punstats.store.disk import Staging
+    from punstats.store.staging import Staging
 
 Progress = Optional[Callable[[int], None]]
 
@@ -100,7 +100,7 @@ def _storing(staging: Staging, function: Callable) -> Callable:
     """``function`` with a failed write (a full disk) as the one-line ``StoreError``."""
     @functools.wraps(function)
     def guarded(*args: Any) -> Any:
-        from punstats.store.disk import StoreError
+        from punstats.store.staging import StoreError
         try:
             return function(*args)
         except OSError as exc:
@@ -131,10 +131,13 @@ class _Output:
         self.files.put(name, table)
         getattr(self.totals, "add_" + name)(table)
 
+    def counts(self) -> Dict[str, Any]:
+        """The summary's counts of everything that went through."""
+        return dict(self.totals.counts(), parameters=self.totals.parameters())
 
-def _extract(options: ScanOptions, found: Discovery, output: _Output, cache: Optional[BlobCache],
-             progress: Progress, read_blob: Optional[Callable[[str], bytes]]) -> Optional[Dict[str, int]]:
-    """Every candidate's rows into ``output``; how many came from the cache (None without one)."""
+
+def _runner(options: ScanOptions, progress: Progress) -> Callable[..., Any]:
+    """The engine of ``options``: ``run(candidates, sink)``, the rows going to the sink only."""
     from punstats import engines
 
     def run(chunk: Any, on_batch: Any = None) -> Any:
@@ -143,21 +146,54 @@ def _extract(options: ScanOptions, found: Discovery, output: _Output, cache: Opt
                                     max_bytes=options.max_bytes, progress=progress, on_batch=on_batch,
                                     keep=False)
         return engines.run(chunk, jobs=options.jobs, max_bytes=options.max_bytes, progress=progress,
-                           on_batch=on_batch, keep=False)  # the rows go to the sink only
+                           on_batch=on_batch, keep=False)
+    return run
 
-    if cache is None:
-        run(found.candidates, output.add)
-        output.finish()
-        return None
+
+Tables = Tuple[Dict[str, Any], Dict[str, int], Optional[Dict[str, int]]]  # (counts, rows, cache counts)
+
+
+def _tables(staging: Staging, options: ScanOptions, found: Discovery, provenance: Dict[str, Any],
+            cache: Optional[BlobCache], pool: Any, progress: Progress,
+            read_blob: Optional[Callable[[str], bytes]], csv: bool) -> Tables:
+    """The stored tables of ``found`` in ``staging``, with their counts."""
+    if cache is not None and pool is None:
+        return _through_cache(staging, options, found, provenance, cache, progress, read_blob, csv)
+    output = _Output(staging, options, provenance, len(found.candidates), csv)
+    if pool is not None:  # another interpreter: its results come back whole
+        from punstats.engines import interp
+        extractions = interp.extract_candidates(found.candidates, pool, options.max_bytes, cache, progress)
+        output.add(range(len(extractions)), extractions)
+    else:
+        _runner(options, progress)(found.candidates, output.add)
+    output.finish()
+    rows = output.close()
+    return output.counts(), rows, None
+
+
+def _through_cache(staging: Staging, options: ScanOptions, found: Discovery, provenance: Dict[str, Any],
+                   cache: BlobCache, progress: Progress, read_blob: Optional[Callable[[str], bytes]],
+                   csv: bool) -> Tables:
+    """As ``_tables``, reusing what the cache knows: the stored files of this
+    corpus state and settings, else its raw tables, else per-file results."""
     from punstats.store import reuse
-    return reuse.cached_tables(found.candidates, cache, run, found.root, output.raw, options.max_bytes,
-                               progress, read_blob=read_blob)
-
-
-def _summary(output: _Output, options: ScanOptions, provenance: Dict[str, Any]) -> Dict[str, Any]:
-    counts = output.totals.counts()
-    counts["parameters"] = output.totals.parameters()
-    return {**counts, "test_rule": options.test_rule.label, "rules": options.rules(), **provenance}
+    state = reuse.CorpusState.of(found.candidates, options.max_bytes)
+    described = dict(provenance, rules=options.rules())
+    if not csv:
+        hit = _storing(staging, reuse.stored_scan)(cache, state, described, staging.path)
+        if hit is not None:
+            (progress or (lambda n: None))(state.prepared.count)
+            return hit[0], hit[1], state.reused()
+    output = _Output(staging, options, provenance, len(found.candidates), csv)
+    cache_counts = reuse.cached_tables(state, cache, _runner(options, progress), found.root, output.raw,
+                                       options.max_bytes, progress, read_blob=read_blob)
+    rows = output.close()
+    counts = output.counts()
+    if not csv and not cache_counts.get("unread"):
+        from punstats.store.staging import TABLE_FILES
+        reuse.keep_stored_scan(cache, state, described, found.root, staging.path, list(TABLE_FILES.values()),
+                               counts, rows)
+    return counts, rows, cache_counts
 
 
 def run_scan(options: ScanOptions, path: Optional[str] = None, corpus: Optional[Corpus] = None,
@@ -166,7 +202,7 @@ def run_scan(options: ScanOptions, path: Optional[str] = None, corpus: Optional[
              csv: bool = False) -> Tuple[Dict[str, Any], Staging]:
     """Scan into ``output`` (None: a temporary directory, for the caller to
     read and remove); returns the summary and the committed staging."""
-    from punstats.store.disk import Staging
+    from punstats.store.staging import Staging
     options.check()
     corpus = _corpus(options, path, corpus)
     staging = Staging(output)  # before any work: a place that cannot take the scan is an error now
@@ -201,19 +237,12 @@ def _scan_into(staging: Staging, options: ScanOptions, corpus: Corpus, cache: An
             pool = stack.enter_context(interp.Pool(options.python, jobs=min(options.jobs or 1, 2)))
             parser = (pool.info["python"], pool.info["implementation"])
         provenance = _provenance(corpus, found, parser)
-        output = _Output(staging, options, provenance, len(found.candidates), csv)
-        if pool is not None:  # another interpreter: its results come back whole
-            extractions = interp.extract_candidates(found.candidates, pool, options.max_bytes, blob_cache, progress)
-            output.add(range(len(extractions)), extractions)
-            output.finish()
-            cache_counts = None
-        else:
-            cache_counts = _extract(options, found, output, blob_cache, progress, read_blob)
-    rows = output.close()
+        counts, rows, cache_counts = _tables(staging, options, found, provenance, blob_cache, pool, progress,
+                                             read_blob, csv)
     provenance["created"] = now()
     if cache_counts is not None:  # how this run got its results; the results do not depend on it
         provenance["cache"] = cache_counts
     if options.lines_saved:
         provenance["lines_saved"] = _lines_saved(found, options.jobs)
     provenance.update(_archive(corpus))
-    return _summary(output, options, provenance), rows
+    return {**counts, "test_rule": options.test_rule.label, "rules": options.rules(), **provenance}, rows
