@@ -196,3 +196,21 @@ def test_an_unchanged_rescan_writes_the_stored_files_back_without_building_table
         first, again, other = (open(os.path.join(d, table), "rb").read() for d in outputs)
         assert first == again != other
     assert punstats.load(outputs[2]).files["test_rule"].unique().tolist() == ["substring"]
+
+
+def test_a_file_changed_after_it_was_named_is_not_cached_under_the_old_blob(tmp_path):
+    from punstats import engines
+    from punstats.discover.tree import discover
+    from punstats.engines.cached import prepare, run_cached
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.py").write_text("f(a=a)\n")
+    (tmp_path / "src" / "b.py").write_text("g(b=b)\n")
+    prepared = prepare(discover(str(tmp_path / "src")).candidates)
+    (tmp_path / "src" / "a.py").write_text("f(a=a, b=b)\n")  # between naming and extraction
+    seen = {}
+    with BlobCache(str(tmp_path / "cache.sqlite3")) as cache:
+        counts = run_cached(prepared, cache, lambda c, sink: engines.run(c, jobs=1, on_batch=sink, keep=False),
+                            lambda indices, extractions: seen.update(zip(indices, extractions)))
+        assert counts == {"cached": 0, "extracted": 2, "changed": 1}
+        assert seen[0].record.punnable == 2  # what the file now holds is what is counted
+        assert cache.count() == 1  # only b.py's result is kept

@@ -1,12 +1,13 @@
 """The incremental scan: results reused by content from the cache.
 
 Wraps any engine (the local process pool, Dask).  Each file's bytes are read
-once in this process and named by their git blob id.  Two layers:
+in this process and named by their git blob id, then let go.  Two layers:
 
 - per file: files whose blob the cache knows (for this extractor version,
   size cap and parser) come from the cache; the others are extracted by the
-  engine, with their bytes attached so no worker reads the file again, and
-  stored as results arrive, so a scan killed midway keeps what it finished.
+  engine, whose worker reads the file again (a result is stored only if the
+  bytes it read are the ones named), and stored as results arrive, so a
+  scan killed midway keeps what it finished.
   The entries are those ``--python`` and revision scans use, keyed the same
   way, so a parser never extracts the same bytes twice.
 - per corpus state (``store.reuse``): the manifest (every path with its
@@ -50,8 +51,10 @@ class Prepared:
     """Candidates read and named: failures already extracted, the rest with their blob."""
 
     failed: Tuple[Tuple[int, Extraction], ...]
-    readable: Tuple[Tuple[int, Candidate, str], ...]  # (index, candidate with data, blob id)
+    readable: Tuple[Tuple[int, Candidate, str], ...]  # (index, candidate, blob id)
     count: int
+    #: index -> sha256 of the bytes named, for candidates read again from their file when extracted
+    digests: Dict[int, str] = dataclasses.field(default_factory=dict)
 
     def manifest_key(self, version: str, parser: str) -> str:
         """A name for this exact corpus state under this extractor and parser."""
@@ -76,9 +79,15 @@ GIT_LOCATION = "git:"  # a revision scan's candidates: git:<blob id>, read only 
 
 
 def prepare(candidates: Sequence[Candidate], max_bytes: int = DEFAULT_MAX_BYTES) -> Prepared:
-    """Name every candidate by its blob id: read and hashed, or (a git blob) known already."""
+    """Name every candidate by its blob id: read and hashed, or (a git blob) known already.
+
+    The bytes of a file are not kept: a worker reads the file again if it
+    must be extracted, and its result is stored under the blob only when the
+    bytes it read are the ones named (``digests``), so memory does not grow
+    with the corpus."""
     failed: List[Tuple[int, Extraction]] = []
     readable: List[Tuple[int, Candidate, str]] = []
+    digests: Dict[int, str] = {}
     for index, candidate in enumerate(candidates):
         if not candidate.status and candidate.data is None and candidate.location.startswith(GIT_LOCATION):
             readable.append((index, candidate, candidate.location[len(GIT_LOCATION):]))
@@ -87,8 +96,10 @@ def prepare(candidates: Sequence[Candidate], max_bytes: int = DEFAULT_MAX_BYTES)
         if isinstance(data, Extraction):
             failed.append((index, data))
         else:
-            readable.append((index, dataclasses.replace(candidate, data=data), blob_id(data)))
-    return Prepared(tuple(failed), tuple(readable), len(candidates))
+            readable.append((index, candidate, blob_id(data)))
+            if candidate.data is None:
+                digests[index] = hashlib.sha256(data).hexdigest()
+    return Prepared(tuple(failed), tuple(readable), len(candidates), digests)
 
 
 #: Blobs looked up in the cache at once.
@@ -123,10 +134,17 @@ def run_cached(prepared: Prepared, cache: BlobCache, run: Runner, sink: Sink,
     work, unread = _readable(todo, read_blob, sink)
     fresh: Dict[str, Dict[str, list]] = {}
 
+    changed = 0
+
     def store_batch(positions: Sequence[int], extractions: Sequence[Extraction]) -> None:
+        nonlocal changed
         sink([work[position][0] for position in positions], extractions)
         for position, extraction in zip(positions, extractions):
-            fresh[work[position][2]] = to_plain(extraction)
+            index, _, blob = work[position]
+            if prepared.digests.get(index, extraction.record.sha256) != extraction.record.sha256:
+                changed += 1  # the file changed since it was named: its result is not that blob's
+                continue
+            fresh[blob] = to_plain(extraction)
         if len(fresh) >= CHUNK_FILES:  # store as the run goes: a killed scan keeps what it finished
             cache.put_many("extract", version, parser, fresh.items())
             fresh.clear()
@@ -137,16 +155,19 @@ def run_cached(prepared: Prepared, cache: BlobCache, run: Runner, sink: Sink,
     counts = {"cached": len(prepared.readable) - len(todo), "extracted": len(todo) - unread}
     if unread:
         counts["unread"] = unread
+    if changed:
+        counts["changed"] = changed
     return counts
 
 
 def _readable(todo: Sequence[Tuple[int, Candidate, str]], read_blob: Optional[Callable[[str], bytes]],
               sink: Sink) -> Tuple[List[Tuple[int, Candidate, str]], int]:
-    """The candidates to extract, with their bytes; a git blob that cannot be read goes to ``sink``."""
+    """The candidates to extract: a git blob read here (one that cannot be
+    read goes to ``sink``), a file as it is (the worker reads it)."""
     work: List[Tuple[int, Candidate, str]] = []
     unread = 0
     for index, candidate, blob in todo:
-        if candidate.data is None:
+        if candidate.data is None and candidate.location.startswith(GIT_LOCATION):
             try:
                 candidate = dataclasses.replace(candidate, data=read_blob(blob))  # type: ignore[misc]
             except (OSError, ValueError) as exc:  # e.g. an object missing from a partial clone

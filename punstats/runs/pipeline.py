@@ -189,7 +189,7 @@ def _through_cache(staging: Staging, options: ScanOptions, found: Discovery, pro
                                        options.max_bytes, progress, read_blob=read_blob)
     rows = output.close()
     counts = output.counts()
-    if not csv and not cache_counts.get("unread"):
+    if not csv and not cache_counts.get("unread") and not cache_counts.get("changed"):
         from punstats.store.staging import TABLE_FILES
         reuse.keep_stored_scan(cache, state, described, found.root, staging.path, list(TABLE_FILES.values()),
                                counts, rows)

@@ -100,7 +100,7 @@ def cached_tables(state: CorpusState, cache: BlobCache, run: Runner, root: str, 
     output.keep_copies()
     counts = run_cached(state.prepared, cache, run, output.add, max_bytes, progress, state.parser, read_blob)
     output.finish()
-    if counts.get("unread"):  # a blob that could not be read now may be readable next time
+    if counts.get("unread") or counts.get("changed"):  # not a state to answer from next time
         return dict(counts, tables_reused=0)
     _latest(cache, state, MANIFEST_KIND, list(TABLE_KINDS.values()), root, state.key)
     for name, kind in TABLE_KINDS.items():
