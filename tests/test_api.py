@@ -102,3 +102,17 @@ def test_a_loaded_scan_reads_a_table_only_when_used_and_only_the_columns_asked(t
     regrouped = result.with_rules("substring")  # needs every column: reads them all
     assert regrouped.summary["punnable"] == 4 and "callee" in regrouped.occurrences
     assert ("functions", None) in reads
+
+
+def test_a_lazy_scan_keeps_its_tables_on_disk_until_used_and_removes_them_with_it(tmp_path):
+    import gc
+    import os
+    make_project(tmp_path)
+    result = punstats.scan(str(tmp_path), jobs=1, eager=False)
+    directory = result.directory
+    assert os.path.isdir(directory) and result.summary["punnable"] == 4
+    assert list(result.occurrences["name"]) == ["configuration", "verbosity", "configuration", "configuration"]
+    del result
+    gc.collect()
+    assert not os.path.exists(directory)
+    assert punstats.scan(str(tmp_path), jobs=1).directory is None  # eager: in memory, nothing left on disk

@@ -221,3 +221,15 @@ def test_a_stored_scan_is_replaced_by_one_rename(tmp_path):
     assert result.summary["files"] == 3 and len(result.files) == 3
     assert json.load(open(os.path.join(out, "summary.json")))["rows"] == {"occurrences": 4, "files": 3, "functions": 0}
     assert "rows" not in punstats.load(out).summary
+
+
+def test_an_output_named_through_a_link_is_replaced_where_the_link_points(tmp_path):
+    corpus = small_tree(tmp_path / "src")
+    real = str(tmp_path / "real")
+    punstats.scan(corpus, jobs=1, output=real)
+    os.symlink(real, str(tmp_path / "link"))
+    (tmp_path / "src" / "c.py").write_text("h(d=d)\n")
+    punstats.scan(corpus, jobs=1, output=str(tmp_path / "link"))
+    assert os.path.islink(tmp_path / "link")
+    assert punstats.load(real).summary["files"] == 3
+    assert sorted(os.listdir(tmp_path)) == ["link", "real", "src"]

@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import platform
-from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Tuple, Union
+from typing import Any, Callable, Dict, Optional, Tuple, Union
 
 from punstats import __version__
 from punstats.cache import BlobCache
@@ -25,9 +25,7 @@ from punstats.model.discovery import Discovery
 from punstats.runs.options import ScanOptions
 from punstats.sources import resolve
 from punstats.sources.local import now
-
-if TYPE_CHECKING:
-    from punstats.store.staging import Staging
+from punstats.store.staging import TABLE_FILES, Staging, StoreError
 
 Progress = Optional[Callable[[int], None]]
 
@@ -100,12 +98,10 @@ def _storing(staging: Staging, function: Callable) -> Callable:
     """``function`` with a failed write (a full disk) as the one-line ``StoreError``."""
     @functools.wraps(function)
     def guarded(*args: Any) -> Any:
-        from punstats.store.staging import StoreError
         try:
             return function(*args)
         except OSError as exc:
-            raise StoreError("cannot store the scan in %s: %s" % (staging.target or "a temporary directory",
-                                                                  " ".join(str(exc).split()))) from None
+            raise StoreError("cannot store the scan in %s: %s" % (staging.name, " ".join(str(exc).split()))) from None
     return guarded
 
 
@@ -190,7 +186,6 @@ def _through_cache(staging: Staging, options: ScanOptions, found: Discovery, pro
     rows = output.close()
     counts = output.counts()
     if not csv and not cache_counts.get("unread") and not cache_counts.get("changed"):
-        from punstats.store.staging import TABLE_FILES
         reuse.keep_stored_scan(cache, state, described, found.root, staging.path, list(TABLE_FILES.values()),
                                counts, rows)
     return counts, rows, cache_counts
@@ -202,7 +197,6 @@ def run_scan(options: ScanOptions, path: Optional[str] = None, corpus: Optional[
              csv: bool = False) -> Tuple[Dict[str, Any], Staging]:
     """Scan into ``output`` (None: a temporary directory, for the caller to
     read and remove); returns the summary and the committed staging."""
-    from punstats.store.staging import Staging
     options.check()
     corpus = _corpus(options, path, corpus)
     staging = Staging(output)  # before any work: a place that cannot take the scan is an error now

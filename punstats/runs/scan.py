@@ -8,6 +8,7 @@ for it (``table``, ``plot`` and ``report`` never read the functions table).
 from __future__ import annotations
 
 import os
+import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Sequence, Union
 
@@ -117,7 +118,8 @@ def scan(path: Optional[str] = None, *, jobs: Optional[int] = None,
          corpus: Optional[Corpus] = None, rev: Optional[str] = None,
          python: Optional[str] = None, cache: Union[BlobCache, str, bool, None] = None,
          engine: str = "local", scheduler: Optional[str] = None,
-         lines_saved: bool = False, output: Optional[str] = None, csv: bool = False) -> ScanResult:
+         lines_saved: bool = False, output: Optional[str] = None, csv: bool = False,
+         eager: bool = True) -> ScanResult:
     """Scan a directory (default: this interpreter's standard library).
 
     ``progress`` is called with the number of files just finished;
@@ -136,7 +138,9 @@ def scan(path: Optional[str] = None, *, jobs: Optional[int] = None,
     directory only; nothing is written).
     ``output``: store the scan in that directory as it runs (``csv``: with
     CSV copies), replacing a stored scan there whole; the result then reads
-    its tables from there.  Without it the tables are held in memory.
+    its tables from there.  Without it the tables are held in memory (with
+    ``eager=False`` only once used: they wait in a private temporary directory,
+    removed with the result).
     """
     options = ScanOptions.of(test_rule=test_rule, extensions=extensions, jobs=jobs,
                              long_threshold=long_threshold, follow_links=follow_links,
@@ -145,11 +149,9 @@ def scan(path: Optional[str] = None, *, jobs: Optional[int] = None,
     summary, staging = run_scan(options, path, corpus, cache, progress, on_discovered, output, csv)
     if output is not None:
         return ScanResult.stored(output, summary)
-    try:
-        return ScanResult(*(store.read_table(staging.path, name) for name in ("occurrences", "files")),
-                          summary, store.read_table(staging.path, "functions"))
-    finally:
-        staging.abort()
+    result = ScanResult.stored(staging.path, summary)
+    weakref.finalize(result, staging.abort)  # the private directory goes with the result
+    return ScanResult(result.occurrences, result.files, summary, result.functions) if eager else result
 
 
 #: The columns ``table``, ``plot`` and ``report`` use (``load(directory, columns=PRESENTED)``).

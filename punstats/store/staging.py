@@ -68,12 +68,13 @@ class Staging:
 
     def __init__(self, directory: Optional[str]) -> None:
         """``directory`` None: a private temporary directory (the tables are read back, then removed)."""
-        self.target = os.path.abspath(directory) if directory is not None else None
+        self.target = os.path.realpath(directory) if directory is not None else None  # through a link
+        self.name = directory or "a temporary directory"  # as the user wrote it
         try:
             if self.target is None:
                 self.path = tempfile.mkdtemp(prefix="punstats-scan-")
             else:
-                check_output(self.target)
+                check_output(directory)
                 parent = os.path.dirname(self.target)
                 os.makedirs(parent, exist_ok=True)
                 _remove_stale(self.target)
@@ -101,7 +102,7 @@ class Staging:
                 _swap_in(self.path, self.target)
         except OSError as exc:
             self.abort()
-            raise StoreError("cannot store the scan in %s: %s" % (self.target, _one_line(exc))) from None
+            raise StoreError("cannot store the scan in %s: %s" % (self.name, _one_line(exc))) from None
 
     def abort(self) -> None:
         if getattr(self, "path", None):
