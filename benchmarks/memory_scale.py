@@ -5,7 +5,8 @@ standard-library files, each with a unique comment appended, so that no
 two have the same bytes and no cache could share them), scans each with
 ``punstats scan --no-cache -o DIR`` in a subprocess, and prints the peak
 resident memory of the whole process tree (the scan and its workers, summed,
-sampled every 20 ms with psutil), the wall time, and the ratios of the
+sampled every 20 ms with psutil; RSS, and PSS, which counts pages the forked
+workers share once), the wall time, and the ratios of the
 larger corpus to the smaller (goal: peak memory within 1.3x, wall time
 about 10x for 10x the files).
 
@@ -50,30 +51,36 @@ def build(root, count, files):
             target.write(data + b"\n# memory_scale unique file %d\n" % number)
 
 
-def tree_rss(process):
-    """Resident memory of ``process`` and all its descendants, in bytes."""
-    total = 0
+def tree_memory(process):
+    """(RSS, PSS) of ``process`` and all its descendants, summed, in bytes.
+
+    RSS counts a page shared by forked workers once per process; PSS divides
+    it among them (the memory the tree really occupies)."""
+    rss = pss = 0
     for member in [process] + process.children(recursive=True):
         try:
-            total += member.memory_info().rss
+            info = member.memory_full_info()
         except psutil.Error:  # exited meanwhile
-            pass
-    return total
+            continue
+        rss += info.rss
+        pss += getattr(info, "pss", info.rss)
+    return rss, pss
 
 
 def measured(command):
-    """(wall seconds, peak tree RSS bytes, exit status) of ``command``."""
+    """(wall seconds, (peak tree RSS, peak tree PSS) bytes, exit status) of ``command``."""
     start = time.perf_counter()
     proc = subprocess.Popen(command, stdout=subprocess.DEVNULL)
     watched = psutil.Process(proc.pid)
-    peak = [0]
+    peak = [(0, 0)]
 
     def sample():
         while proc.poll() is None:
             try:
-                peak[0] = max(peak[0], tree_rss(watched))
+                rss, pss = tree_memory(watched)
             except psutil.Error:
                 break
+            peak[0] = (max(peak[0][0], rss), max(peak[0][1], pss))
             time.sleep(0.02)
     sampler = threading.Thread(target=sample)
     sampler.start()
@@ -108,14 +115,15 @@ def main():
             if status != 0:
                 sys.exit("scan of %d files failed (exit %d)" % (size, status))
             results.append((size, elapsed, peak))
-            print("%7d files  wall %7.1f s  peak RSS (process tree) %7.1f MiB  (%.1f KiB per file)"
-                  % (size, elapsed, peak / 2**20, peak / 1024 / size))
+            print("%7d files  wall %7.1f s  peak of the process tree: RSS %6.1f MiB, PSS %6.1f MiB"
+                  % (size, elapsed, peak[0] / 2**20, peak[1] / 2**20))
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
     (small, small_wall, small_peak), (large, large_wall, large_peak) = results[0], results[-1]
-    print("ratio %d / %d files: peak RSS %.2f (goal <= 1.3), wall time %.1f (files %.0fx)"
-          % (large, small, large_peak / small_peak, large_wall / small_wall, large / small))
+    print("ratio %d / %d files: peak RSS %.2f (goal <= 1.3), peak PSS %.2f, wall time %.1f (files %.0fx)"
+          % (large, small, large_peak[0] / small_peak[0], large_peak[1] / small_peak[1],
+             large_wall / small_wall, large / small))
 
 
 if __name__ == "__main__":
