@@ -35,7 +35,8 @@ def main():
     for _ in range(args.runs):
         with tempfile.TemporaryDirectory() as directory:
             env = dict(os.environ, PUNSTATS_CACHE_DIR=os.path.join(directory, "cache"))
-            command = [sys.executable, "-m", "punstats", "scan", "-q"] + (["--jobs", str(args.jobs)] if args.jobs else [])
+            command = [sys.executable, "-m", "punstats", "scan", "-q"]
+            command += ["--jobs", str(args.jobs)] if args.jobs else []
             first, second = os.path.join(directory, "cold"), os.path.join(directory, "warm")
             cold.append(timed(command + ["-o", first] + ([args.path] if args.path else []), env))
             warm.append(timed(command + ["-o", second] + ([args.path] if args.path else []), env))

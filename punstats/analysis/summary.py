@@ -1,11 +1,16 @@
 """The summary of a scan: totals, shares, top identifiers and callees, kinds and parameters.
+
+``Totals`` keeps them as running totals, fed the stored tables in pieces
+(pyarrow), so a scan is summarized without holding its rows;
+``summarize`` and ``parameters`` give the same counts for whole DataFrames.
 """
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING, Any, Dict, List
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Set, Tuple
 
 from punstats.model.kinds import KIND_CALL
+from punstats.model.statuses import OK, SKIPPED_STATUSES
 from punstats.store.schema import scalar
 
 if TYPE_CHECKING:
@@ -20,8 +25,6 @@ KIND_COUNTERS = (
     "calls_no_arguments", "calls_positional_only", "calls_keyword_only", "calls_mixed",
     "calls_all_punnable", "functions",
 )
-
-from punstats.model.statuses import OK, SKIPPED_STATUSES
 
 
 def scanned_files(files: pd.DataFrame) -> pd.DataFrame:
@@ -90,7 +93,8 @@ class Totals:
         self.names: Counter = Counter()
         self.callees: Counter = Counter()
         self.functions: Counter = Counter()
-        self._call_path, self._calls = None, set()  # distinct calls of the file being read
+        self._call_path: Optional[str] = None  # the file whose distinct calls are in _calls
+        self._calls: Set[Tuple[int, int]] = set()
 
     def add_files(self, files: Any) -> None:
         import pyarrow.compute as pc

@@ -74,7 +74,7 @@ class Staging:
             if self.target is None:
                 self.path = tempfile.mkdtemp(prefix="punstats-scan-")
             else:
-                check_output(directory)
+                check_output(self.name)
                 parent = os.path.dirname(self.target)
                 os.makedirs(parent, exist_ok=True)
                 _remove_stale(self.target)
