@@ -59,3 +59,60 @@ def test_lines_saved_are_measured_as_the_rewrite_measures_them(tmp_path):
     row = [line for line in text.splitlines() if line.startswith("| Lines saved by punning")]
     assert [cell.strip() for cell in row[0].strip("|").split("|")] == [
         "Lines saved by punning (`rewrite --rewrap`)", "3", "n/a"]
+
+
+def test_lines_saved_measure_the_files_the_scan_counted(tmp_path):
+    (tmp_path / "a.py").write_text("f(\n    alpha=alpha,\n)\n")
+    (tmp_path / ".tox").mkdir()  # skipped by default, scanned with exclude_dirs=False
+    (tmp_path / ".tox" / "b.py").write_text("g(\n    beta=beta,\n    gamma=gamma,\n)\n")
+    default = punstats.scan(str(tmp_path), jobs=1, lines_saved=True)
+    everything = punstats.scan(str(tmp_path), jobs=1, lines_saved=True, exclude_dirs=False)
+    assert (default.summary["files"], everything.summary["files"]) == (1, 2)
+    assert default.summary["lines_saved"]["files_changed"] == 1
+    assert everything.summary["lines_saved"]["files_changed"] == 2
+    assert everything.summary["lines_saved"]["lines_saved"] == default.summary["lines_saved"]["lines_saved"] + 3
+
+
+def test_scan_options_are_one_frozen_value():
+    import dataclasses
+
+    import pytest
+
+    from punstats.runs.options import ScanOptions
+    options = ScanOptions.of(test_rule="substring", extensions=[".py", ".pyi"], jobs=2)
+    assert options.test_rule.label == "substring" and options.extensions == (".py", ".pyi")
+    assert options.rules()["extensions"] == [".py", ".pyi"]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        options.jobs = 3
+
+
+def test_a_loaded_scan_reads_a_table_only_when_used_and_only_the_columns_asked(tmp_path, monkeypatch):
+    from punstats.store import disk
+    make_project(tmp_path)
+    out = str(tmp_path / "out")
+    punstats.scan(str(tmp_path), jobs=1, output=out)
+    reads = []
+    read_table = disk.read_table
+    monkeypatch.setattr(disk, "read_table", lambda d, name, columns=None: reads.append((name, columns))
+                        or read_table(d, name, columns))
+    result = punstats.load(out, columns={"occurrences": ["name", "kind"]})
+    assert reads == []
+    assert list(result.occurrences.columns) == ["name", "kind"] and len(result.occurrences) == 4
+    assert reads == [("occurrences", ["name", "kind"])]
+    regrouped = result.with_rules("substring")  # needs every column: reads them all
+    assert regrouped.summary["punnable"] == 4 and "callee" in regrouped.occurrences
+    assert ("functions", None) in reads
+
+
+def test_a_lazy_scan_keeps_its_tables_on_disk_until_used_and_removes_them_with_it(tmp_path):
+    import gc
+    import os
+    make_project(tmp_path)
+    result = punstats.scan(str(tmp_path), jobs=1, eager=False)
+    directory = result.directory
+    assert os.path.isdir(directory) and result.summary["punnable"] == 4
+    assert list(result.occurrences["name"]) == ["configuration", "verbosity", "configuration", "configuration"]
+    del result
+    gc.collect()
+    assert not os.path.exists(directory)
+    assert punstats.scan(str(tmp_path), jobs=1).directory is None  # eager: in memory, nothing left on disk

@@ -162,3 +162,56 @@ def test_a_missing_git_blob_is_unreadable_and_not_remembered(tmp_path):
         assert status == {"good.py": "ok", "lost.py": "unreadable"}
         assert result.summary["punnable"] == 1
         assert result.summary["cache"]["unread"] == 1 and result.summary["cache"]["tables_reused"] == 0
+
+
+def test_a_warm_scan_stores_the_same_bytes_as_a_cold_one(corpus, tmp_path):
+    cache = str(tmp_path / "cache.sqlite3")
+    cold = str(tmp_path / "cold")
+    punstats.scan(str(corpus), jobs=2, output=cold)
+    for name in ("first", "warm"):
+        result = punstats.scan(str(corpus), jobs=2, cache=cache, output=str(tmp_path / name))
+    assert result.summary["cache"] == {"cached": result.summary["files"], "extracted": 0, "tables_reused": 1}
+    for table in ("occurrences.parquet", "files.parquet", "functions.parquet"):
+        data = [open(os.path.join(tmp_path, d, table), "rb").read() for d in ("cold", "first", "warm")]
+        assert data[0] == data[1] == data[2]
+
+
+def test_an_unchanged_rescan_writes_the_stored_files_back_without_building_tables(corpus, tmp_path):
+    env = dict(os.environ, PUNSTATS_CACHE_DIR=str(tmp_path / "cache"))
+    check = ("import sys\nfrom punstats.cli import main\nstatus = main(sys.argv[1:])\n"
+             "print(status, sorted(m for m in ('pyarrow', 'pandas') if m in sys.modules))\n")
+    outputs = []
+    for name in ("first", "again", "substring"):
+        outputs.append(str(tmp_path / name))
+        rule = ["--test-rule", "substring"] if name == "substring" else []
+        proc = subprocess.run([sys.executable, "-c", check, "scan", "-q", "--json", "-o", outputs[-1], *rule,
+                               str(corpus)], capture_output=True, text=True, env=env, check=True)
+        *payload, last = proc.stdout.splitlines()
+        summary = json.loads("\n".join(payload))
+        if name == "again":
+            assert last == "0 []"  # neither pyarrow nor pandas imported
+            assert summary["cache"] == {"cached": summary["files"], "extracted": 0, "tables_reused": 1}
+        if name == "substring":
+            assert last == "0 ['pyarrow']" and summary["test_rule"] == "substring"
+    for table in ("occurrences.parquet", "files.parquet", "functions.parquet"):
+        first, again, other = (open(os.path.join(d, table), "rb").read() for d in outputs)
+        assert first == again != other
+    assert punstats.load(outputs[2]).files["test_rule"].unique().tolist() == ["substring"]
+
+
+def test_a_file_changed_after_it_was_named_is_not_cached_under_the_old_blob(tmp_path):
+    from punstats import engines
+    from punstats.discover.tree import discover
+    from punstats.engines.cached import prepare, run_cached
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.py").write_text("f(a=a)\n")
+    (tmp_path / "src" / "b.py").write_text("g(b=b)\n")
+    prepared = prepare(discover(str(tmp_path / "src")).candidates)
+    (tmp_path / "src" / "a.py").write_text("f(a=a, b=b)\n")  # between naming and extraction
+    seen = {}
+    with BlobCache(str(tmp_path / "cache.sqlite3")) as cache:
+        counts = run_cached(prepared, cache, lambda c, sink: engines.run(c, jobs=1, on_batch=sink, keep=False),
+                            lambda indices, extractions: seen.update(zip(indices, extractions)))
+        assert counts == {"cached": 0, "extracted": 2, "changed": 1}
+        assert seen[0].record.punnable == 2  # what the file now holds is what is counted
+        assert cache.count() == 1  # only b.py's result is kept

@@ -1,13 +1,20 @@
 """The summary of a scan: totals, shares, top identifiers and callees, kinds and parameters.
+
+``Totals`` keeps them as running totals, fed the stored tables in pieces
+(pyarrow), so a scan is summarized without holding its rows;
+``summarize`` and ``parameters`` give the same counts for whole DataFrames.
 """
 from __future__ import annotations
 
-from typing import Any, Dict, List
-
-import pandas as pd
+from collections import Counter
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Set, Tuple
 
 from punstats.model.kinds import KIND_CALL
 from punstats.model.statuses import OK, SKIPPED_STATUSES
+from punstats.store.schema import scalar
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 TOP_N = 10
 
@@ -37,9 +44,7 @@ def long_occurrences(occurrences: pd.DataFrame, threshold: int) -> pd.DataFrame:
 
 def top(values: pd.Series, n: int = TOP_N) -> List[List[Any]]:
     """The ``n`` most common values, ties broken alphabetically."""
-    counts = values.value_counts()
-    ordered = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
-    return [[str(value), int(count)] for value, count in ordered[:n]]
+    return _top(Counter(dict(values.value_counts().items())), n)
 
 
 def percent(part: int, whole: int) -> float:
@@ -48,75 +53,150 @@ def percent(part: int, whole: int) -> float:
 
 def summarize(occurrences: pd.DataFrame, files: pd.DataFrame, long_threshold: int) -> Dict[str, Any]:
     """The counts of a scan (provenance is added by the caller)."""
-    scanned = scanned_files(files)
-    parsed = scanned[scanned["status"] == OK]
-    failed = scanned[scanned["status"] != OK]
-    skipped = files[files["status"].isin(SKIPPED_STATUSES)]
-    calls = call_occurrences(occurrences)
-    long = long_occurrences(occurrences, long_threshold)
-    keywords = int(parsed["keywords"].sum())
-    punnable = int(parsed["punnable"].sum())
-    return {
-        "files": int(len(scanned)),
-        "parsed": int(len(parsed)),
-        "failed": int(len(failed)),
-        "failed_by_reason": {str(k): int(v) for k, v in sorted(failed["status"].value_counts().items())},
-        "skipped_files": {str(k): int(v) for k, v in sorted(skipped["status"].value_counts().items())},
-        "test_files": int(parsed["in_test"].sum()),
-        "lines": int(parsed["lines"].sum()),
-        "calls": int(parsed["calls"].sum()),
-        "keywords": keywords,
-        "double_star": int(parsed["double_star"].sum()),
-        "punnable": punnable,
-        "punnable_pct": percent(punnable, keywords),
-        "punnable_test": int(calls["in_test"].sum()),
-        "punnable_nontest": int((~calls["in_test"]).sum()),
-        "calls_with_punnable": int(len(calls.drop_duplicates(["path", "call_line", "call_col"]))),
-        "long": int(len(long)),
-        "long_nontest": int((~long["in_test"]).sum()),
-        "long_threshold": int(long_threshold),
-        "class_keywords": int(parsed["class_keywords"].sum()),
-        "class_punnable": int(parsed["class_punnable"].sum()),
-        "top_identifiers": top(calls["name"]),
-        "top_callees": top(calls["callee"]),
-        "kinds": kinds(occurrences, parsed),
-        **outside_tests(files),
-    }
-
-
-def kinds(occurrences: pd.DataFrame, parsed: pd.DataFrame) -> Dict[str, int]:
-    """Counts of every recorded pattern besides the headline, from the same scan."""
-    result = {"call": int(parsed["punnable"].sum()), "class": int(parsed["class_punnable"].sum())}
-    for name in KIND_COUNTERS:
-        result[name] = int(parsed[name].sum()) if name in parsed else 0
-    attributes = occurrences[occurrences["kind"] == "attribute"]
-    for base in ("self", "cls", "name", "expr"):
-        result["attribute_" + base] = int((attributes["base_kind"] == base).sum())
-    result["max_call_punnable"] = int(parsed["max_call_punnable"].max()) if len(parsed) else 0
-    return result
+    import pyarrow as pa
+    totals = Totals(long_threshold)
+    totals.add_files(pa.Table.from_pandas(files, preserve_index=False))
+    totals.add_occurrences(pa.Table.from_pandas(occurrences, preserve_index=False))
+    return totals.counts()
 
 
 def parameters(functions: pd.DataFrame) -> Dict[str, int]:
     """Definition side: how functions (and lambdas) declare their parameters."""
-    return {
-        "functions": int(len(functions)),
-        "lambdas": int((functions["kind"] == "lambda").sum()),
-        "positional_only": int(functions["positional_only"].sum()),
-        "positional_or_keyword": int(functions["positional_or_keyword"].sum()),
-        "keyword_only": int(functions["keyword_only"].sum()),
-        "var_positional": int(functions["var_positional"].sum()),
-        "var_keyword": int(functions["var_keyword"].sum()),
-        "defaults": int(functions["defaults"].sum()),
-        "keyword_only_defaults": int(functions["keyword_only_defaults"].sum()),
-        "functions_with_positional_only": int((functions["positional_only"] > 0).sum()),
-        "functions_with_keyword_only": int((functions["keyword_only"] > 0).sum()),
-    }
+    import pyarrow as pa
+    totals = Totals(0)
+    totals.add_functions(pa.Table.from_pandas(functions, preserve_index=False))
+    return totals.parameters()
 
+
+#: Columns of parsed files summed into the summary (``kinds`` adds ``KIND_COUNTERS``).
+_FILE_SUMS = ("in_test", "lines", "calls", "keywords", "double_star", "punnable", "class_keywords",
+              "class_punnable") + KIND_COUNTERS
+
+
+_FUNCTION_SUMS = ("positional_only", "positional_or_keyword", "keyword_only", "var_positional",
+                  "var_keyword", "defaults", "keyword_only_defaults")
+
+
+_ATTRIBUTE_BASES = ("self", "cls", "name", "expr")
+
+
+class Totals:
+    """Running totals of a scan, fed its tables in chunks (pyarrow tables, with
+    the rule columns) in any number of pieces: the summary without holding
+    every row.  Occurrences must come in file order (as stored)."""
+
+    def __init__(self, long_threshold: int) -> None:
+        self.long_threshold = long_threshold
+        self.sums: Counter = Counter()
+        self.statuses: Counter = Counter()
+        self.max_call_punnable = 0
+        self.names: Counter = Counter()
+        self.callees: Counter = Counter()
+        self.functions: Counter = Counter()
+        self._call_path: Optional[str] = None  # the file whose distinct calls are in _calls
+        self._calls: Set[Tuple[int, int]] = set()
+
+    def add_files(self, files: Any) -> None:
+        import pyarrow.compute as pc
+        self.statuses.update(_value_counts(files["status"]))
+        parsed = files.filter(pc.equal(files["status"], scalar(OK)))
+        for name in _FILE_SUMS:
+            self.sums[name] += _sum(parsed[name])
+        outside = parsed.filter(pc.invert(parsed["in_test"]))
+        self.sums["keywords_nontest"] += _sum(outside["keywords"])
+        self.sums["punnable_files_nontest"] += _sum(outside["punnable"])
+        if len(parsed):
+            self.max_call_punnable = max(self.max_call_punnable, pc.max(parsed["max_call_punnable"]).as_py())
+
+    def add_occurrences(self, occurrences: Any) -> None:
+        import pyarrow.compute as pc
+        calls = occurrences.filter(pc.equal(occurrences["kind"], scalar(KIND_CALL)))
+        in_test = _sum(calls["in_test"])
+        self.sums["punnable_test"] += in_test
+        self.sums["punnable_nontest"] += len(calls) - in_test
+        long = calls.filter(pc.greater_equal(calls["name_len"], scalar(self.long_threshold)))
+        self.sums["long"] += len(long)
+        self.sums["long_nontest"] += len(long) - _sum(long["in_test"])
+        self.names.update(_value_counts(calls["name"]))
+        self.callees.update(_value_counts(calls["callee"]))
+        attributes = occurrences.filter(pc.equal(occurrences["kind"], scalar("attribute")))
+        self.sums.update({"attribute_" + k: v for k, v in _value_counts(attributes["base_kind"]).items()})
+        for path, line, col in zip(*(calls[c].to_pylist() for c in ("path", "call_line", "call_col"))):
+            if path != self._call_path:
+                self._call_path, self._calls = path, set()
+            if (line, col) not in self._calls:
+                self._calls.add((line, col))
+                self.sums["calls_with_punnable"] += 1
+
+    def add_functions(self, functions: Any) -> None:
+        import pyarrow.compute as pc
+        self.functions["functions"] += len(functions)
+        self.functions["lambdas"] += _sum(pc.equal(functions["kind"], scalar("lambda")))
+        for name in _FUNCTION_SUMS:
+            self.functions[name] += _sum(functions[name])
+        for name in ("positional_only", "keyword_only"):
+            self.functions["functions_with_" + name] += _sum(pc.greater(functions[name], scalar(0)))
+
+    def counts(self) -> Dict[str, Any]:
+        """What ``summarize`` returns."""
+        s = self.sums
+        failed = {k: v for k, v in self.statuses.items() if k != OK and k not in SKIPPED_STATUSES}
+        return {
+            "files": sum(v for k, v in self.statuses.items() if k not in SKIPPED_STATUSES),
+            "parsed": self.statuses[OK],
+            "failed": sum(failed.values()),
+            "failed_by_reason": dict(sorted(failed.items())),
+            "skipped_files": dict(sorted((k, v) for k, v in self.statuses.items() if k in SKIPPED_STATUSES)),
+            "test_files": s["in_test"],
+            **{name: s[name] for name in ("lines", "calls", "keywords", "double_star", "punnable")},
+            "punnable_pct": percent(s["punnable"], s["keywords"]),
+            **{name: s[name] for name in ("punnable_test", "punnable_nontest", "calls_with_punnable",
+                                          "long", "long_nontest")},
+            "long_threshold": int(self.long_threshold),
+            "class_keywords": s["class_keywords"],
+            "class_punnable": s["class_punnable"],
+            "top_identifiers": _top(self.names),
+            "top_callees": _top(self.callees),
+            "kinds": self.kinds(),
+            "keywords_nontest": s["keywords_nontest"],
+            "punnable_nontest_pct": percent(s["punnable_files_nontest"], s["keywords_nontest"]),
+        }
+
+    def kinds(self) -> Dict[str, int]:
+        """Counts of every recorded pattern besides the headline, from the same scan."""
+        result = {"call": self.sums["punnable"], "class": self.sums["class_punnable"]}
+        result.update({name: self.sums[name] for name in KIND_COUNTERS})
+        result.update({"attribute_" + b: self.sums["attribute_" + b] for b in _ATTRIBUTE_BASES})
+        result["max_call_punnable"] = self.max_call_punnable
+        return result
+
+    def parameters(self) -> Dict[str, int]:
+        """What ``parameters`` returns."""
+        keys = ("functions", "lambdas") + _FUNCTION_SUMS + ("functions_with_positional_only",
+                                                            "functions_with_keyword_only")
+        return {key: self.functions[key] for key in keys}
+
+
+def _sum(column: Any) -> int:
+    import pyarrow.compute as pc
+    return int(pc.sum(column, min_count=0).as_py() or 0) if len(column) else 0
+
+
+def _value_counts(column: Any) -> Dict[str, int]:
+    import pyarrow.compute as pc
+    return {str(item["values"]): int(item["counts"]) for item in pc.value_counts(column).to_pylist()}
+
+
+def _top(counts: Counter, n: int = TOP_N) -> List[List[Any]]:
+    """The ``n`` most common values, ties broken alphabetically (as ``top``)."""
+    ordered = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    return [[str(value), int(count)] for value, count in ordered[:n]]
 
 
 def outside_tests(files: pd.DataFrame) -> Dict[str, Any]:
-    """The share a PEP author wants most: ``f(x=x)`` among the keyword
-    arguments of files outside tests (the scan's test rule), from the files table."""
+    """The share a PEP author wants most, for a scan stored before the summary
+    recorded it: ``f(x=x)`` among the keyword arguments of parsed files outside
+    tests (the scan's test rule), from its files table."""
     parsed = scanned_files(files)
     parsed = parsed[(parsed["status"] == OK) & ~parsed["in_test"].astype(bool)]
     keywords, punnable = int(parsed["keywords"].sum()), int(parsed["punnable"].sum())

@@ -110,13 +110,6 @@ def _named(corpora: List[Any], names: Optional[List[str]]) -> List[Any]:
     return [dataclasses.replace(c, name=n) for c, n in zip(corpora, names)]
 
 
-def _with_distribution(summary: Dict[str, Any]) -> Dict[str, Any]:
-    """A scan of an installed package records the distribution's name and version."""
-    from punstats.present.provenance import distribution_of
-    found = distribution_of(str(summary.get("source", "")))
-    return dict(summary, distribution=found) if found else summary
-
-
 def _json_ready(summary: Dict[str, Any]) -> Dict[str, Any]:
     """A summary as JSON shows it: yes/no facts as booleans."""
     if "cache" in summary and "tables_reused" in summary["cache"]:
@@ -159,15 +152,14 @@ def cmd_scan(args: argparse.Namespace) -> int:
                 python=args.python,
                 engine=args.engine, scheduler=args.scheduler, cache=not args.no_cache,
                 lines_saved=args.lines_saved, gitignore=not args.no_ignore, exclude=args.exclude,
+                output=None if args.no_save else output, csv=args.csv,  # stored as it runs
             )
-        except ValueError as exc:  # EngineError: the cluster cannot be reached or cannot run punstats
+        except ValueError as exc:  # EngineError, StoreError: the cluster, the output directory
             raise UsageError(_one_line(exc)) from None
         finally:
             bar.close()
-        summary = _with_distribution(result.summary)
-        result = dataclasses.replace(result, summary=summary)
+        summary = result.summary
         if not args.no_save:
-            result.save(output, csv=args.csv)
             summary = dict(summary, stored=output)
         summaries.append(summary)
         if not args.json:

@@ -1,19 +1,22 @@
 """The incremental scan: results reused by content from the cache.
 
 Wraps any engine (the local process pool, Dask).  Each file's bytes are read
-once in this process and named by their git blob id.  Two layers:
+in this process and named by their git blob id, then let go.  Two layers:
 
 - per file: files whose blob the cache knows (for this extractor version,
   size cap and parser) come from the cache; the others are extracted by the
-  engine, with their bytes attached so no worker reads the file again, and
-  stored as results arrive, so a scan killed midway keeps what it finished.
+  engine, whose worker reads the file again (a result is stored only if the
+  bytes it read are the ones named), and stored as results arrive, so a
+  scan killed midway keeps what it finished.
   The entries are those ``--python`` and revision scans use, keyed the same
   way, so a parser never extracts the same bytes twice.
-- per corpus state: the manifest (every path with its blob, or its failure)
-  names the whole result; its three tables, before any test rule, are kept
-  as Arrow IPC streams, so re-scanning an unchanged corpus reads three files instead
-  of rebuilding tens of thousands of rows.  Only the latest tables of each
-  root are kept.
+- per corpus state (``store.reuse``): the manifest (every path with its
+  blob, or its failure) names the whole result; its three tables, before any
+  test rule, are kept as Arrow IPC streams, so re-scanning an unchanged
+  corpus reads three entries instead of rebuilding tens of thousands of rows.
+
+Results go to a sink as they are known (cached ones in chunks of
+``LOOKUP_FILES``), so no list of every file's extraction is held here.
 """
 from __future__ import annotations
 
@@ -48,8 +51,10 @@ class Prepared:
     """Candidates read and named: failures already extracted, the rest with their blob."""
 
     failed: Tuple[Tuple[int, Extraction], ...]
-    readable: Tuple[Tuple[int, Candidate, str], ...]  # (index, candidate with data, blob id)
+    readable: Tuple[Tuple[int, Candidate, str], ...]  # (index, candidate, blob id)
     count: int
+    #: index -> sha256 of the bytes named, for candidates read again from their file when extracted
+    digests: Dict[int, str] = dataclasses.field(default_factory=dict)
 
     def manifest_key(self, version: str, parser: str) -> str:
         """A name for this exact corpus state under this extractor and parser."""
@@ -79,9 +84,15 @@ GIT_LOCATION = "git:"  # a revision scan's candidates: git:<blob id>, read only 
 
 
 def prepare(candidates: Sequence[Candidate], max_bytes: int = DEFAULT_MAX_BYTES) -> Prepared:
-    """Name every candidate by its blob id: read and hashed, or (a git blob) known already."""
+    """Name every candidate by its blob id: read and hashed, or (a git blob) known already.
+
+    The bytes of a file are not kept: a worker reads the file again if it
+    must be extracted, and its result is stored under the blob only when the
+    bytes it read are the ones named (``digests``), so memory does not grow
+    with the corpus."""
     failed: List[Tuple[int, Extraction]] = []
     readable: List[Tuple[int, Candidate, str]] = []
+    digests: Dict[int, str] = {}
     for index, candidate in enumerate(candidates):
         if not candidate.status and candidate.data is None and candidate.location.startswith(GIT_LOCATION):
             readable.append((index, candidate, candidate.location[len(GIT_LOCATION):]))
@@ -90,14 +101,22 @@ def prepare(candidates: Sequence[Candidate], max_bytes: int = DEFAULT_MAX_BYTES)
         if isinstance(data, Extraction):
             failed.append((index, data))
         else:
-            readable.append((index, dataclasses.replace(candidate, data=data), blob_id(data)))
-    return Prepared(tuple(failed), tuple(readable), len(candidates))
+            readable.append((index, candidate, blob_id(data)))
+            if candidate.data is None:
+                digests[index] = hashlib.sha256(data).hexdigest()
+    return Prepared(tuple(failed), tuple(readable), len(candidates), digests)
 
 
-def run_cached(prepared: Prepared, cache: BlobCache, run: Runner, max_bytes: int = DEFAULT_MAX_BYTES,
-               progress: Optional[Progress] = None, parser: Optional[str] = None,
-               read_blob: Optional[Callable[[str], bytes]] = None) -> Tuple[List[Extraction], Dict[str, int]]:
-    """Every candidate's extraction, in order, and how many came from the cache.
+#: Blobs looked up in the cache at once.
+LOOKUP_FILES = 500
+
+
+def run_cached(prepared: Prepared, cache: BlobCache, run: Runner, sink: Sink,
+               max_bytes: int = DEFAULT_MAX_BYTES, progress: Optional[Progress] = None,
+               parser: Optional[str] = None,
+               read_blob: Optional[Callable[[str], bytes]] = None) -> Dict[str, int]:
+    """Every candidate's extraction handed to ``sink`` (candidate indices,
+    extractions) as it is known, in any order; returns how many came from the cache.
 
     ``read_blob`` gives the bytes of a git blob id, for candidates that carry
     only that (read just before they are extracted).
@@ -105,34 +124,31 @@ def run_cached(prepared: Prepared, cache: BlobCache, run: Runner, max_bytes: int
     tick = progress or (lambda n: None)
     parser = parser or this_parser()
     version = extract_version(max_bytes)
-    results: List[Optional[Extraction]] = [None] * prepared.count
-    for index, extraction in prepared.failed:
-        results[index] = extraction
-    known = cache.get_many("extract", version, parser, [blob for _, _, blob in prepared.readable])
-    todo = []
-    for index, candidate, blob in prepared.readable:
-        if blob in known:
-            results[index] = from_plain(known[blob], candidate.path)
-        else:
-            todo.append((index, candidate, blob))
+    if prepared.failed:
+        sink([index for index, _ in prepared.failed], [extraction for _, extraction in prepared.failed])
+    todo: List[Tuple[int, Candidate, str]] = []
+    for start in range(0, len(prepared.readable), LOOKUP_FILES):
+        chunk = prepared.readable[start:start + LOOKUP_FILES]
+        known = cache.get_many("extract", version, parser, [blob for _, _, blob in chunk])
+        found = [(index, from_plain(known[blob], candidate.path)) for index, candidate, blob in chunk
+                 if blob in known]
+        todo += [item for item in chunk if item[2] not in known]
+        if found:
+            sink([index for index, _ in found], [extraction for _, extraction in found])
     tick(prepared.count - len(todo))
-    unread = 0
-    work: List[Tuple[int, Candidate, str]] = []
-    for index, candidate, blob in todo:
-        if candidate.data is None:
-            try:
-                candidate = dataclasses.replace(candidate, data=read_blob(blob))  # type: ignore[misc]
-            except (OSError, ValueError) as exc:  # e.g. an object missing from a partial clone
-                results[index] = failure(candidate.path, UNREADABLE, str(exc), size=candidate.size)
-                unread += 1
-                continue
-        work.append((index, candidate, blob))
+    work, unread = _readable(todo, read_blob, sink)
     fresh: Dict[str, Dict[str, list]] = {}
 
+    changed = 0
+
     def store_batch(positions: Sequence[int], extractions: Sequence[Extraction]) -> None:
+        nonlocal changed
+        sink([work[position][0] for position in positions], extractions)
         for position, extraction in zip(positions, extractions):
             index, _, blob = work[position]
-            results[index] = extraction
+            if prepared.digests.get(index, extraction.record.sha256) != extraction.record.sha256:
+                changed += 1  # the file changed since it was named: its result is not that blob's
+                continue
             fresh[blob] = to_plain(extraction)
         if len(fresh) >= CHUNK_FILES:  # store as the run goes: a killed scan keeps what it finished
             cache.put_many("extract", version, parser, fresh.items())
@@ -144,5 +160,24 @@ def run_cached(prepared: Prepared, cache: BlobCache, run: Runner, max_bytes: int
     counts = {"cached": len(prepared.readable) - len(todo), "extracted": len(todo) - unread}
     if unread:
         counts["unread"] = unread
-    return results, counts  # type: ignore[return-value]
+    if changed:
+        counts["changed"] = changed
+    return counts
 
+
+def _readable(todo: Sequence[Tuple[int, Candidate, str]], read_blob: Optional[Callable[[str], bytes]],
+              sink: Sink) -> Tuple[List[Tuple[int, Candidate, str]], int]:
+    """The candidates to extract: a git blob read here (one that cannot be
+    read goes to ``sink``), a file as it is (the worker reads it)."""
+    work: List[Tuple[int, Candidate, str]] = []
+    unread = 0
+    for index, candidate, blob in todo:
+        if candidate.data is None and candidate.location.startswith(GIT_LOCATION):
+            try:
+                candidate = dataclasses.replace(candidate, data=read_blob(blob))  # type: ignore[misc]
+            except (OSError, ValueError) as exc:  # e.g. an object missing from a partial clone
+                sink([index], [failure(candidate.path, UNREADABLE, str(exc), size=candidate.size)])
+                unread += 1
+                continue
+        work.append((index, candidate, blob))
+    return work, unread

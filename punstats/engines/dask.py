@@ -56,7 +56,7 @@ def local_cluster(jobs: Optional[int] = None) -> Iterator[str]:
 def run_dask(candidates: Sequence[Candidate], scheduler: Optional[str] = None, jobs: Optional[int] = None,
              max_bytes: int = DEFAULT_MAX_BYTES, progress: Optional[Progress] = None,
              timeout: float = 30, batch_bytes: Optional[int] = None,
-             on_batch: Optional[Sink] = None) -> List[Extraction]:
+             on_batch: Optional[Sink] = None, keep: bool = True) -> List[Extraction]:
     """Extract every candidate on a Dask cluster; same results, same order as ``run``.
 
     ``scheduler``: the address of a running scheduler (``tcp://host:8786``);
@@ -66,12 +66,13 @@ def run_dask(candidates: Sequence[Candidate], scheduler: Optional[str] = None, j
     receive in-memory candidates (git blobs) as bytes.  Workers need
     punstats installed, with this extractor version and Python version.
     ``timeout``: seconds to connect and to wait for a first worker;
-    ``batch_bytes``: source bytes per task (default ``BATCH_BYTES``).
+    ``batch_bytes``: source bytes per task (default ``BATCH_BYTES``);
+    ``on_batch``, ``keep``: as ``run``.
     """
     distributed = _distributed()
     if not candidates:
         return []
-    slots, take = _collector(len(candidates), progress, on_batch)
+    slots, take = _collector(len(candidates), progress, on_batch, keep)
     with contextlib.ExitStack() as stack:
         address = scheduler if scheduler is not None else stack.enter_context(local_cluster(jobs))
         try:
@@ -84,7 +85,7 @@ def run_dask(candidates: Sequence[Candidate], scheduler: Optional[str] = None, j
                    for group in batches(candidates, batch_bytes or BATCH_BYTES)}
         try:
             for future in distributed.as_completed(futures, loop=client.loop):
-                take(futures[future], future.result())
+                take(futures.pop(future), future.result())
         except distributed.KilledWorker as exc:
             raise EngineError("a Dask worker died while extracting: %s" % " ".join(str(exc).split())) from None
     return slots  # type: ignore[return-value]

@@ -54,14 +54,16 @@ def batches(candidates: Sequence[Candidate], batch_bytes: int = BATCH_BYTES) -> 
     return groups
 
 
-def _collector(count: int, progress: Optional[Progress], on_batch: Optional[Sink]):
+def _collector(count: int, progress: Optional[Progress], on_batch: Optional[Sink], keep: bool = True):
     """(slots, take): ``take(indices, extractions)`` files results as they
-    arrive, in any order, into ``slots`` (in candidate order)."""
-    slots: List[Optional[Extraction]] = [None] * count
+    arrive, in any order, into ``slots`` (in candidate order), unless not
+    ``keep`` (then ``slots`` stays empty), and hands them to ``on_batch``."""
+    slots: List[Optional[Extraction]] = [None] * count if keep else []
 
     def take(group: Sequence[int], extractions: Sequence[Extraction]) -> None:
-        for index, extraction in zip(group, extractions):
-            slots[index] = extraction
+        if keep:
+            for index, extraction in zip(group, extractions):
+                slots[index] = extraction
         if on_batch:
             on_batch(group, extractions)
         if progress:
@@ -71,15 +73,16 @@ def _collector(count: int, progress: Optional[Progress], on_batch: Optional[Sink
 
 def run(candidates: Sequence[Candidate], jobs: Optional[int] = None,
         max_bytes: int = DEFAULT_MAX_BYTES, progress: Optional[Progress] = None,
-        on_batch: Optional[Sink] = None) -> List[Extraction]:
+        on_batch: Optional[Sink] = None, keep: bool = True) -> List[Extraction]:
     """Extract every candidate; the result is in the order of ``candidates``.
 
     ``on_batch`` sees the results as they arrive (e.g. to store them before
-    the run ends)."""
+    the run ends); with ``keep=False`` they go only there, the result is
+    empty and nothing is held here."""
     jobs = default_jobs() if jobs is None else jobs
     if jobs < 1:
         raise ValueError("jobs must be at least 1")
-    slots, take = _collector(len(candidates), progress, on_batch)
+    slots, take = _collector(len(candidates), progress, on_batch, keep)
     if jobs == 1 or len(candidates) < MIN_FILES_FOR_POOL:
         for index, candidate in enumerate(candidates):
             take([index], [extract_candidate(candidate, max_bytes)])
@@ -89,6 +92,6 @@ def run(candidates: Sequence[Candidate], jobs: Optional[int] = None,
         futures = {pool.submit(_extract_batch, [candidates[i] for i in group], max_bytes): group
                    for group in batches(candidates)}
         for future in as_completed(futures):
-            take(futures[future], future.result())
+            take(futures.pop(future), future.result())  # popped: a finished batch is not held
     return slots  # type: ignore[return-value]
 

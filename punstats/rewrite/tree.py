@@ -7,6 +7,7 @@ import os
 from dataclasses import dataclass
 from typing import Callable, Optional, Sequence, Tuple
 
+from punstats.model.discovery import Candidate
 from punstats.rewrite.rewrap import LINE_LENGTH
 from punstats.rewrite.source import EXPAND, PUN, Rewrite
 from punstats.rewrite.transform import expand, pun
@@ -83,8 +84,17 @@ def rewrite_tree(root: str, mode: str = PUN, rewrap: bool = False, line_length: 
     if mode not in (PUN, EXPAND):
         raise ValueError("mode must be %r or %r, not %r" % (PUN, EXPAND, mode))
     found = discover(root, tuple(extensions))
-    jobs_list = [(c.location, _display_path(c.location, c.path, found.root), mode, rewrap, line_length)
-                 for c in found.candidates if not c.status and c.location]
+    return rewrite_candidates(found.candidates, found.root, mode, rewrap, line_length, jobs,
+                              progress=progress, on_discovered=on_discovered)
+
+
+def rewrite_candidates(candidates: Sequence[Candidate], root: str, mode: str = PUN, rewrap: bool = False,
+                       line_length: int = LINE_LENGTH, jobs: Optional[int] = 1,
+                       progress: Optional[Callable[[int], None]] = None,
+                       on_discovered: Optional[Callable[[int], None]] = None) -> Tuple[Rewrite, ...]:
+    """``rewrite_tree`` of files already discovered (a scan's own list); writes nothing."""
+    jobs_list = [(c.location, _display_path(c.location, c.path, root), mode, rewrap, line_length)
+                 for c in candidates if not c.status and c.location]
     (on_discovered or (lambda n: None))(len(jobs_list))
     tick = progress or (lambda n: None)
     if jobs == 1 or len(jobs_list) < 2:

@@ -62,7 +62,7 @@ def history(repo: str, commits: Sequence[gitsource.Commit], *, cache: Any = True
     """One row per commit: its date, counts and the cache's share of the work."""
     rows = []
     for commit in commits:
-        result = scan(repo, rev=commit.sha, cache=cache, **scan_options)
+        result = scan(repo, rev=commit.sha, cache=cache, eager=False, **scan_options)  # tables read if used
         summary = result.summary
         row = {"commit": commit.sha, "date": commit.date, "subject": commit.subject}
         row.update({key: summary[key] for key in COUNT_COLUMNS})

@@ -1,30 +1,25 @@
 """The Python API: scan a corpus, load a stored scan, re-apply rules.
 
-``scan`` wires the pipeline together (resolve the corpus -> discover files
--> extract in an engine -> build the tables -> summarize); the command line
-and notebooks both call it.
+``scan`` builds the ``ScanOptions`` of its keywords and runs the pipeline
+(``runs.pipeline``); the command line and notebooks both call it.  A
+``ScanResult`` of a stored scan reads each table from disk when first asked
+for it (``table``, ``plot`` and ``report`` never read the functions table).
 """
 from __future__ import annotations
 
 import contextlib
-import platform
+import os
+import weakref
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Sequence, Union
 
-import pandas as pd
-
-from punstats import __version__, analysis, store
-from punstats import engines as engine
+from punstats import store
 from punstats.cache import BlobCache
-from punstats.discover import ignore
-from punstats.discover.revision import discover_git
-from punstats.discover.tree import DEFAULT_EXTENSIONS, discover
-from punstats.extract.traversal import EXTRACTOR_VERSION
+from punstats.discover.tree import DEFAULT_EXTENSIONS
 from punstats.model.corpus import Corpus
 from punstats.model.limits import DEFAULT_MAX_BYTES
-from punstats.sources import resolve
-from punstats.sources.local import now
-from punstats.store import reuse
+from punstats.runs.options import ScanOptions, as_rule
+from punstats.runs.pipeline import open_cache, run_scan  # noqa: F401  (open_cache: for callers)
 from punstats.store.rules import (
     DEFAULT_LONG_THRESHOLD,
     DEFAULT_TEST_RULE,
@@ -32,39 +27,82 @@ from punstats.store.rules import (
     parse_test_rule,
 )
 
+if TYPE_CHECKING:
+    import pandas as pd
+
+_TABLES = ("occurrences", "files", "functions")
+
+
+#: A table of a stored scan not read yet (``ScanResult`` reads it when first used).
+STORED = "<stored>"
+
 
 @dataclass(frozen=True)
 class ScanResult:
-    """A scan: its tables and its summary (counts plus provenance)."""
+    """A scan: its tables (DataFrames) and its summary (counts plus provenance).
+
+    A result of a stored scan (``load``, ``scan(output=...)``) reads each
+    table from its ``directory`` when first used.
+    """
 
     occurrences: pd.DataFrame
     files: pd.DataFrame
     summary: Dict[str, Any]
     functions: Optional[pd.DataFrame] = None  # one row per function; None in older stored scans
+    directory: Optional[str] = None  # where it is stored, when it is
+    columns: Optional[Dict[str, Sequence[str]]] = None  # per table: only these are read from directory
+
+    def __getattribute__(self, name: str) -> Any:
+        value = object.__getattribute__(self, name)
+        if value is STORED and name in _TABLES:
+            columns = (object.__getattribute__(self, "columns") or {}).get(name)
+            value = store.read_table(object.__getattribute__(self, "directory"), name,
+                                     list(columns) if columns else None)
+            object.__setattr__(self, name, value)
+        return value
+
+    @classmethod
+    def stored(cls, directory: str, summary: Dict[str, Any],
+               columns: Optional[Dict[str, Sequence[str]]] = None) -> "ScanResult":
+        return cls(STORED, STORED, summary, STORED, directory, columns)
+
+    def _whole(self, name: str) -> Optional[pd.DataFrame]:
+        """A table with all its columns, whatever ``columns`` says."""
+        if self.columns and name in self.columns and self.directory is not None:
+            return store.read_table(self.directory, name)
+        return getattr(self, name)
 
     def _repr_html_(self) -> str:  # a notebook shows the headline, not the tables' repr
         from punstats.present.console import summary_html
         return summary_html(self.summary)
 
     def save(self, directory: str, csv: bool = False) -> None:
-        store.write(directory, self.occurrences, self.files, self.summary, csv=csv,
-                    functions=self.functions)
+        """Store the scan in ``directory`` (replacing a stored scan there whole)."""
+        if self.directory is not None and not csv and _same(self.directory, directory):
+            return  # stored there already
+        store.write(directory, *(self._whole(name) for name in ("occurrences", "files")), self.summary,
+                    csv=csv, functions=self._whole("functions"))
 
     def with_rules(self, test_rule: Union[str, TestRule, None] = None,
                    long_threshold: Optional[int] = None) -> "ScanResult":
         """The same scan re-classified; no file is read again."""
-        rule = _rule(test_rule) if test_rule is not None else parse_test_rule(self.summary["test_rule"])
+        from punstats.analysis.summary import parameters, summarize
+        rule = as_rule(test_rule) if test_rule is not None else parse_test_rule(self.summary["test_rule"])
         threshold = self.summary["long_threshold"] if long_threshold is None else long_threshold
-        occurrences = store.apply_rule(self.occurrences, rule)
-        files = store.apply_rule(self.files, rule)
-        functions = store.apply_rule(self.functions, rule) if self.functions is not None else None
+        occurrences = store.apply_rule(self._whole("occurrences"), rule)
+        files = store.apply_rule(self._whole("files"), rule)
+        functions = self._whole("functions")
+        functions = store.apply_rule(functions, rule) if functions is not None else None
         rules = dict(self.summary["rules"], test_rule=rule.label, long_threshold=threshold)
-        summary = _summary(occurrences, files, functions, rules, _provenance_of(self.summary))
+        counts = summarize(occurrences, files, threshold)
+        if functions is not None:
+            counts["parameters"] = parameters(functions)
+        summary = {**counts, "test_rule": rule.label, "rules": rules, **_provenance_of(self.summary)}
         return ScanResult(occurrences, files, summary, functions)
 
 
-def _rule(test_rule: Union[str, TestRule]) -> TestRule:
-    return test_rule if isinstance(test_rule, TestRule) else parse_test_rule(test_rule)
+def _same(a: str, b: str) -> bool:
+    return os.path.exists(b) and os.path.samefile(a, b)
 
 
 def _provenance_of(summary: Dict[str, Any]) -> Dict[str, Any]:
@@ -74,67 +112,22 @@ def _provenance_of(summary: Dict[str, Any]) -> Dict[str, Any]:
     return {key: summary[key] for key in keys if key in summary}
 
 
-def _check_engine(name: str, scheduler: Optional[str], python: Optional[str]) -> None:
-    """Before any work: the engine exists here and goes with the other options."""
-    engine.check_engine(name)
-    if scheduler is not None and name != "dask":
-        raise engine.EngineError("a scheduler address needs the dask engine (--engine dask)")
-    if python is not None and name != "local":
-        raise engine.EngineError("--python runs its own worker processes; it needs the local engine")
-
-
-def _raw_tables(name: str, scheduler: Optional[str], candidates: Sequence[Any], jobs: Optional[int],
-                max_bytes: int, progress: Optional[Callable[[int], None]], cache: Optional[BlobCache],
-                root: str, read_blob: Optional[Callable[[str], bytes]] = None,
-                ) -> Tuple[store.Tables, Optional[Dict[str, int]]]:
-    """The tables of ``candidates`` extracted by the named engine, through
-    ``cache`` when given; and how many came from it (None without a cache)."""
-    def run(chunk: Sequence[Any], on_batch: Optional[engine.Sink] = None) -> List[Any]:
-        if name == "dask":
-            return engine.run_dask(chunk, scheduler=scheduler, jobs=jobs, max_bytes=max_bytes,
-                                   progress=progress, on_batch=on_batch)
-        return engine.run(chunk, jobs=jobs, max_bytes=max_bytes, progress=progress, on_batch=on_batch)
-
-    if cache is None:
-        return store.raw_tables(run(candidates)), None
-    return reuse.cached_tables(candidates, cache, run, root, max_bytes, progress, read_blob=read_blob)
-
-
-def open_cache(cache: Union[BlobCache, str, bool, None]) -> Optional[BlobCache]:
-    """``cache`` as ``scan`` takes it: a BlobCache, a file path, True (the
-    default location) or None/False (no cache)."""
-    if cache is None or cache is False:
-        return None
-    if cache is True:
-        return BlobCache()
-    if isinstance(cache, str):
-        return BlobCache(cache)
-    return cache
-
-
-def _summary(occurrences: pd.DataFrame, files: pd.DataFrame, functions: Optional[pd.DataFrame],
-             rules: Dict[str, Any], provenance: Dict[str, Any]) -> Dict[str, Any]:
-    counts = analysis.summarize(occurrences, files, rules["long_threshold"])
-    if functions is not None:
-        counts["parameters"] = analysis.parameters(functions)
-    return {**counts, "test_rule": rules["test_rule"], "rules": rules, **provenance}
-
-
 def scan(path: Optional[str] = None, *, jobs: Optional[int] = None,
          test_rule: Union[str, TestRule] = DEFAULT_TEST_RULE,
          long_threshold: int = DEFAULT_LONG_THRESHOLD,
          extensions: Sequence[str] = DEFAULT_EXTENSIONS,
          follow_links: bool = False, exclude_dirs: bool = True,
          max_bytes: int = DEFAULT_MAX_BYTES,
-         progress: Union[Callable[[int], None], bool, None] = None,
+         progress: Optional[Callable[[int], None]] = None,
          on_discovered: Optional[Callable[[int], None]] = None,
          corpus: Optional[Corpus] = None, rev: Optional[str] = None,
          python: Optional[str] = None, cache: Union[BlobCache, str, bool, None] = None,
          engine: str = "local", scheduler: Optional[str] = None,
-         lines_saved: bool = False, gitignore: bool = True, exclude: Sequence[str] = ()) -> ScanResult:
+         lines_saved: bool = False, gitignore: bool = True, exclude: Sequence[str] = (),
+         output: Optional[str] = None, csv: bool = False, eager: bool = True) -> ScanResult:
     """Scan a directory (default: this interpreter's standard library).
 
-    ``progress`` is called with the number of files just finished (True: draw a bar);
+    ``progress`` is called with the number of files just finished;
     ``on_discovered`` once with the number of files to extract.
     ``rev``: scan that revision of the git repository ``path`` (no checkout).
     ``python``: extract under that interpreter (``interp``).
@@ -145,102 +138,44 @@ def scan(path: Optional[str] = None, *, jobs: Optional[int] = None,
     ``engine``: ``local`` (a process pool of ``jobs``) or ``dask`` (a Dask
     cluster at ``scheduler``, or a local one of ``jobs`` workers); the
     results are identical.
-    ``lines_saved``: also rewrite every file in memory as ``punstats rewrite
-    --rewrap`` does and record the lines that punning would save (a
+    ``lines_saved``: also rewrite every scanned file in memory as ``punstats
+    rewrite --rewrap`` does and record the lines that punning would save (a
     directory only; nothing is written).
     ``gitignore``, ``exclude``: leave out what ``.gitignore`` files and these
     globs name (a directory only; ``discover.ignore``).
+    ``output``: store the scan in that directory as it runs (``csv``: with
+    CSV copies), replacing a stored scan there whole; the result then reads
+    its tables from there.  Without it the tables are held in memory (with
+    ``eager=False`` only once used: they wait in a private temporary directory,
+    removed with the result).
     """
-    rule = _rule(test_rule)
-    _check_engine(engine, scheduler, python)
-    with contextlib.ExitStack() as stack:  # the cache and the blob reader are closed at the end
+    options = ScanOptions.of(test_rule=test_rule, extensions=extensions, jobs=jobs,
+                             long_threshold=long_threshold, follow_links=follow_links,
+                             exclude_dirs=exclude_dirs, max_bytes=max_bytes, rev=rev, python=python,
+                             engine=engine, scheduler=scheduler, lines_saved=lines_saved,
+                             gitignore=gitignore, exclude=tuple(exclude))
+    with contextlib.ExitStack() as stack:
         if progress is True:  # a bar where the caller is (a notebook widget, or a terminal line)
             from punstats.runs.progress import auto_bar
             progress, on_discovered = auto_bar(stack, on_discovered)
         tick = progress if callable(progress) else None
-        blob_cache = open_cache(cache)
-        if blob_cache is not None and blob_cache is not cache:
-            stack.callback(blob_cache.close)
-        read_blob = None
-        if rev is not None:
-            from punstats.sources import git as gitsource
-            corpus = corpus or gitsource.git_corpus(path or ".", rev)
-        else:
-            corpus = corpus or resolve(path)
-        if lines_saved and corpus.is_revision:
-            raise ValueError("lines saved are measured on a directory, not a revision: check it out first")
-        if corpus.is_revision:
-            from punstats.sources import git as gitsource
-            # with a cache, blobs are read only when not cached (many revisions share most of them)
-            lazy = blob_cache is not None and python is None
-            found = discover_git(corpus.root, corpus.revision, tuple(extensions),
-                                           max_bytes=max_bytes, exclude_dirs=exclude_dirs, with_data=not lazy)
-            if lazy:
-                read_blob = stack.enter_context(gitsource.BlobReader(corpus.root)).read
-        else:
-            left_out = ignore.matcher(corpus.root, gitignore, exclude)
-            found = discover(corpus.root, tuple(extensions), follow_links=follow_links,
-                             max_bytes=max_bytes, exclude_dirs=exclude_dirs,
-                             ignore=left_out.reason if left_out else None)
-        if on_discovered:
-            on_discovered(len(found.candidates))
-        parser = (platform.python_version(), platform.python_implementation())
-        cache_counts = None
-        if python is not None:
-            from punstats.engines import interp
-            with interp.Pool(python, jobs=min(jobs or 1, 2)) as pool:
-                extractions = interp.extract_candidates(found.candidates, pool, max_bytes, blob_cache, tick)
-                parser = (pool.info["python"], pool.info["implementation"])
-            tables = store.raw_tables(extractions)
-        else:
-            tables, cache_counts = _raw_tables(engine, scheduler, found.candidates, jobs, max_bytes,
-                                               tick, blob_cache, found.root, read_blob)
-    occurrences, files, functions = (store.apply_rule(table, rule) for table in tables)
-    rules = {
-        "test_rule": rule.label,
-        "long_threshold": long_threshold,
-        "extensions": list(extensions),
-        "follow_links": follow_links,
-        "exclude_dirs": exclude_dirs,
-        "max_bytes": max_bytes,
-        "definition": "ast.keyword of ast.Call, arg not None, value ast.Name with id == arg",
-        "gitignore": gitignore and not corpus.is_revision, "exclude": list(exclude),
-    }
-    provenance = {
-        "corpus": corpus.name,
-        "root": found.root,
-        "source": corpus.source,
-        "revision": corpus.revision,
-        "commit_date": corpus.commit_date,
-        "python": parser[0],
-        "python_implementation": parser[1],
-        "punstats_version": __version__,
-        "extractor_version": EXTRACTOR_VERSION,
-        "skipped_dirs": found.skipped_dirs,
-        "created": now(),
-    }
-    if cache_counts is not None:  # how this run got its results; the results do not depend on it
-        provenance["cache"] = cache_counts
-    if lines_saved:
-        from punstats import rewrite
-        totals = rewrite.summarize(rewrite.rewrite_tree(corpus.root, rewrap=True, extensions=extensions,
-                                                        jobs=jobs))  # None: all cores
-        provenance["lines_saved"] = {"lines_saved": totals.lines_saved, "lines_removed": totals.lines_removed,
-                                     "lines_added": totals.lines_added, "files_changed": totals.changed,
-                                     "edits": totals.edits, "joins": totals.joins, "rule": "rewrite --rewrap"}
-    if corpus.archive is not None:  # unpacked from an archive (pypi:): what it was, what was refused
-        provenance["archive"] = corpus.archive
-        provenance["refused_members"] = [{"member": m, "reason": r, "detail": d}
-                                         for m, r, d in corpus.refused_members]
-    return ScanResult(occurrences, files, _summary(occurrences, files, functions, rules, provenance),
-                      functions)
+        summary, staging = run_scan(options, path, corpus, cache, tick, on_discovered, output, csv)
+    if output is not None:
+        return ScanResult.stored(output, summary)
+    result = ScanResult.stored(staging.path, summary)
+    weakref.finalize(result, staging.abort)  # the private directory goes with the result
+    return ScanResult(result.occurrences, result.files, summary, result.functions) if eager else result
 
 
-def load(directory: str) -> ScanResult:
-    """A scan stored by ``ScanResult.save`` or ``punstats scan -o``."""
-    occurrences, files, summary, functions = store.read(directory)
-    return ScanResult(occurrences, files, summary, functions)
+#: The columns ``table``, ``plot`` and ``report`` use (``load(directory, columns=PRESENTED)``).
+PRESENTED: Dict[str, Sequence[str]] = {"occurrences": ("path", "name", "name_len", "kind", "callee", "in_test"),
+             "files": ("path", "status", "keywords", "punnable", "in_test")}
+
+
+def load(directory: str, columns: Optional[Dict[str, Sequence[str]]] = None) -> ScanResult:
+    """A scan stored by ``ScanResult.save`` or ``punstats scan -o``; each
+    table is read when first used (only ``columns[table]`` when given)."""
+    return ScanResult.stored(directory, store.read_summary(directory), columns)
 
 
 __all__ = ["ScanResult", "scan", "load"]
-

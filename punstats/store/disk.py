@@ -1,70 +1,172 @@
 """A stored scan on disk: parquet tables with provenance metadata and ``summary.json``.
+
+The tables are written chunk by chunk (``TableFiles``): row groups of
+``ROW_GROUP_ROWS`` rows, with the explicit schema of ``store.schema``, into
+a ``staging.Staging`` directory.  Readers check that a directory holds a
+whole scan whose tables belong to its summary (``read_summary``) and read
+only the tables and columns asked for (``read_table``).
 """
 from __future__ import annotations
 
 import json
 import os
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, Optional
 
-import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-OCCURRENCES_FILE = "occurrences.parquet"
+from punstats.store import schema
+from punstats.store.provenance import provenance_metadata
+from punstats.store.staging import (  # noqa: F401  (their home before staging)
+    FILES_FILE,
+    FUNCTIONS_FILE,
+    OCCURRENCES_FILE,
+    SUMMARY_FILE,
+    TABLE_FILES,
+    WRITING_FILE,
+    Staging,
+    StoreError,
+    _one_line,
+    check_output,
+)
+
+#: Rows per parquet row group: memory while writing is one group per table.
+ROW_GROUP_ROWS = 64 * 1024
 
 
-FILES_FILE = "files.parquet"
+class ParquetTable:
+    """One table written in row groups as its pieces arrive, in the explicit schema."""
+
+    def __init__(self, path: str, columns: schema.Columns, provenance: Dict[str, Any],
+                 row_group_rows: Optional[int] = None) -> None:
+        metadata = {b"pandas": schema.pandas_metadata(columns),
+                    b"punstats": json.dumps(provenance_metadata(provenance), sort_keys=True).encode()}
+        self.schema = schema.arrow_schema(columns).with_metadata(metadata)
+        self.writer = pq.ParquetWriter(path, self.schema)
+        self.row_group_rows = row_group_rows or ROW_GROUP_ROWS
+        self.pending: list = []
+        self.buffered = 0
+        self.rows = 0
+
+    def put(self, table: pa.Table) -> None:
+        self.pending.append(table.replace_schema_metadata(self.schema.metadata))
+        self.buffered += table.num_rows
+        while self.buffered >= self.row_group_rows:
+            self._flush(self.row_group_rows)
+
+    def _flush(self, rows: int) -> None:
+        table = pa.concat_tables(self.pending) if self.pending else self.schema.empty_table()
+        self.writer.write_table(table.slice(0, rows), row_group_size=max(rows, 1))
+        rest = table.slice(rows)
+        self.pending, self.buffered = ([rest] if rest.num_rows else []), rest.num_rows
+        self.rows += rows
+
+    def close(self) -> int:
+        if self.buffered or not self.rows:  # an empty table is one empty row group, as pandas writes it
+            self._flush(self.buffered)
+        self.writer.close()
+        return self.rows
 
 
-FUNCTIONS_FILE = "functions.parquet"
+class TableFiles:
+    """The tables of one stored scan, each written as its pieces arrive (and
+    copied to CSV with ``csv``, through pandas, as ``DataFrame.to_csv``)."""
+
+    def __init__(self, directory: str, provenance: Dict[str, Any], csv: bool = False,
+                 functions: bool = True) -> None:
+        names = [name for name in schema.RAW if functions or name != "functions"]
+        self.directory, self.csv = directory, csv
+        self.tables = {name: ParquetTable(os.path.join(directory, TABLE_FILES[name]),
+                                          schema.RAW[name] + schema.RULE_COLUMNS, provenance)
+                       for name in names}
+        self._csv_started: set = set()
+
+    def put(self, name: str, table: pa.Table) -> None:
+        self.tables[name].put(table)
+        if self.csv:
+            self._put_csv(name, table)
+
+    def _put_csv(self, name: str, table: pa.Table) -> None:
+        path = os.path.join(self.directory, TABLE_FILES[name].replace(".parquet", ".csv"))
+        frame = table.replace_schema_metadata(self.tables[name].schema.metadata).to_pandas()
+        frame.to_csv(path, index=False, mode="a" if name in self._csv_started else "w",
+                     header=name not in self._csv_started)
+        self._csv_started.add(name)
+
+    def close(self) -> Dict[str, int]:
+        """Rows written, per table."""
+        rows = {name: table.close() for name, table in self.tables.items()}
+        if self.csv:
+            for name in self.tables:
+                if name not in self._csv_started:
+                    self._put_csv(name, schema.arrow_schema(schema.RAW[name] + schema.RULE_COLUMNS).empty_table())
+        return rows
 
 
-SUMMARY_FILE = "summary.json"
-
-
-class StoreError(ValueError):
-    """A directory that does not hold a readable stored scan."""
-
-
-def provenance_metadata(summary: Dict[str, Any]) -> Dict[str, Any]:
-    """The part of a summary that describes what was measured, not when."""
-    keep = ("corpus", "root", "source", "revision", "commit_date", "python",
-            "python_implementation", "punstats_version", "extractor_version", "rules")
-    return {key: summary[key] for key in keep if key in summary}
-
-
-def _write_parquet(table: pd.DataFrame, path: str, summary: Dict[str, Any]) -> None:
-    arrow = pa.Table.from_pandas(table, preserve_index=False)
-    metadata = dict(arrow.schema.metadata or {})
-    metadata[b"punstats"] = json.dumps(provenance_metadata(summary), sort_keys=True).encode()
-    pq.write_table(arrow.replace_schema_metadata(metadata), path)
-
-
-def write(directory: str, occurrences: pd.DataFrame, files: pd.DataFrame,
-          summary: Dict[str, Any], csv: bool = False,
-          functions: Optional[pd.DataFrame] = None) -> None:
-    os.makedirs(directory, exist_ok=True)
-    tables = {OCCURRENCES_FILE: occurrences, FILES_FILE: files}
-    if functions is not None:
-        tables[FUNCTIONS_FILE] = functions
-    for name, table in tables.items():
-        _write_parquet(table, os.path.join(directory, name), summary)
-        if csv:
-            table.to_csv(os.path.join(directory, name.replace(".parquet", ".csv")), index=False)
-    with open(os.path.join(directory, SUMMARY_FILE), "w", encoding="utf-8") as handle:
-        json.dump(summary, handle, indent=2, ensure_ascii=False)
-        handle.write("\n")
-
-
-def read(directory: str) -> Tuple[pd.DataFrame, pd.DataFrame, Dict[str, Any], Optional[pd.DataFrame]]:
-    """(occurrences, files, summary, functions or None) of a stored scan."""
+def read_summary(directory: str) -> Dict[str, Any]:
+    """The summary of a stored scan, after checking that its tables are there and belong to it."""
+    if os.path.exists(os.path.join(directory, WRITING_FILE)):
+        raise StoreError("%s is a stored scan that was never finished (the scan writing it stopped); "
+                         "scan again" % directory)
     paths = [os.path.join(directory, name) for name in (OCCURRENCES_FILE, FILES_FILE, SUMMARY_FILE)]
     missing = [os.path.basename(p) for p in paths if not os.path.isfile(p)]
     if missing:
         raise StoreError("%s is not a stored scan (missing %s)" % (directory, ", ".join(missing)))
-    with open(paths[2], encoding="utf-8") as handle:
-        summary = json.load(handle)
-    functions_path = os.path.join(directory, FUNCTIONS_FILE)
-    functions = pd.read_parquet(functions_path) if os.path.isfile(functions_path) else None
-    return pd.read_parquet(paths[0]), pd.read_parquet(paths[1]), summary, functions
+    try:
+        with open(paths[2], encoding="utf-8") as handle:
+            summary = json.load(handle)
+    except (OSError, ValueError) as exc:
+        raise StoreError("%s: %s" % (paths[2], _one_line(exc))) from None
+    if not isinstance(summary, dict):
+        raise StoreError("%s: not a scan summary" % paths[2])
+    rows = summary.get("rows") or {}
+    for name, file_name in TABLE_FILES.items():
+        path = os.path.join(directory, file_name)
+        if not os.path.isfile(path):
+            continue  # functions: stored before functions were recorded
+        try:
+            stored = pq.ParquetFile(path).metadata.num_rows
+        except (OSError, pa.ArrowException) as exc:
+            raise StoreError("%s: not a readable table: %s" % (path, _one_line(exc))) from None
+        if name in rows and stored != rows[name]:
+            raise StoreError("%s holds %d rows where its summary.json counts %d: the tables and the summary "
+                             "are from different scans; scan again" % (path, stored, rows[name]))
+    summary.pop("rows", None)  # checked; a summary in memory does not carry it
+    return summary
 
+
+def read_table(directory: str, name: str, columns: Optional[list] = None) -> Any:
+    """One table of a stored scan as a DataFrame (only ``columns`` when given); None when absent."""
+    import pandas as pd
+    path = os.path.join(directory, TABLE_FILES[name])
+    if name == "functions" and not os.path.isfile(path):
+        return None  # stored before functions were recorded
+    try:
+        return pd.read_parquet(path, columns=columns)
+    except (OSError, ValueError, pa.ArrowException) as exc:
+        raise StoreError("%s: %s" % (path, _one_line(exc))) from None
+
+
+def write(directory: str, occurrences: Any, files: Any, summary: Dict[str, Any], csv: bool = False,
+          functions: Any = None) -> Dict[str, int]:
+    """Store DataFrames (with their rule columns) as a scan in ``directory``, replacing it whole."""
+    staging = Staging(directory)
+    try:
+        out = TableFiles(staging.path, summary, csv=csv, functions=functions is not None)
+        frames = {"occurrences": occurrences, "files": files, "functions": functions}
+        for name, table in out.tables.items():
+            columns = table.schema.remove_metadata()
+            out.put(name, pa.Table.from_pandas(frames[name], schema=columns, preserve_index=False))
+        rows = out.close()
+    except OSError as exc:
+        staging.abort()
+        raise StoreError("cannot store the scan in %s: %s" % (directory, _one_line(exc))) from None
+    staging.commit(dict(summary, rows=rows))
+    return rows
+
+
+def read(directory: str):
+    """(occurrences, files, summary, functions or None) DataFrames of a stored scan."""
+    summary = read_summary(directory)
+    return (read_table(directory, "occurrences"), read_table(directory, "files"), summary,
+            read_table(directory, "functions"))

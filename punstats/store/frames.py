@@ -15,15 +15,14 @@ from __future__ import annotations
 
 import dataclasses
 import operator
-from typing import Any, List, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Any, List, NamedTuple, Sequence
 
-import pandas as pd
-import pyarrow as pa
-
-from punstats.model.records import Extraction, FileRecord, FunctionShape, Occurrence
+from punstats.model.records import Extraction
+from punstats.store import schema
 from punstats.store.rules import TestRule
 
-_RULE_COLUMNS = ["in_test", "test_rule"]
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def field_names(record_type: type) -> List[str]:
@@ -31,17 +30,13 @@ def field_names(record_type: type) -> List[str]:
     return list(getattr(record_type, "_fields", None) or (f.name for f in dataclasses.fields(record_type)))
 
 
-OCCURRENCE_COLUMNS = field_names(Occurrence) + _RULE_COLUMNS
+OCCURRENCE_COLUMNS = schema.names(schema.OCCURRENCES + schema.RULE_COLUMNS)
 
 
-FILE_COLUMNS = field_names(FileRecord) + _RULE_COLUMNS
+FILE_COLUMNS = schema.names(schema.FILES + schema.RULE_COLUMNS)
 
 
-FUNCTION_COLUMNS = field_names(FunctionShape) + _RULE_COLUMNS
-
-
-#: Column dtypes, from the record types' annotations.
-_DTYPES = {"int": "int64", "bool": "bool", "str": "str", "Optional[int]": "Int64"}
+FUNCTION_COLUMNS = schema.names(schema.FUNCTIONS + schema.RULE_COLUMNS)
 
 
 class Tables(NamedTuple):
@@ -52,48 +47,31 @@ class Tables(NamedTuple):
     functions: pd.DataFrame
 
 
-def _frame(rows: Sequence[Any], record_type: type) -> pd.DataFrame:
-    names = field_names(record_type)
+def _frame(rows: Sequence[Any], columns: schema.Columns) -> pd.DataFrame:
+    import pandas as pd
+    names = schema.names(columns)
     if not isinstance(rows[0] if rows else (), tuple):
         getter = operator.attrgetter(*names)
         rows = [getter(row) for row in rows]
-    columns = list(zip(*rows)) if rows else [()] * len(names)
-    return pd.DataFrame({name: pd.array(list(values), dtype=_DTYPES[_type_name(record_type, name)])
-                         for name, values in zip(names, columns)})
-
-
-def _type_name(record_type: type, name: str) -> str:
-    """A field's annotation as written (``int``, ``Optional[int]``)."""
-    annotation = record_type.__annotations__[name]
-    return getattr(annotation, "__forward_arg__", annotation)
+    values = list(zip(*rows)) if rows else [()] * len(names)
+    return pd.DataFrame({name: pd.array(list(column), dtype=schema.PANDAS_DTYPES[kind])
+                         for (name, kind), column in zip(columns, values)})
 
 
 def raw_tables(extractions: Sequence[Extraction]) -> Tables:
     """(occurrences, files, functions) DataFrames, before any test rule."""
     return Tables(
-        _frame([o for e in extractions for o in e.occurrences], Occurrence),
-        _frame([e.record for e in extractions], FileRecord),
-        _frame([f for e in extractions for f in e.functions], FunctionShape),
+        _frame([o for e in extractions for o in e.occurrences], schema.OCCURRENCES),
+        _frame([e.record for e in extractions], schema.FILES),
+        _frame([f for e in extractions for f in e.functions], schema.FUNCTIONS),
     )
-
-
-def arrow_bytes(table: pd.DataFrame) -> bytes:
-    """``table`` as an Arrow IPC stream: larger than parquet, but read without decoding."""
-    arrow = pa.Table.from_pandas(table, preserve_index=False)
-    sink = pa.BufferOutputStream()
-    with pa.ipc.new_stream(sink, arrow.schema) as writer:
-        writer.write_table(arrow)
-    return sink.getvalue().to_pybytes()
-
-
-def from_arrow_bytes(data: bytes) -> pd.DataFrame:
-    return pa.ipc.open_stream(data).read_all().to_pandas()
 
 
 def apply_rule(table: pd.DataFrame, rule: TestRule) -> pd.DataFrame:
     """``table`` with ``in_test`` and ``test_rule`` set by ``rule``."""
+    import pandas as pd
     table = table.copy()
-    test_paths = [path for path in table["path"].unique() if rule.is_test(path)]
+    test_paths = rule.test_paths(table["path"].unique())
     table["in_test"] = table["path"].isin(test_paths).astype("bool")
     table["test_rule"] = pd.array([rule.label] * len(table), dtype="str")
     return table

@@ -22,6 +22,7 @@ from __future__ import annotations
 import fnmatch
 import re
 from dataclasses import dataclass
+from typing import Iterable, List
 
 #: Directory names that make everything below them test code.
 TEST_DIRS = frozenset({"test", "tests", "testing", "idle_test"})
@@ -62,6 +63,10 @@ class TestRule:
         if self.name == "none":
             return False
         raise ValueError("unknown test rule %r" % self.name)
+
+    def test_paths(self, paths: Iterable[str]) -> List[str]:
+        """Those of ``paths`` that are test code."""
+        return [path for path in paths if self.is_test(path)]
 
 
 def parse_test_rule(text: str) -> TestRule:

@@ -1,0 +1,70 @@
+"""``ScanOptions``: what one scan measures and how it runs, as one frozen value.
+
+``punstats.scan(...)`` takes them as keywords and the command line as
+options; the pipeline (``runs.scan``) passes this one value along instead of
+each setting separately, and records ``rules()`` with every stored result.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Dict, Optional, Sequence, Tuple, Union
+
+from punstats.discover.tree import DEFAULT_EXTENSIONS
+from punstats.model.limits import DEFAULT_MAX_BYTES
+from punstats.store.rules import DEFAULT_LONG_THRESHOLD, DEFAULT_TEST_RULE, TestRule, parse_test_rule
+
+#: The definition every stored result records.
+DEFINITION = "ast.keyword of ast.Call, arg not None, value ast.Name with id == arg"
+
+
+def as_rule(test_rule: Union[str, TestRule]) -> TestRule:
+    return test_rule if isinstance(test_rule, TestRule) else parse_test_rule(test_rule)
+
+
+@dataclass(frozen=True)
+class ScanOptions:
+    """The settings of one scan (see ``punstats.scan`` for each)."""
+
+    jobs: Optional[int] = None  # None: all cores
+    test_rule: TestRule = DEFAULT_TEST_RULE
+    long_threshold: int = DEFAULT_LONG_THRESHOLD
+    extensions: Tuple[str, ...] = tuple(DEFAULT_EXTENSIONS)
+    follow_links: bool = False
+    exclude_dirs: bool = True
+    max_bytes: int = DEFAULT_MAX_BYTES
+    rev: Optional[str] = None
+    python: Optional[str] = None
+    engine: str = "local"
+    scheduler: Optional[str] = None
+    lines_saved: bool = False
+    gitignore: bool = True  # leave out what .gitignore files name (a directory; not a revision)
+    exclude: Tuple[str, ...] = ()  # and what these globs name (.gitignore syntax)
+
+    @classmethod
+    def of(cls, test_rule: Union[str, TestRule] = DEFAULT_TEST_RULE,
+           extensions: Sequence[str] = DEFAULT_EXTENSIONS, **settings: Any) -> "ScanOptions":
+        """Options from the keywords ``punstats.scan`` takes (a rule may be its text)."""
+        return cls(test_rule=as_rule(test_rule), extensions=tuple(extensions), **settings)
+
+    def check(self) -> None:
+        """Before any work: the engine exists here and goes with the other options."""
+        from punstats import engines
+        engines.check_engine(self.engine)
+        if self.scheduler is not None and self.engine != "dask":
+            raise engines.EngineError("a scheduler address needs the dask engine (--engine dask)")
+        if self.python is not None and self.engine != "local":
+            raise engines.EngineError("--python runs its own worker processes; it needs the local engine")
+
+    def rules(self) -> Dict[str, Any]:
+        """What decides the counts, as every stored result records it."""
+        return {
+            "test_rule": self.test_rule.label,
+            "long_threshold": self.long_threshold,
+            "extensions": list(self.extensions),
+            "follow_links": self.follow_links,
+            "exclude_dirs": self.exclude_dirs,
+            "max_bytes": self.max_bytes,
+            "definition": DEFINITION,
+            "gitignore": self.gitignore,
+            "exclude": list(self.exclude),
+        }

@@ -1,0 +1,259 @@
+"""The scan pipeline: resolve the corpus -> discover -> extract (through the
+cache) -> stored tables and running totals -> summary.
+
+Results stream: each engine batch is spilled as it arrives, then the three
+tables are written in candidate order, row group by row group, into a
+staging directory that replaces the stored scan whole at the end
+(``store.staging.Staging``), while ``analysis.summary.Totals`` keeps the
+running counts.  Nothing holds every row.  The output place is checked
+before any file is read.
+"""
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import functools
+import platform
+from typing import Any, Callable, Dict, Optional, Tuple, Union
+
+from punstats import __version__
+from punstats.cache import BlobCache
+from punstats.discover.revision import discover_git
+from punstats.discover.tree import discover
+from punstats.extract.traversal import EXTRACTOR_VERSION
+from punstats.model.corpus import Corpus
+from punstats.model.discovery import Discovery
+from punstats.runs.options import ScanOptions
+from punstats.sources import resolve
+from punstats.sources.local import now
+from punstats.store.staging import TABLE_FILES, Staging, StoreError
+
+Progress = Optional[Callable[[int], None]]
+
+
+def open_cache(cache: Union[BlobCache, str, bool, None]) -> Optional[BlobCache]:
+    """``cache`` as ``scan`` takes it: a BlobCache, a file path, True (the
+    default location) or None/False (no cache)."""
+    if cache is None or cache is False:
+        return None
+    if cache is True:
+        return BlobCache()
+    if isinstance(cache, str):
+        return BlobCache(cache)
+    return cache
+
+
+def _corpus(options: ScanOptions, path: Optional[str], corpus: Optional[Corpus]) -> Corpus:
+    if options.rev is not None:
+        from punstats.sources import git as gitsource
+        corpus = corpus or gitsource.git_corpus(path or ".", options.rev)
+    else:
+        corpus = corpus or resolve(path)
+    if options.lines_saved and corpus.is_revision:
+        raise ValueError("lines saved are measured on a directory, not a revision: check it out first")
+    if options.exclude and corpus.is_revision:
+        raise ValueError("--exclude applies to directories; a revision is read from git as committed")
+    return corpus
+
+
+def _discover(options: ScanOptions, corpus: Corpus, lazy: bool) -> Discovery:
+    """The corpus's files; a revision's blobs are read here unless ``lazy``."""
+    if corpus.is_revision:
+        return discover_git(corpus.root, corpus.revision, options.extensions, max_bytes=options.max_bytes,
+                            exclude_dirs=options.exclude_dirs, with_data=not lazy)
+    from punstats.discover import ignore
+    left_out = ignore.matcher(corpus.root, options.gitignore, options.exclude)
+    return discover(corpus.root, options.extensions, follow_links=options.follow_links,
+                    max_bytes=options.max_bytes, exclude_dirs=options.exclude_dirs,
+                    ignore=left_out.reason if left_out else None)
+
+
+def _provenance(corpus: Corpus, found: Discovery, parser: Tuple[str, str]) -> Dict[str, Any]:
+    return {**_distribution(corpus),
+        "corpus": corpus.name,
+        "root": found.root,
+        "source": corpus.source,
+        "revision": corpus.revision,
+        "commit_date": corpus.commit_date,
+        "python": parser[0],
+        "python_implementation": parser[1],
+        "punstats_version": __version__,
+        "extractor_version": EXTRACTOR_VERSION,
+        "skipped_dirs": found.skipped_dirs,
+    }
+
+
+def _distribution(corpus: Corpus) -> Dict[str, Any]:
+    """A scan of an installed package records the distribution's name and version."""
+    if corpus.is_revision or corpus.archive is not None or corpus.source == "stdlib":
+        return {}
+    from punstats.sources.installed import installed_distribution
+    found = installed_distribution(corpus.root)
+    return {"distribution": found} if found else {}
+
+
+def _lines_saved(found: Discovery, jobs: Optional[int]) -> Dict[str, Any]:
+    """Lines punning would save in the scan's own files (``rewrite --rewrap``)."""
+    from punstats.rewrite.tree import rewrite_candidates, summarize
+    totals = summarize(rewrite_candidates(found.candidates, found.root, rewrap=True, jobs=jobs))  # None: all cores
+    return {"lines_saved": totals.lines_saved, "lines_removed": totals.lines_removed,
+            "lines_added": totals.lines_added, "files_changed": totals.changed,
+            "edits": totals.edits, "joins": totals.joins, "rule": "rewrite --rewrap"}
+
+
+def _archive(corpus: Corpus) -> Dict[str, Any]:
+    """An unpacked archive (pypi:): what it was, what was refused."""
+    if corpus.archive is None:
+        return {}
+    return {"archive": corpus.archive,
+            "refused_members": [{"member": m, "reason": r, "detail": d} for m, r, d in corpus.refused_members]}
+
+
+def _storing(staging: Staging, function: Callable) -> Callable:
+    """``function`` with a failed write (a full disk) as the one-line ``StoreError``."""
+    @functools.wraps(function)
+    def guarded(*args: Any) -> Any:
+        try:
+            return function(*args)
+        except OSError as exc:
+            raise StoreError("cannot store the scan in %s: %s" % (staging.name, " ".join(str(exc).split()))) from None
+    return guarded
+
+
+class _Output:
+    """The raw rows of one scan on their way to the stored tables and the totals."""
+
+    def __init__(self, staging: Staging, options: ScanOptions, provenance: Dict[str, Any], count: int,
+                 csv: bool) -> None:
+        from punstats.analysis.summary import Totals
+        from punstats.store.disk import TableFiles
+        from punstats.store.spill import RawOutput
+        self.rule = options.test_rule
+        self.totals = Totals(options.long_threshold)
+        self.files = TableFiles(staging.path, dict(provenance, rules=options.rules()), csv=csv)
+        self.raw = RawOutput(staging.path, count, _storing(staging, self.consume))
+        self.add = _storing(staging, self.raw.add)
+        self.finish = _storing(staging, self.raw.finish)
+        self.close = _storing(staging, self.files.close)
+
+    def consume(self, name: str, raw: Any) -> None:
+        from punstats.store.schema import with_rule
+        table = with_rule(raw, self.rule)
+        self.files.put(name, table)
+        getattr(self.totals, "add_" + name)(table)
+
+    def counts(self) -> Dict[str, Any]:
+        """The summary's counts of everything that went through."""
+        return dict(self.totals.counts(), parameters=self.totals.parameters())
+
+
+def _runner(options: ScanOptions, progress: Progress) -> Callable[..., Any]:
+    """The engine of ``options``: ``run(candidates, sink)``, the rows going to the sink only."""
+    from punstats import engines
+
+    def run(chunk: Any, on_batch: Any = None) -> Any:
+        if options.engine == "dask":
+            return engines.run_dask(chunk, scheduler=options.scheduler, jobs=options.jobs,
+                                    max_bytes=options.max_bytes, progress=progress, on_batch=on_batch,
+                                    keep=False)
+        return engines.run(chunk, jobs=options.jobs, max_bytes=options.max_bytes, progress=progress,
+                           on_batch=on_batch, keep=False)
+    return run
+
+
+Tables = Tuple[Dict[str, Any], Dict[str, int], Optional[Dict[str, int]]]  # (counts, rows, cache counts)
+
+
+def _tables(staging: Staging, options: ScanOptions, found: Discovery, provenance: Dict[str, Any],
+            cache: Optional[BlobCache], pool: Any, progress: Progress,
+            read_blob: Optional[Callable[[str], bytes]], csv: bool) -> Tables:
+    """The stored tables of ``found`` in ``staging``, with their counts."""
+    if cache is not None and pool is None:
+        return _through_cache(staging, options, found, provenance, cache, progress, read_blob, csv)
+    output = _Output(staging, options, provenance, len(found.candidates), csv)
+    if pool is not None:  # another interpreter: its results come back whole
+        from punstats.engines import interp
+        extractions = interp.extract_candidates(found.candidates, pool, options.max_bytes, cache, progress)
+        output.add(range(len(extractions)), extractions)
+    else:
+        _runner(options, progress)(found.candidates, output.add)
+    output.finish()
+    rows = output.close()
+    return output.counts(), rows, None
+
+
+def _through_cache(staging: Staging, options: ScanOptions, found: Discovery, provenance: Dict[str, Any],
+                   cache: BlobCache, progress: Progress, read_blob: Optional[Callable[[str], bytes]],
+                   csv: bool) -> Tables:
+    """As ``_tables``, reusing what the cache knows: the stored files of this
+    corpus state and settings, else its raw tables, else per-file results."""
+    from punstats.store import reuse
+    state = reuse.CorpusState.of(found.candidates, options.max_bytes)
+    described = dict(provenance, rules=options.rules())
+    if not csv:
+        hit = _storing(staging, reuse.stored_scan)(cache, state, described, staging.path)
+        if hit is not None:
+            (progress or (lambda n: None))(state.prepared.count)
+            return hit[0], hit[1], state.reused()
+    output = _Output(staging, options, provenance, len(found.candidates), csv)
+    cache_counts = reuse.cached_tables(state, cache, _runner(options, progress), found.root, output.raw,
+                                       options.max_bytes, progress, read_blob=read_blob)
+    rows = output.close()
+    counts = output.counts()
+    if not csv and not cache_counts.get("unread") and not cache_counts.get("changed"):
+        reuse.keep_stored_scan(cache, state, described, found.root, staging.path, list(TABLE_FILES.values()),
+                               counts, rows)
+    return counts, rows, cache_counts
+
+
+def run_scan(options: ScanOptions, path: Optional[str] = None, corpus: Optional[Corpus] = None,
+             cache: Union[BlobCache, str, bool, None] = None, progress: Progress = None,
+             on_discovered: Progress = None, output: Optional[str] = None,
+             csv: bool = False) -> Tuple[Dict[str, Any], Staging]:
+    """Scan into ``output`` (None: a temporary directory, for the caller to
+    read and remove); returns the summary and the committed staging."""
+    options.check()
+    corpus = _corpus(options, path, corpus)
+    if corpus.is_revision:  # git objects: no .gitignore applies
+        options = dataclasses.replace(options, gitignore=False)
+    staging = Staging(output)  # before any work: a place that cannot take the scan is an error now
+    try:
+        summary, rows = _scan_into(staging, options, corpus, cache, progress, on_discovered, csv)
+        staging.commit(dict(summary, rows=rows))  # summary.json says how many rows each table holds
+    except BaseException:
+        staging.abort()
+        raise
+    return summary, staging
+
+
+def _scan_into(staging: Staging, options: ScanOptions, corpus: Corpus, cache: Any, progress: Progress,
+               on_discovered: Progress, csv: bool) -> Tuple[Dict[str, Any], Dict[str, int]]:
+    with contextlib.ExitStack() as stack:  # the cache, the blob reader and a worker pool close at the end
+        blob_cache = open_cache(cache)
+        if blob_cache is not None and blob_cache is not cache:
+            stack.callback(blob_cache.close)
+        # with a cache, a revision's blobs are read only when not cached (revisions share most of them)
+        lazy = corpus.is_revision and blob_cache is not None and options.python is None
+        found = _discover(options, corpus, lazy)
+        read_blob = None
+        if lazy:
+            from punstats.sources import git as gitsource
+            read_blob = stack.enter_context(gitsource.BlobReader(corpus.root)).read
+        if on_discovered:
+            on_discovered(len(found.candidates))
+        parser = (platform.python_version(), platform.python_implementation())
+        pool = None
+        if options.python is not None:
+            from punstats.engines import interp
+            pool = stack.enter_context(interp.Pool(options.python, jobs=min(options.jobs or 1, 2)))
+            parser = (pool.info["python"], pool.info["implementation"])
+        provenance = _provenance(corpus, found, parser)
+        counts, rows, cache_counts = _tables(staging, options, found, provenance, blob_cache, pool, progress,
+                                             read_blob, csv)
+    provenance["created"] = now()
+    if cache_counts is not None:  # how this run got its results; the results do not depend on it
+        provenance["cache"] = cache_counts
+    if options.lines_saved:
+        provenance["lines_saved"] = _lines_saved(found, options.jobs)
+    provenance.update(_archive(corpus))
+    return {**counts, "test_rule": options.test_rule.label, "rules": options.rules(), **provenance}, rows

@@ -1,0 +1,144 @@
+"""The columns of the stored tables, written once: names, Arrow types, pandas dtypes.
+
+Each table is a tuple of ``(name, kind)``; a kind names both the Arrow type
+stored in parquet and the pandas dtype a DataFrame gets.  The record types in
+``model.records`` say what a row holds; this module says how it is stored, so
+the spelling of an annotation (``Optional[int]`` or ``int | None``) never
+decides a column's type.  A field added to a record without a row here fails
+``tests/test_store_schema.py``.
+"""
+from __future__ import annotations
+
+import array
+import json
+import sys
+from typing import Any, Dict, List, Sequence, Tuple
+
+import pyarrow as pa
+
+from punstats.store.rules import TestRule
+
+INT, BOOL, STR, OPTIONAL_INT = "int", "bool", "str", "optional int"
+
+
+#: Arrow type of each kind.  ``OPTIONAL_INT`` holds nulls (``error_line`` of a parsed file).
+ARROW_TYPES = {INT: pa.int64(), BOOL: pa.bool_(), STR: pa.large_string(), OPTIONAL_INT: pa.int64()}
+
+
+#: pandas dtype of each kind: ``str`` is pandas' string dtype, ``Int64`` its nullable integer.
+PANDAS_DTYPES = {INT: "int64", BOOL: "bool", STR: "str", OPTIONAL_INT: "Int64"}
+
+
+_PANDAS_TYPES = {INT: ("int64", "int64"), BOOL: ("bool", "bool"), STR: ("object", "str"),
+                 OPTIONAL_INT: ("int64", "Int64")}  # (pandas_type, numpy_type) in pandas metadata
+
+Columns = Tuple[Tuple[str, str], ...]
+
+OCCURRENCES: Columns = (
+    ("path", STR), ("line", INT), ("col", INT), ("end_line", INT), ("end_col", INT),
+    ("name", STR), ("name_len", INT), ("kind", STR), ("callee", STR), ("call_line", INT),
+    ("call_col", INT), ("call_keywords", INT), ("call_punnable", INT), ("depth", INT),
+    ("in_fstring", BOOL), ("value", STR), ("base", STR), ("base_kind", STR), ("dict_call", BOOL),
+)
+
+
+FILES: Columns = (
+    ("path", STR), ("status", STR), ("error", STR), ("error_line", OPTIONAL_INT), ("bytes", INT),
+    ("lines", INT), ("encoding", STR), ("sha256", STR),
+) + tuple((name, INT) for name in (
+    "calls", "keywords", "double_star", "punnable", "class_keywords", "class_punnable",
+    "attribute", "dict_entries", "dict_literal", "dict_call_punnable", "near_miss",
+    "calls_no_arguments", "calls_positional_only", "calls_keyword_only", "calls_mixed",
+    "calls_all_punnable", "max_call_punnable", "functions",
+))
+
+
+FUNCTIONS: Columns = (
+    ("path", STR), ("line", INT), ("col", INT), ("name", STR), ("kind", STR),
+    ("positional_only", INT), ("positional_or_keyword", INT), ("keyword_only", INT),
+    ("var_positional", BOOL), ("var_keyword", BOOL), ("defaults", INT), ("keyword_only_defaults", INT),
+)
+
+
+#: Added when a test rule is applied (``frames.apply_rule``); never in the cache.
+RULE_COLUMNS: Columns = (("in_test", BOOL), ("test_rule", STR))
+
+
+#: The raw columns of each table, by table name (the order of ``frames.Tables``).
+RAW: Dict[str, Columns] = {"occurrences": OCCURRENCES, "files": FILES, "functions": FUNCTIONS}
+
+
+def names(columns: Columns) -> List[str]:
+    return [name for name, _ in columns]
+
+
+def arrow_schema(columns: Columns) -> pa.Schema:
+    """The Arrow schema of ``columns`` (every field nullable, as pandas writes them)."""
+    return pa.schema([pa.field(name, ARROW_TYPES[kind]) for name, kind in columns])
+
+
+def pandas_dtypes(columns: Columns) -> Dict[str, str]:
+    return {name: PANDAS_DTYPES[kind] for name, kind in columns}
+
+
+def pandas_metadata(columns: Columns) -> bytes:
+    """The ``pandas`` schema metadata pyarrow writes for these columns, so
+    ``pandas.read_parquet`` restores the dtypes; built without importing pandas."""
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        pandas_version = version("pandas")
+    except PackageNotFoundError:  # written without pandas: readers still get the Arrow types
+        pandas_version = ""
+    described = [{"name": name, "field_name": name, "pandas_type": _PANDAS_TYPES[kind][0],
+                  "numpy_type": _PANDAS_TYPES[kind][1], "metadata": None} for name, kind in columns]
+    return json.dumps({"index_columns": [], "column_indexes": [], "columns": described, "attributes": {},
+                       "creator": {"library": "pyarrow", "version": pa.__version__},
+                       "pandas_version": pandas_version}).encode()
+
+
+def with_rule(table: pa.Table, rule: TestRule) -> pa.Table:
+    """``table`` (raw columns) with ``in_test`` and ``test_rule`` set by ``rule``."""
+    import pyarrow.compute as pc
+    paths = table.column("path")
+    unique = pc.unique(paths)
+    flags = bool_array([rule.is_test(path) for path in unique.to_pylist()])
+    in_test = flags.take(pc.index_in(paths, value_set=unique)) if len(unique) else flags
+    label = string_array([rule.label], repeat=table.num_rows)
+    return table.append_column("in_test", in_test).append_column("test_rule", label)
+
+
+# Arrow values built from their buffers: ``pa.array`` and ``pa.scalar`` of
+# Python values import pandas when it is installed, which would double the
+# time of a re-scan answered from the cache.
+
+def string_array(values: Sequence[str], repeat: int = 1) -> pa.Array:
+    """``values`` (``repeat`` times over) as a ``large_string`` array."""
+    data = [value.encode("utf-8") for value in values] * repeat
+    offsets = array.array("q", [0])
+    total = 0
+    for item in data:
+        total += len(item)
+        offsets.append(total)
+    return pa.Array.from_buffers(pa.large_string(), len(data),
+                                 [None, pa.py_buffer(_little(offsets)), pa.py_buffer(b"".join(data))])
+
+
+def bool_array(values: Sequence[bool]) -> pa.Array:
+    bits = bytearray((len(values) + 7) // 8)
+    for i, value in enumerate(values):
+        if value:
+            bits[i >> 3] |= 1 << (i & 7)
+    return pa.Array.from_buffers(pa.bool_(), len(values), [None, pa.py_buffer(bytes(bits))])
+
+
+def scalar(value: Any) -> pa.Scalar:
+    """An ``int64`` or ``large_string`` scalar, for comparisons in ``pyarrow.compute``."""
+    if isinstance(value, str):
+        return string_array([value])[0]
+    return pa.Array.from_buffers(pa.int64(), 1, [None, pa.py_buffer(_little(array.array("q", [value])))])[0]
+
+
+def _little(values: array.array) -> bytes:
+    if sys.byteorder == "big":  # Arrow buffers are little-endian
+        values.byteswap()
+    return values.tobytes()

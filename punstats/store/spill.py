@@ -1,0 +1,147 @@
+"""Results as they arrive, spilled to disk, then read back in candidate order.
+
+Engines hand over extractions in any order (large files first), and the
+stored tables are in discovery order.  ``Spill`` turns each arriving batch
+into Arrow record batches at once and appends them to the bucket of their
+candidate index (``BUCKET_FILES`` consecutive candidates per bucket, at most
+``MAX_BUCKETS`` buckets), so nothing is held per file.  ``drain`` then reads
+one bucket at a time, puts its rows in candidate order (a stable sort, so a
+file's rows keep their order) and hands each table's piece on.  Memory is
+one arriving batch while extracting and one bucket while draining.
+"""
+from __future__ import annotations
+
+import operator
+import os
+from collections import defaultdict
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from punstats.model.records import Extraction
+from punstats.store import schema
+
+#: Consecutive candidates per bucket (more when ``MAX_BUCKETS`` would be exceeded).
+BUCKET_FILES = 1000
+
+
+#: At most this many buckets (three open files each) whatever the corpus size.
+MAX_BUCKETS = 64
+
+
+INDEX = "_index"  # the candidate index of each spilled row
+
+
+_FILE_GETTER = operator.attrgetter(*schema.names(schema.FILES))
+
+
+def record_batch(rows: Sequence[tuple], columns: schema.Columns,
+                 index: Optional[Sequence[int]] = None) -> pa.RecordBatch:
+    """``rows`` (tuples in ``columns`` order) as one Arrow batch of the stored
+    types; with ``index``, an ``_index`` column of candidate indices after them."""
+    values = list(zip(*rows)) if rows else [()] * len(columns)
+    arrays = [pa.array(column, type=schema.ARROW_TYPES[kind]) for (_, kind), column in zip(columns, values)]
+    names = schema.names(columns)
+    if index is not None:
+        arrays.append(pa.array(index, type=pa.int64()))
+        names.append(INDEX)
+    return pa.RecordBatch.from_arrays(arrays, names=names)
+
+
+def extraction_batches(items: Sequence[Tuple[int, Extraction]]) -> Dict[str, pa.RecordBatch]:
+    """The three tables' rows of ``items`` ((candidate index, extraction)), indexed."""
+    occurrences = [(i, o) for i, e in items for o in e.occurrences]
+    functions = [(i, f) for i, e in items for f in e.functions]
+    return {
+        "occurrences": record_batch([o for _, o in occurrences], schema.OCCURRENCES, [i for i, _ in occurrences]),
+        "files": record_batch([_FILE_GETTER(e.record) for _, e in items], schema.FILES, [i for i, _ in items]),
+        "functions": record_batch([f for _, f in functions], schema.FUNCTIONS, [i for i, _ in functions]),
+    }
+
+
+class Spill:
+    """Extractions of ``count`` candidates, kept in bucket files under ``directory``."""
+
+    def __init__(self, directory: str, count: int) -> None:
+        self.directory = directory
+        self.bucket_files = max(BUCKET_FILES, -(-count // MAX_BUCKETS))
+        self.buckets = max(1, -(-count // self.bucket_files))
+        self._writers: Dict[Tuple[str, int], Any] = {}
+        self._schemas = {name: schema.arrow_schema(columns).append(pa.field(INDEX, pa.int64()))
+                         for name, columns in schema.RAW.items()}
+        os.makedirs(directory, exist_ok=True)
+
+    def add(self, indices: Sequence[int], extractions: Sequence[Extraction]) -> None:
+        """A sink (``engines.Sink``): file the results of one batch by bucket."""
+        groups: Dict[int, List[Tuple[int, Extraction]]] = defaultdict(list)
+        for index, extraction in zip(indices, extractions):
+            groups[index // self.bucket_files].append((index, extraction))
+        for bucket, items in groups.items():
+            for name, batch in extraction_batches(items).items():
+                if batch.num_rows:
+                    self._writer(name, bucket).write_batch(batch)
+
+    def _path(self, name: str, bucket: int) -> str:
+        return os.path.join(self.directory, "%s-%05d.arrow" % (name, bucket))
+
+    def _writer(self, name: str, bucket: int) -> Any:
+        writer = self._writers.get((name, bucket))
+        if writer is None:
+            writer = pa.ipc.new_stream(pa.OSFile(self._path(name, bucket), "wb"), self._schemas[name])
+            self._writers[(name, bucket)] = writer
+        return writer
+
+    def close(self) -> None:
+        for writer in self._writers.values():
+            writer.close()
+        self._writers.clear()
+
+    def drain(self, put: Callable[[str, pa.Table], None]) -> None:
+        """``put(table name, rows)`` for every bucket in order, rows in candidate order."""
+        self.close()
+        for bucket in range(self.buckets):
+            for name in schema.RAW:
+                path = self._path(name, bucket)
+                if not os.path.exists(path):
+                    continue
+                with pa.OSFile(path) as source:
+                    table = pa.ipc.open_stream(source).read_all()
+                os.remove(path)
+                order = pc.sort_indices(table, sort_keys=[(INDEX, "ascending")])  # stable
+                put(name, table.take(order).drop_columns([INDEX]))
+
+
+class RawOutput:
+    """Where a scan's raw rows (before any test rule) go: ``add`` takes
+    results in any order (through a ``Spill``), ``put`` pieces already in
+    candidate order (whole tables from the cache); ``finish`` drains the
+    spill.  Every piece reaches ``consume(name, table)`` in candidate order;
+    with ``keep_copies`` it is also kept as an Arrow IPC stream per table, for the cache."""
+
+    def __init__(self, directory: str, count: int, consume: Callable[[str, pa.Table], None]) -> None:
+        self.directory = directory
+        self.spill = Spill(os.path.join(directory, "spill"), count)
+        self.add = self.spill.add
+        self.consume = consume
+        self._copies: Dict[str, Any] = {}
+
+    def keep_copies(self) -> None:
+        for name, columns in schema.RAW.items():
+            self._copies[name] = pa.ipc.new_stream(pa.OSFile(self.copy_path(name), "wb"),
+                                                   schema.arrow_schema(columns))
+
+    def copy_path(self, name: str) -> str:
+        return os.path.join(self.directory, "raw-%s.arrow" % name)
+
+    def put(self, name: str, table: pa.Table) -> None:
+        table = table.replace_schema_metadata(None)
+        if name in self._copies:
+            self._copies[name].write_table(table)
+        self.consume(name, table)
+
+    def finish(self) -> None:
+        self.spill.drain(self.put)
+        os.rmdir(self.spill.directory)
+        for writer in self._copies.values():
+            writer.close()

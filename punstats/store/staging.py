@@ -1,0 +1,194 @@
+"""Where a stored scan is written: a hidden sibling of its directory, swapped in whole.
+
+A scan is written into a ``Staging`` directory beside its final place and
+swapped in when complete (one ``renameat2`` exchange on Linux, else two
+renames), so a reader sees the previous scan or the new one, never a mix; a
+scan stopped midway (killed, disk full) leaves the previous one as it was,
+and the next scan of the same place removes what it left.  ``check_output``
+runs before any extraction work.  Standard library only.
+"""
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import errno
+import json
+import os
+import shutil
+import tempfile
+import time
+from typing import Any, Dict, Optional
+
+OCCURRENCES_FILE = "occurrences.parquet"
+
+
+FILES_FILE = "files.parquet"
+
+
+FUNCTIONS_FILE = "functions.parquet"
+
+
+SUMMARY_FILE = "summary.json"
+
+
+#: Present while a stored scan is being written; a directory holding it was never finished.
+WRITING_FILE = ".writing"
+
+
+TABLE_FILES = {"occurrences": OCCURRENCES_FILE, "files": FILES_FILE, "functions": FUNCTIONS_FILE}
+
+
+class StoreError(ValueError):
+    """A directory that does not hold a readable stored scan, or cannot receive one."""
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split()) or type(exc).__name__
+
+
+def _stored_names() -> set:
+    names = set(TABLE_FILES.values()) | {SUMMARY_FILE}
+    return names | {name.replace(".parquet", ".csv") for name in TABLE_FILES.values()}
+
+
+def check_output(directory: str) -> None:
+    """``StoreError`` unless a stored scan can be put at ``directory``: nothing
+    there, an empty directory, or a stored scan (which is then replaced)."""
+    if os.path.lexists(directory) and not os.path.isdir(directory):
+        raise StoreError("cannot store the scan in %s: it exists and is not a directory" % directory)
+    if os.path.isdir(directory):
+        others = sorted(set(os.listdir(directory)) - _stored_names())
+        if others:
+            raise StoreError("cannot store the scan in %s: it holds other files than a stored scan (%s)"
+                             % (directory, ", ".join(others[:3]) + (", ..." if len(others) > 3 else "")))
+
+
+class Staging:
+    """A stored scan being written next to ``directory``, swapped in by ``commit``."""
+
+    def __init__(self, directory: Optional[str]) -> None:
+        """``directory`` None: a private temporary directory (the tables are read back, then removed)."""
+        self.target = os.path.realpath(directory) if directory is not None else None  # through a link
+        self.name = directory or "a temporary directory"  # as the user wrote it
+        try:
+            if self.target is None:
+                self.path = tempfile.mkdtemp(prefix="punstats-scan-")
+            else:
+                check_output(self.name)
+                parent = os.path.dirname(self.target)
+                os.makedirs(parent, exist_ok=True)
+                _remove_stale(self.target)
+                self.path = tempfile.mkdtemp(prefix="." + os.path.basename(self.target) + ".partial-", dir=parent)
+                os.chmod(self.path, 0o777 & ~_umask())  # as os.makedirs would create it
+            _write_synced(os.path.join(self.path, WRITING_FILE), b"%d\n" % os.getpid())
+        except OSError as exc:
+            self.abort()
+            raise StoreError("cannot store the scan in %s: %s" % (directory or "a temporary directory",
+                                                                  _one_line(exc))) from None
+
+    def file(self, name: str) -> str:
+        return os.path.join(self.path, name)
+
+    def commit(self, summary: Dict[str, Any]) -> None:
+        """Write ``summary.json``, then put the whole directory in place at once."""
+        try:
+            _write_synced(self.file(SUMMARY_FILE),
+                          (json.dumps(summary, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
+            for name in os.listdir(self.path):
+                if name != WRITING_FILE:
+                    _fsync(self.file(name))
+            os.remove(self.file(WRITING_FILE))
+            if self.target is not None:
+                _swap_in(self.path, self.target)
+        except OSError as exc:
+            self.abort()
+            raise StoreError("cannot store the scan in %s: %s" % (self.name, _one_line(exc))) from None
+
+    def abort(self) -> None:
+        if getattr(self, "path", None):
+            shutil.rmtree(self.path, ignore_errors=True)
+
+
+def _remove_stale(target: str) -> None:
+    """Remove what scans of ``target`` that were killed left beside it."""
+    parent, name = os.path.split(target)
+    for entry in os.listdir(parent):
+        if not entry.startswith(("." + name + ".partial-", "." + name + ".old-")):
+            continue
+        path = os.path.join(parent, entry)
+        try:
+            with open(os.path.join(path, WRITING_FILE), "rb") as handle:
+                pid = int(handle.read().strip())
+            if pid > 0:
+                os.kill(pid, 0)  # raises unless a scan still writes it
+                continue
+        except ProcessLookupError:
+            pass
+        except PermissionError:  # alive, another user's
+            continue
+        except (OSError, ValueError):  # no marker: swapped out, or just created
+            if time.time() - os.lstat(path).st_mtime < STALE_SECONDS:
+                continue
+        shutil.rmtree(path, ignore_errors=True)
+
+
+#: A staging directory without its marker is left alone for this long (it may be just created).
+STALE_SECONDS = 60
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _fsync(path: str) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _write_synced(path: str, data: bytes) -> None:
+    with open(path, "wb") as handle:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+_RENAME_EXCHANGE = 2
+
+
+def _exchange(a: str, b: str) -> bool:
+    """Swap two directories in one step (Linux ``renameat2``); False where not available."""
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
+        renameat2 = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    at_fdcwd = -100
+    if renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP):  # old kernel, a file system without it
+        return False
+    raise OSError(code, os.strerror(code), b)
+
+
+def _swap_in(staged: str, target: str) -> None:
+    """``staged`` becomes ``target``; a previous ``target`` is removed only once replaced."""
+    if not os.path.isdir(target):
+        os.rename(staged, target)
+    elif _exchange(staged, target):
+        shutil.rmtree(staged, ignore_errors=True)  # now the previous scan
+    else:
+        old = tempfile.mkdtemp(prefix="." + os.path.basename(target) + ".old-", dir=os.path.dirname(target))
+        os.rename(target, os.path.join(old, "scan"))
+        os.rename(staged, target)
+        shutil.rmtree(old, ignore_errors=True)
+    parent = os.open(os.path.dirname(target), os.O_RDONLY)
+    try:
+        os.fsync(parent)
+    finally:
+        os.close(parent)

@@ -1,0 +1,235 @@
+"""The stored scan: results spilled as they arrive and stored in order, row
+group by row group; a stored scan replaced whole or not at all; readers that
+say what is wrong with a directory; ``-o`` checked before any work."""
+import errno
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+import punstats
+from punstats.cli import main
+from punstats.model.records import Extraction, FileRecord, FunctionShape, Occurrence, failure
+from punstats.store import disk, frames, schema, spill
+
+
+def extraction(number):
+    path = "pkg/m%03d.py" % number
+    record = FileRecord(path, "ok", "", None, 10 + number, 3, "utf-8", "%064d" % number, calls=number % 3)
+    occurrences = tuple(Occurrence(path, line, 0, line, 3, "x%d" % line, 2, "call", "f", line, 0, 1, 1, 0,
+                                   False, "x", "", "", False) for line in range(number % 4))
+    functions = tuple(FunctionShape(path, line, 0, "g", "def", 0, line, 0, False, False, 0, 0)
+                      for line in range(number % 3))
+    return Extraction(record, occurrences, functions)
+
+
+def test_results_in_any_order_are_stored_in_candidate_order(tmp_path, monkeypatch):
+    monkeypatch.setattr(spill, "BUCKET_FILES", 7)
+    extractions = [extraction(n) for n in range(60)] + [failure("bad.py", "syntax_error", "oops", 2)]
+    arrival = list(range(len(extractions)))
+    random.Random(5).shuffle(arrival)
+    pieces = []
+    store = spill.Spill(str(tmp_path / "spill"), len(extractions))
+    assert store.buckets == 9
+    for start in range(0, len(arrival), 4):
+        batch = arrival[start:start + 4]
+        store.add(batch, [extractions[i] for i in batch])
+    store.drain(lambda name, table: pieces.append((name, table)))
+    expected = frames.raw_tables(extractions)
+    for name, frame in zip(schema.RAW, expected):
+        columns = schema.arrow_schema(schema.RAW[name])
+        got = pa.concat_tables([t for n, t in pieces if n == name]).combine_chunks()
+        assert got.num_rows == len(frame) > 0
+        assert got.equals(pa.Table.from_pandas(frame, schema=columns, preserve_index=False))
+    assert os.listdir(tmp_path / "spill") == []
+
+
+def test_row_groups_do_not_change_the_data(tmp_path, stdlib_subset_scan_dir, monkeypatch):
+    monkeypatch.setattr(disk, "ROW_GROUP_ROWS", 1000)
+    stored = punstats.load(stdlib_subset_scan_dir)
+    stored.with_rules().save(str(tmp_path / "small-groups"))
+    assert pq.ParquetFile(tmp_path / "small-groups" / "functions.parquet").metadata.num_row_groups > 1
+    for name in ("occurrences", "files", "functions"):
+        again = pq.read_table(tmp_path / "small-groups" / (name + ".parquet")).combine_chunks()
+        before = pq.read_table(os.path.join(stdlib_subset_scan_dir, name + ".parquet")).combine_chunks()
+        assert again.equals(before)
+
+
+def small_tree(root, text="f(a=a)\n"):
+    root.mkdir(exist_ok=True)
+    (root / "a.py").write_text(text)
+    (root / "b.py").write_text("g(b=b, c=c)\n")
+    return str(root)
+
+
+def snapshot(directory):
+    return {name: open(os.path.join(directory, name), "rb").read() for name in sorted(os.listdir(directory))}
+
+
+def test_a_scan_that_fails_while_writing_leaves_the_previous_scan_whole(tmp_path, monkeypatch, capsys):
+    corpus, out = small_tree(tmp_path / "src"), str(tmp_path / "out")
+    assert main(["scan", "-q", "--no-cache", "-o", out, corpus]) == 0
+    before = snapshot(out)
+    (tmp_path / "src" / "c.py").write_text("h(d=d)\n")
+
+    def full(self, name, table):
+        raise OSError(errno.ENOSPC, "No space left on device")
+    monkeypatch.setattr(disk.TableFiles, "put", full)
+    capsys.readouterr()
+    assert main(["scan", "-q", "--no-cache", "-o", out, corpus]) == 2
+    err = capsys.readouterr().err
+    assert err == "punstats: error: cannot store the scan in %s: [Errno 28] No space left on device\n" % out
+    assert snapshot(out) == before
+    assert sorted(os.listdir(tmp_path)) == ["out", "src"]  # no staging directory left
+    assert punstats.load(out).summary["files"] == 2
+
+
+def test_a_scan_killed_while_saving_leaves_the_previous_scan_readable(tmp_path):
+    corpus, out = small_tree(tmp_path / "src"), str(tmp_path / "out")
+    assert main(["scan", "-q", "--no-cache", "-o", out, corpus]) == 0
+    before = snapshot(out)
+    (tmp_path / "src" / "c.py").write_text("h(d=d)\n")
+    killed = ("import os, signal, sys\n"
+              "from punstats.store import disk\n"
+              "close = disk.TableFiles.close\n"
+              "def close_and_die(self):\n"
+              "    close(self)\n"
+              "    os.kill(os.getpid(), signal.SIGKILL)\n"
+              "disk.TableFiles.close = close_and_die\n"
+              "from punstats.cli import main\n"
+              "main(sys.argv[1:])\n")
+    proc = subprocess.run([sys.executable, "-c", killed, "scan", "-q", "--no-cache", "-o", out, corpus])
+    assert proc.returncode == -signal.SIGKILL
+    assert snapshot(out) == before  # the tables were written, but only beside it
+    leftovers = [name for name in os.listdir(tmp_path) if name.startswith(".out.partial-")]
+    assert len(leftovers) == 1
+    with pytest.raises(disk.StoreError, match="never finished"):
+        punstats.load(str(tmp_path / leftovers[0]))
+    assert main(["scan", "-q", "--no-cache", "-o", out, corpus]) == 0  # the next scan clears it away
+    assert sorted(os.listdir(tmp_path)) == ["out", "src"]
+    assert punstats.load(out).summary["files"] == 3
+
+
+def test_a_directory_whose_tables_are_from_another_scan_is_refused(tmp_path, capsys):
+    out = str(tmp_path / "out")
+    assert main(["scan", "-q", "--no-cache", "-o", out, small_tree(tmp_path / "src")]) == 0
+    other = str(tmp_path / "other")
+    assert main(["scan", "-q", "--no-cache", "-o", other, small_tree(tmp_path / "src2", "f(a=a, b=b)\n")]) == 0
+    os.replace(os.path.join(other, "occurrences.parquet"), os.path.join(out, "occurrences.parquet"))
+    capsys.readouterr()
+    assert main(["table", out]) == 2
+    assert capsys.readouterr().err == (
+        "punstats: error: %s holds 4 rows where its summary.json counts 3: the tables and the summary are "
+        "from different scans; scan again\n" % os.path.join(out, "occurrences.parquet"))
+
+
+def test_a_table_that_is_not_parquet_is_named(tmp_path, capsys):
+    out = str(tmp_path / "out")
+    assert main(["scan", "-q", "--no-cache", "-o", out, small_tree(tmp_path / "src")]) == 0
+    with open(os.path.join(out, "files.parquet"), "wb") as handle:
+        handle.write(b"not parquet")
+    capsys.readouterr()
+    assert main(["table", out]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("punstats: error: %s: not a readable table: " % os.path.join(out, "files.parquet"))
+    assert err.count("\n") == 1
+
+
+@pytest.fixture
+def no_extraction(monkeypatch):
+    """Fails the test if discovery (the start of the work) is reached."""
+    from punstats.runs import pipeline
+
+    def never(*args, **kwargs):
+        raise AssertionError("the work started")
+    monkeypatch.setattr(pipeline, "discover", never)
+
+
+@pytest.mark.parametrize("target", ["file", "devnull", "below-a-file", "other-files"])
+def test_an_output_that_cannot_take_the_scan_is_refused_before_any_work(tmp_path, capsys, no_extraction, target):
+    corpus = small_tree(tmp_path / "src")
+    (tmp_path / "taken").write_text("keep me\n")
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "todo.txt").write_text("keep me too\n")
+    out, reason = {
+        "file": (str(tmp_path / "taken"), "it exists and is not a directory"),
+        "devnull": (os.devnull, "it exists and is not a directory"),
+        "below-a-file": (str(tmp_path / "taken" / "out"), "[Errno 17] File exists: '%s'" % (tmp_path / "taken")),
+        "other-files": (str(tmp_path / "notes"), "it holds other files than a stored scan (todo.txt)"),
+    }[target]
+    assert main(["scan", "-q", "--no-cache", "-o", out, corpus]) == 2
+    assert capsys.readouterr().err == "punstats: error: cannot store the scan in %s: %s\n" % (out, reason)
+    assert (tmp_path / "taken").read_text() == "keep me\n"
+    assert os.listdir(tmp_path / "notes") == ["todo.txt"]
+
+
+def test_a_read_only_output_is_refused_before_any_work(tmp_path, capsys, no_extraction):
+    if os.geteuid() == 0:
+        pytest.skip("root writes to read-only directories")
+    corpus = small_tree(tmp_path / "src")
+    (tmp_path / "locked").mkdir()
+    os.chmod(tmp_path / "locked", 0o555)
+    try:
+        assert main(["scan", "-q", "--no-cache", "-o", str(tmp_path / "locked" / "out"), corpus]) == 2
+    finally:
+        os.chmod(tmp_path / "locked", 0o755)
+    err = capsys.readouterr().err
+    assert err.startswith("punstats: error: cannot store the scan in %s: [Errno 13]" % (tmp_path / "locked" / "out"))
+
+
+def test_a_full_file_system_keeps_the_previous_scan(tmp_path, capsys):
+    mount = tmp_path / "small"
+    mount.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mount)],
+                      capture_output=True).returncode != 0:
+        pytest.skip("cannot mount a small file system here")
+    try:
+        out = str(mount / "out")
+        corpus = small_tree(tmp_path / "src")
+        assert main(["scan", "-q", "--no-cache", "-o", out, corpus]) == 0
+        before = snapshot(out)
+        with open(mount / "filler", "wb", buffering=0) as handle:  # fill the file system up
+            try:
+                while True:
+                    handle.write(b"x" * 4096)
+            except OSError:
+                pass
+        capsys.readouterr()
+        assert main(["scan", "-q", "--no-cache", "-o", out, corpus]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("punstats: error: cannot store the scan in %s: [Errno 28]" % out)
+        assert err.count("\n") == 1
+        assert snapshot(out) == before
+        assert sorted(os.listdir(mount)) == ["filler", "out"]
+    finally:
+        subprocess.run(["umount", str(mount)])
+
+
+def test_a_stored_scan_is_replaced_by_one_rename(tmp_path):
+    corpus, out = small_tree(tmp_path / "src"), str(tmp_path / "out")
+    punstats.scan(corpus, jobs=1, output=out)
+    inode = os.stat(out).st_ino
+    (tmp_path / "src" / "c.py").write_text("h(d=d)\n")
+    result = punstats.scan(corpus, jobs=1, output=out)
+    assert os.stat(out).st_ino != inode  # a new directory, not the old one rewritten
+    assert result.summary["files"] == 3 and len(result.files) == 3
+    assert json.load(open(os.path.join(out, "summary.json")))["rows"] == {"occurrences": 4, "files": 3, "functions": 0}
+    assert "rows" not in punstats.load(out).summary
+
+
+def test_an_output_named_through_a_link_is_replaced_where_the_link_points(tmp_path):
+    corpus = small_tree(tmp_path / "src")
+    real = str(tmp_path / "real")
+    punstats.scan(corpus, jobs=1, output=real)
+    os.symlink(real, str(tmp_path / "link"))
+    (tmp_path / "src" / "c.py").write_text("h(d=d)\n")
+    punstats.scan(corpus, jobs=1, output=str(tmp_path / "link"))
+    assert os.path.islink(tmp_path / "link")
+    assert punstats.load(real).summary["files"] == 3
+    assert sorted(os.listdir(tmp_path)) == ["link", "real", "src"]

@@ -1,0 +1,62 @@
+"""The stored tables of two real corpora are the ones recorded before the
+storage was restructured (streamed row groups, explicit schema).
+
+The digest is of the content: each table read with pyarrow, schema metadata
+dropped, chunks combined, written as an Arrow IPC stream.  It holds for the
+interpreter and pandas it was recorded with; elsewhere the test is skipped.
+"""
+import hashlib
+import os
+import sys
+
+import pytest
+
+from punstats.cli import main
+
+TABLES = ("occurrences", "files", "functions")
+
+#: Recorded with ``punstats scan -q --no-cache -o DIR`` before the restructure.
+STDLIB = {
+    "python": "3.11.7 (main, May  9 2026, 07:35:25) [GCC 12.2.0]",
+    "occurrences": (4871, "bbc2538950cbafeafe23797e06c44aed75a1a2bf4f9a89b87af78fc328224636"),
+    "files": (1790, "56e0312f2bb618aed93f7139fe39df2d07502bf64d40d06e3df11e39de19b878"),
+    "functions": (60497, "d6dd71514f1f0aa0a2603cb1b4c4ff3ca91306d6e2791fa9fb9a81ae1c1e9085"),
+}
+PANDAS = {
+    "python": "3.11.7 (main, May  9 2026, 07:35:25) [GCC 12.2.0]",
+    "pandas": "3.1.1",
+    "occurrences": (17441, "404a7e2dfc49e1fceaa0e656b03041436522570080209e2055f541df60f6a31d"),
+    "files": (1440, "0bd79ae26697158a6dcb9c0cb4c85a2dfeb4ba0c747718c11f92e043fdb9fd81"),
+    "functions": (34416, "777e55375a57a705e4e56eab5dbbcede87fa2c3d9453b1185af5eff046517e49"),
+}
+
+
+def content_digest(path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    table = pq.read_table(path).replace_schema_metadata(None).combine_chunks()
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, table.schema) as writer:
+        writer.write_table(table)
+    return table.num_rows, hashlib.sha256(sink.getvalue().to_pybytes()).hexdigest()
+
+
+def scanned(tmp_path, *paths):
+    output = str(tmp_path / "out")
+    assert main(["scan", "-q", "--no-cache", "-o", output, *paths]) == 0
+    return {name: content_digest(os.path.join(output, name + ".parquet")) for name in TABLES}
+
+
+@pytest.mark.slow
+def test_standard_library_tables_are_unchanged(tmp_path, capsys):
+    if sys.version != STDLIB["python"]:
+        pytest.skip("recorded on Python %s" % STDLIB["python"])
+    assert scanned(tmp_path) == {name: STDLIB[name] for name in TABLES}
+
+
+@pytest.mark.slow
+def test_pandas_tables_are_unchanged(tmp_path, capsys):
+    pandas = pytest.importorskip("pandas")
+    if pandas.__version__ != PANDAS["pandas"] or sys.version != PANDAS["python"]:
+        pytest.skip("recorded on pandas %s under Python %s" % (PANDAS["pandas"], PANDAS["python"]))
+    assert scanned(tmp_path, os.path.dirname(pandas.__file__)) == {name: PANDAS[name] for name in TABLES}

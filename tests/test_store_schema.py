@@ -1,0 +1,47 @@
+"""The explicit schema: it covers every record field, and types never come from annotations."""
+import dataclasses
+
+import pandas as pd
+
+from punstats.model.records import Extraction, FileRecord, FunctionShape, Occurrence, failure
+from punstats.store import frames, schema
+
+
+def test_every_record_field_has_a_stored_column_in_order():
+    assert schema.names(schema.OCCURRENCES) == list(Occurrence._fields)
+    assert schema.names(schema.FILES) == [f.name for f in dataclasses.fields(FileRecord)]
+    assert schema.names(schema.FUNCTIONS) == list(FunctionShape._fields)
+
+
+def extraction():
+    record = FileRecord("a.py", "ok", "", None, 10, 1, "utf-8", "0" * 64, calls=1, keywords=1, punnable=1)
+    occurrence = Occurrence("a.py", 1, 2, 1, 5, "x", 1, "call", "f", 1, 0, 1, 1, 0, False, "x", "", "", False)
+    function = FunctionShape("a.py", 1, 0, "f", "def", 0, 1, 0, False, True, 0, 0)
+    return [Extraction(record, (occurrence,), (function,)), failure("b.py", "syntax_error", "bad", 3)]
+
+
+def test_dtypes_are_the_schemas(monkeypatch):
+    # the spelling pyupgrade --py311-plus gives must not matter
+    monkeypatch.setitem(FileRecord.__annotations__, "error_line", "int | None")
+    tables = frames.raw_tables(extraction())
+    files = tables.files
+    assert str(files["error_line"].dtype) == "Int64" and files["error_line"].tolist()[1] == 3
+    assert pd.isna(files["error_line"].iloc[0])
+    assert files["path"].dtype == pd.StringDtype(na_value=float("nan")) or str(files["path"].dtype) == "str"
+    assert str(files["bytes"].dtype) == "int64"
+    assert str(tables.occurrences["in_fstring"].dtype) == "bool"
+    assert str(tables.functions["var_keyword"].dtype) == "bool"
+
+
+def test_written_parquet_has_the_explicit_schema(tmp_path):
+    import pyarrow.parquet as pq
+
+    from punstats.store import disk
+    from punstats.store.rules import DEFAULT_TEST_RULE
+    tables = [frames.apply_rule(t, DEFAULT_TEST_RULE) for t in frames.raw_tables(extraction())]
+    disk.write(str(tmp_path), tables[0], tables[1], {"rules": {}}, functions=tables[2])
+    for name, columns in schema.RAW.items():
+        stored = pq.read_schema(tmp_path / (name + ".parquet"))
+        assert stored.remove_metadata() == schema.arrow_schema(columns + schema.RULE_COLUMNS)
+    back = pd.read_parquet(tmp_path / "files.parquet")
+    assert back.dtypes.astype(str).to_dict() == schema.pandas_dtypes(schema.FILES + schema.RULE_COLUMNS)
