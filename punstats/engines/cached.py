@@ -107,9 +107,12 @@ def run_cached(prepared: Prepared, cache: BlobCache, run: Runner, max_bytes: int
     todo = []
     for index, candidate, blob in prepared.readable:
         if blob in known:
-            results[index] = from_plain(known[blob], candidate.path)
-        else:
-            todo.append((index, candidate, blob))
+            try:
+                results[index] = from_plain(known[blob], candidate.path)
+                continue
+            except (KeyError, TypeError, ValueError, IndexError, AttributeError):  # a poisoned row
+                cache.delete(["extract"], version, parser, blob)
+        todo.append((index, candidate, blob))
     tick(prepared.count - len(todo))
     unread = 0
     work: List[Tuple[int, Candidate, str]] = []
