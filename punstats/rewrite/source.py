@@ -9,7 +9,7 @@ import warnings
 from dataclasses import dataclass
 from typing import Iterator, List, Sequence, Tuple
 
-from punstats.extract.decode import decode_source
+from punstats.extract.decode import DECODE_ERRORS, decode_source
 from punstats.extract.traversal import child_nodes, is_punnable
 
 
@@ -204,7 +204,7 @@ def _decode(data: bytes) -> _Decoded:
         return _Decoded("", "", FILE_NULL, "source contains a null byte")
     try:
         text, encoding = decode_source(data)
-    except (SyntaxError, UnicodeDecodeError, LookupError) as exc:
+    except DECODE_ERRORS as exc:
         return _Decoded("", "", FILE_DECODE, str(exc))
     return _Decoded(text, encoding)
 

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from punstats.model.corpus import Corpus
+from punstats.sources.local import read_small
 
 MODE_SYMLINK = "120000"
 
@@ -118,11 +119,7 @@ def git_dir(path: str) -> str:
         raise GitError("no such file or directory: %s" % path)
     for candidate in (os.path.join(path, ".git"), path):
         if os.path.isfile(candidate):  # "gitdir: ..." of a worktree or submodule
-            try:
-                with open(candidate, "rb") as handle:
-                    line = handle.read(4096).decode("utf-8", "replace").strip()
-            except OSError:
-                continue
+            line = (read_small(candidate) or "").strip()
             if line.startswith("gitdir:"):
                 return os.path.normpath(os.path.join(path, line[len("gitdir:"):].strip()))
         elif os.path.isdir(candidate) and os.path.isfile(os.path.join(candidate, "HEAD")) \
