@@ -14,10 +14,12 @@ from typing import Optional, Sequence
 from punstats import __version__
 from punstats.cli.cache import cmd_cache
 from punstats.cli.common import (
+    JOBS_HELP,
     USAGE_ERROR,
     UsageError,
     _add_engine_options,
     _extensions,
+    _jobs,
     _Parser,
     _positive,
 )
@@ -45,7 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-save", action="store_true", help="print the summary only")
     p.add_argument("--csv", action="store_true", help="also write CSV copies of the tables")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
-    p.add_argument("-j", "--jobs", type=_positive, default=None, help="worker processes (default: all cores)")
+    p.add_argument("-j", "--jobs", type=_jobs, default=None, help=JOBS_HELP)
     p.add_argument("--test-rule", default="components",
                    help="components (default), substring, none, or regex:PATTERN")
     p.add_argument("--test-pattern", metavar="REGEX", help="shorthand for --test-rule regex:REGEX")
@@ -85,7 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--every", default="month", metavar="commit|month|N",
                    help="every commit, the last of each month (default), or every Nth commit")
     p.add_argument("-o", "--output", metavar="DIR", help="default: data/<repository>-history/")
-    p.add_argument("-j", "--jobs", type=_positive, default=None, help="worker processes (default: all cores)")
+    p.add_argument("-j", "--jobs", type=_jobs, default=None, help=JOBS_HELP)
     p.add_argument("--test-rule", default="components", help="components (default), substring, none, regex:RE")
     p.add_argument("--long", type=_positive, default=DEFAULT_LONG_THRESHOLD, metavar="N")
     p.add_argument("--no-cache", action="store_true", help="extract every file of every revision")

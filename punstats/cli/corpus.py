@@ -8,9 +8,11 @@ import sys
 from typing import Any
 
 from punstats.cli.common import (
+    JOBS_HELP,
     UsageError,
     _add_engine_options,
     _check_engine_options,
+    _jobs,
     _positive,
 )
 from punstats.model.corpus import SourceError
@@ -28,7 +30,7 @@ def _add_corpus_commands(commands: Any) -> None:
     p.add_argument("-o", "--output", metavar="DIR", help="store each project in DIR/<name>/ (default: data/)")
     p.add_argument("--csv", action="store_true", help="also write CSV copies of the tables")
     p.add_argument("--json", action="store_true", help="print the summaries as a JSON array")
-    p.add_argument("-j", "--jobs", type=_positive, default=None, help="worker processes (default: all cores)")
+    p.add_argument("-j", "--jobs", type=_jobs, default=None, help=JOBS_HELP)
     p.add_argument("--test-rule", default="components",
                    help="components (default), substring, none, or regex:PATTERN")
     p.add_argument("--long", type=_positive, default=DEFAULT_LONG_THRESHOLD, metavar="N",

@@ -7,7 +7,7 @@ import os
 import sys
 from typing import Any
 
-from punstats.cli.common import UsageError, _positive
+from punstats.cli.common import JOBS_HELP, UsageError, _jobs
 from punstats.present.console import format_rewrite
 
 
@@ -22,7 +22,7 @@ def _add_rewrite_commands(commands: Any) -> None:
         if name == "rewrite":
             p.add_argument("--rewrap", action="store_true",
                            help="join calls that now fit on one line, as the PEP author's commit did")
-        p.add_argument("-j", "--jobs", type=_positive, default=None, help="worker processes (default: all cores)")
+        p.add_argument("-j", "--jobs", type=_jobs, default=None, help=JOBS_HELP)
         p.set_defaults(handler=cmd_rewrite, mode="pun" if name == "rewrite" else "expand")
 
 

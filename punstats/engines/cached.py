@@ -30,7 +30,7 @@ from punstats.extract.traversal import EXTRACTOR_VERSION
 from punstats.model.discovery import Candidate
 from punstats.model.limits import DEFAULT_MAX_BYTES
 from punstats.model.records import Extraction, failure, from_plain, to_plain
-from punstats.model.statuses import UNREADABLE
+from punstats.model.statuses import UNREADABLE, WORKER_DIED
 
 #: Extracts candidates (an engine's ``run``), passing results to the sink as they arrive.
 Runner = Callable[[Sequence[Candidate], Optional[Sink]], List[Extraction]]
@@ -131,7 +131,8 @@ def run_cached(prepared: Prepared, cache: BlobCache, run: Runner, max_bytes: int
         for position, extraction in zip(positions, extractions):
             index, _, blob = work[position]
             results[index] = extraction
-            fresh[blob] = to_plain(extraction)
+            if extraction.record.status != WORKER_DIED:  # a circumstance of this run, not of the file
+                fresh[blob] = to_plain(extraction)
         if len(fresh) >= CHUNK_FILES:  # store as the run goes: a killed scan keeps what it finished
             cache.put_many("extract", version, parser, fresh.items())
             fresh.clear()
