@@ -56,6 +56,12 @@ FILE_ROUND_TRIP = "round_trip_failed"
 FILE_ENCODE = "encode_error"
 
 
+FILE_UNREADABLE = "unreadable"  # not a regular file, vanished, no permission
+
+
+FILE_NOT_WRITTEN = "not_written"  # --write refused it: changed or vanished since read, or the write failed
+
+
 @dataclass(frozen=True)
 class Edit:
     """One keyword argument rewritten (positions in the original text)."""

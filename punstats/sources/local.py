@@ -11,7 +11,7 @@ import sys
 import sysconfig
 from typing import Optional
 
-from punstats.model.corpus import Corpus
+from punstats.model.corpus import Corpus, SourceError
 
 
 def stdlib_corpus() -> Corpus:
@@ -19,6 +19,28 @@ def stdlib_corpus() -> Corpus:
     version = "%d.%d" % sys.version_info[:2]
     revision = "%s %s" % (platform.python_implementation(), platform.python_version())
     return Corpus("stdlib-" + version, root, "stdlib", revision)
+
+
+def printable(relpath: str) -> str:
+    """A path as text: POSIX separators, undecodable bytes escaped."""
+    text = relpath.replace(os.sep, "/")
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def check_path(argument: str) -> str:
+    """The absolute path of a directory or regular file to read (a link named is followed);
+    ``SourceError`` for anything else: missing, a FIFO or device, a directory that cannot be listed."""
+    path = os.path.abspath(argument)
+    if not os.path.exists(path):
+        raise SourceError("no such file or directory: %s" % argument)
+    if not (os.path.isdir(path) or os.path.isfile(path)):
+        raise SourceError("not a directory or a regular file: %s" % argument)
+    if os.path.isdir(path):
+        try:
+            os.scandir(path).close()
+        except OSError as exc:
+            raise SourceError("cannot list the directory %s: %s" % (argument, exc.strerror or exc)) from None
+    return path
 
 
 #: The most a metadata file (``.git``, ``HEAD``, a ref) may hold; ``packed-refs`` may hold more.
