@@ -230,3 +230,14 @@ def test_diff_quotes_names_as_git_does_and_git_apply_takes_the_patch(tmp_path, c
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert done.returncode == 0, done.stderr
     assert all((work / name).read_bytes() == PUNNED for name in names)
+
+
+def test_rewrite_records_a_fifo_swapped_in_or_a_file_gone_before_it_is_read(tree):
+    root, _ = tree
+    os.unlink(str(root / "a.py"))
+    os.mkfifo(str(root / "a.py"))  # swapped in after discovery: never opened for a blocking read
+    gone = rewrite.tree._rewrite_one((str(root / "gone.py"), "gone.py", "pun", False, 79))
+    fifo = rewrite.tree._rewrite_one((str(root / "a.py"), "a.py", "pun", False, 79))
+    assert (fifo.error, fifo.detail) == (rewrite.FILE_UNREADABLE, "not a regular file (FIFO)")
+    assert (gone.error, gone.detail) == (rewrite.FILE_UNREADABLE, "No such file or directory")
+    assert not fifo.changed and not gone.changed
