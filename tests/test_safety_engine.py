@@ -62,11 +62,12 @@ def test_a_batch_that_kills_its_worker_twice_is_recorded(tree, tmp_path, monkeyp
     assert files.loc["killer.py", "error"] == local.WORKER_DIED_REASON
     assert (files.drop("killer.py")["status"] == "ok").all()
     assert result.summary["punnable"] == 80 and result.summary["files"] == 81
-    monkeypatch.undo()  # the death is not remembered: the next scan extracts the file
-    (tree / "new.py").write_text("h(z=z)\n")
+    assert result.summary["cache"]["unread"] == 1  # so the whole tables are not kept either
+    monkeypatch.undo()  # the death is not remembered: the next scan of the same tree extracts the file
     again = punstats.scan(str(tree), jobs=2, cache=cache)
     assert dict(zip(again.files["path"], again.files["status"]))["killer.py"] == "ok"
-    assert again.summary["punnable"] == 82
+    assert again.summary["punnable"] == 81
+    assert (again.summary["cache"]["cached"], again.summary["cache"]["extracted"]) == (80, 1)
 
 
 def test_jobs_are_bounded(tree, capsys):

@@ -140,8 +140,9 @@ def run_cached(prepared: Prepared, cache: BlobCache, run: Runner, max_bytes: int
     if work:
         run([candidate for _, candidate, _ in work], store_batch)
     cache.put_many("extract", version, parser, fresh.items())
-    counts = {"cached": len(prepared.readable) - len(todo), "extracted": len(todo) - unread}
-    if unread:
-        counts["unread"] = unread
+    died = sum(1 for index, _, _ in work if results[index].record.status == WORKER_DIED)  # type: ignore[union-attr]
+    counts = {"cached": len(prepared.readable) - len(todo), "extracted": len(todo) - unread - died}
+    if unread or died:  # files that may be read next time: the whole tables are not kept
+        counts["unread"] = unread + died
     return results, counts  # type: ignore[return-value]
 
