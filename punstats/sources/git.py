@@ -169,9 +169,15 @@ def _subject(message: str) -> str:
 
 
 def read_commits(gitdir: str, shas: Sequence[str]) -> List[Commit]:
-    """The commits ``shas`` name, read raw in one ``cat-file --batch`` call and parsed here."""
-    if not shas:
-        return []
+    """The commits ``shas`` name, read raw with ``cat-file --batch`` (10,000 a call, so that
+    memory stays flat) and parsed here."""
+    commits: List[Commit] = []
+    for start in range(0, len(shas), 10000):
+        commits += _read_commit_chunk(gitdir, shas[start:start + 10000])
+    return commits
+
+
+def _read_commit_chunk(gitdir: str, shas: Sequence[str]) -> List[Commit]:
     out = _git(gitdir, "cat-file", "--batch", input="\n".join(shas).encode() + b"\n")
     commits, at = [], 0
     for sha in shas:
