@@ -127,15 +127,14 @@ def test_bz2_tar_and_conflicting_members(tmp_path):
     assert written(tmp_path / "out") == ["c/x.py"]
 
 
-def test_truncated_archive_keeps_what_came_before(tmp_path):
+def test_a_truncated_archive_is_an_error_and_leaves_nothing(tmp_path):
     archive = make_tar(tmp_path / "t.tar", [("t/a.py", CODE, {}), ("t/b.py", b"#" * 20000, {})], mode="w")
     data = open(archive, "rb").read()
     (tmp_path / "cut.tar").write_bytes(data[:4096])
-    result = unpack(str(tmp_path / "cut.tar"), str(tmp_path / "out"))
-    assert written(tmp_path / "out") == ["t/a.py"]
-    assert [(r.member, r.reason) for r in result.refused] == [("t/b.py", archives.CORRUPT),
-                                                              ("cut.tar", archives.CORRUPT)]
-    assert result.refused[1].detail.startswith("reading stopped:")
+    with pytest.raises(SourceError, match="^cannot read cut.tar: damaged or truncated after 2 members: "
+                                          "t/b.py: unexpected end of data$"):
+        unpack(str(tmp_path / "cut.tar"), str(tmp_path / "out"))
+    assert not (tmp_path / "out").exists()
 
 
 def test_hostile_zip_members(tmp_path):

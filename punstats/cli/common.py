@@ -69,6 +69,20 @@ def _positive(text: str) -> int:
     return value
 
 
+def _jobs(text: str) -> int:
+    """``-j``: a positive number of worker processes, at most ``MAX_JOBS``."""
+    from punstats.engines.base import MAX_JOBS
+    value = _positive(text)
+    if value > MAX_JOBS:
+        raise argparse.ArgumentTypeError(
+            "at most %d worker processes (four per core, at least 8: more processes than cores only cost "
+            "memory and start-up), not %d" % (MAX_JOBS, value))
+    return value
+
+
+JOBS_HELP = "worker processes (default: all cores; at most four per core)"
+
+
 def _extensions(text: str) -> List[str]:
     parts = [part.strip() for part in text.split(",") if part.strip()]
     if not parts or not all(part.startswith(".") for part in parts):
@@ -83,7 +97,7 @@ def _parent() -> argparse.ArgumentParser:
 def jobs_options() -> argparse.ArgumentParser:
     """``-j/--jobs``: how many worker processes."""
     p = _parent()
-    p.add_argument("-j", "--jobs", type=_positive, default=None, help="worker processes (default: all cores)")
+    p.add_argument("-j", "--jobs", type=_jobs, default=None, help=JOBS_HELP)
     return p
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from typing import Any
 
@@ -27,9 +26,13 @@ def _add_rewrite_commands(commands: Any) -> None:
 
 def cmd_rewrite(args: argparse.Namespace) -> int:
     from punstats import rewrite
+    from punstats.model.corpus import SourceError
     from punstats.present.console import format_rewrite
-    if not os.path.exists(args.path):
-        raise UsageError("no such file or directory: %s" % args.path)
+    from punstats.sources.local import check_path
+    try:
+        check_path(args.path)  # what scan accepts: a directory it can list or a regular file
+    except SourceError as exc:
+        raise UsageError(str(exc)) from None
     bar = _progress_bar(args.quiet, args.mode)
     try:
         results = rewrite.rewrite_tree(args.path, mode=args.mode, rewrap=getattr(args, "rewrap", False),
@@ -43,7 +46,7 @@ def cmd_rewrite(args: argparse.Namespace) -> int:
             sys.stdout.buffer.write(rewrite.unified_diff(result))
         sys.stdout.buffer.flush()
     elif args.write:
-        rewrite.write(results)
+        results = rewrite.write_back(results)
     report = sys.stderr if args.diff else sys.stdout
     print(format_rewrite(results, rewrite.summarize(results), args.write), file=report)
     return 0

@@ -1,11 +1,16 @@
 """Reading one candidate's bytes: regular files of bounded size only, or its failure.
+
+A location from discovery is a real path (no link in it).  It is opened one
+component at a time, each relative to the directory before it and with
+``O_NOFOLLOW``, so that a directory on the way swapped for a link after
+discovery is refused rather than read through.
 """
 from __future__ import annotations
 
 import errno
 import os
 import stat
-from typing import Union
+from typing import Tuple, Union
 
 from punstats.discover.tree import _kind
 from punstats.model.discovery import Candidate
@@ -19,8 +24,7 @@ def read_source(location: str, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
 
     Raises OSError (with a message fit for a user) for anything else.
     """
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
-    fd = os.open(location, flags)
+    fd = open_nofollow(location, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
@@ -36,6 +40,54 @@ def read_source(location: str, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
         return b"".join(chunks)
     finally:
         os.close(fd)
+
+
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
+
+_DIRECTORY = getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+_BY_COMPONENT = os.open in os.supports_dir_fd and bool(_NOFOLLOW and getattr(os, "O_DIRECTORY", 0))
+
+
+def open_parent(location: str) -> Tuple[int, str]:
+    """(descriptor of the directory holding ``location``, the last component), the
+    directory reached through no symbolic link: each directory of the absolute
+    path is opened relative to its parent with ``O_NOFOLLOW``.  A link on the way
+    is ``OSError`` (ELOOP or ENOTDIR) naming the location."""
+    head, name = os.path.split(location)
+    if not _BY_COMPONENT:
+        return os.open(head or os.curdir, os.O_RDONLY | _DIRECTORY), name
+    parts = [p for p in os.path.abspath(head).split(os.sep) if p]
+    directory = os.open(os.sep, os.O_RDONLY | _DIRECTORY)
+    try:
+        for part in parts:
+            try:
+                step = os.open(part, os.O_RDONLY | _DIRECTORY | _NOFOLLOW, dir_fd=directory)
+            except OSError as exc:
+                if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+                    raise OSError(exc.errno, "a directory on its path is no longer a directory "
+                                  "(replaced by a link or a file since discovery)", location) from None
+                raise
+            os.close(directory)
+            directory = step
+    except BaseException:
+        os.close(directory)
+        raise
+    return directory, name
+
+
+def open_nofollow(location: str, flags: int, mode: int = 0o644) -> int:
+    """``os.open(location, flags)`` through no symbolic link (``open_parent``), the
+    file itself opened with ``O_NOFOLLOW`` too."""
+    if not _BY_COMPONENT or not os.path.isabs(location):
+        return os.open(location, flags | _NOFOLLOW, mode)
+    directory, name = open_parent(location)
+    try:
+        return os.open(name, flags | _NOFOLLOW, mode, dir_fd=directory)
+    finally:
+        os.close(directory)
 
 
 def candidate_bytes(candidate: Candidate, max_bytes: int = DEFAULT_MAX_BYTES) -> Union[bytes, Extraction]:

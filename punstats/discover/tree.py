@@ -31,6 +31,7 @@ from punstats.model.statuses import (
     TOO_LARGE,
     UNREADABLE,
 )
+from punstats.sources.local import printable
 
 DEFAULT_EXTENSIONS = (".py",)
 
@@ -50,12 +51,6 @@ ENVIRONMENT_DIRS = frozenset({".venv", ".tox", ".nox", "site-packages", "dist-pa
 
 #: Byte-code caches, skipped by name.
 CACHE_DIRS = frozenset({"__pycache__"})
-
-
-def printable(relpath: str) -> str:
-    """A relative path as text: POSIX separators, undecodable bytes escaped."""
-    text = relpath.replace(os.sep, "/")
-    return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def excluded_name(name: str) -> Optional[str]:
@@ -92,13 +87,19 @@ def discover(root: str, extensions: Tuple[str, ...] = DEFAULT_EXTENSIONS,
     left out (counted among the skipped), or None.
     """
     root = os.path.abspath(root)
-    if os.path.isfile(root):
+    if os.path.isfile(root):  # a link the user named is followed
         parent, name = os.path.split(root)
         size = os.stat(root).st_size
         status, error = (TOO_LARGE, "%d bytes, over the cap of %d" % (size, max_bytes)) \
             if size > max_bytes else ("", "")
-        return Discovery(parent, (Candidate(printable(name), root, size, status, error),))
+        return Discovery(printable(parent), (Candidate(printable(name), os.path.realpath(root), size, status, error),))
     real_root = os.path.realpath(root)
+    if not os.path.isdir(real_root):
+        raise NotADirectoryError(errno.ENOTDIR, "not a directory or a regular file", root)
+    try:
+        os.scandir(real_root).close()
+    except OSError as exc:
+        raise PermissionError(exc.errno, "cannot list the root directory: %s" % (exc.strerror or exc), root) from None
     candidates: List[Candidate] = []
     skipped: Counter = Counter()
     seen_dirs = {real_root}
@@ -106,7 +107,9 @@ def discover(root: str, extensions: Tuple[str, ...] = DEFAULT_EXTENSIONS,
     def matches(name: str) -> bool:
         return name.endswith(extensions)
 
-    prefix = os.path.join(root, "")
+    # walked under its real path, so that every location is one with no link in it
+    # (``read_source`` refuses a link that has appeared on the way since)
+    prefix = os.path.join(real_root, "")
 
     def add(entry_path: str, status: str = "", error: str = "", size: int = 0, location: str = "") -> None:
         rel = printable(entry_path[len(prefix):])  # every entry path is root + os.sep + ...
@@ -118,7 +121,7 @@ def discover(root: str, extensions: Tuple[str, ...] = DEFAULT_EXTENSIONS,
         else:
             add(entry_path, size=info.st_size, location=location)
 
-    stack = [root]
+    stack = [real_root]
     while stack:
         directory = stack.pop()
         try:
@@ -126,16 +129,18 @@ def discover(root: str, extensions: Tuple[str, ...] = DEFAULT_EXTENSIONS,
                 entries = sorted(it, key=lambda e: e.name)
         except OSError as exc:
             skipped["unreadable"] += 1
-            if directory != root and matches(os.path.basename(directory)):
+            if directory != real_root and matches(os.path.basename(directory)):
                 add(directory, UNREADABLE, exc.strerror or str(exc))
             continue
         subdirs = []
         for entry in entries:
             try:
                 info = entry.stat(follow_symlinks=False)
-            except OSError as exc:
+            except OSError as exc:  # e.g. a directory that is not searchable, a path over PATH_MAX
                 if matches(entry.name):
                     add(entry.path, UNREADABLE, exc.strerror or str(exc))
+                elif _is_dir_entry(entry):
+                    skipped["unreadable"] += 1  # a subtree that cannot be examined, counted, never dropped
                 continue
             if stat.S_ISLNK(info.st_mode):
                 try:
@@ -191,7 +196,16 @@ def discover(root: str, extensions: Tuple[str, ...] = DEFAULT_EXTENSIONS,
                 add(entry.path, NOT_REGULAR, "not a regular file (%s)" % _kind(info.st_mode))
         stack.extend(reversed(subdirs))
     candidates.sort(key=lambda c: c.path)
-    return Discovery(root, tuple(candidates), dict(sorted(skipped.items())))
+    # the root as text (undecodable bytes escaped): it is recorded and a cache key, never read
+    return Discovery(printable(root), tuple(candidates), dict(sorted(skipped.items())))
+
+
+def _is_dir_entry(entry: os.DirEntry) -> bool:
+    """Whether the directory listing says a directory (no stat needed), or cannot say."""
+    try:
+        return entry.is_dir(follow_symlinks=False)
+    except OSError:
+        return True
 
 
 def _kind(mode: int) -> str:

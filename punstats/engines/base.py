@@ -22,6 +22,11 @@ def default_jobs() -> int:
         return os.cpu_count() or 1
 
 
+#: The most worker processes (``-j``): four per core, at least 8; more processes
+#: than cores only cost memory and start-up, and an unbounded number is a fork storm.
+MAX_JOBS = max(8, 4 * default_jobs())
+
+
 #: Engines ``api.scan`` accepts.
 ENGINES = ("local", "dask")
 

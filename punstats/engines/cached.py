@@ -33,7 +33,7 @@ from punstats.extract.traversal import EXTRACTOR_VERSION
 from punstats.model.discovery import Candidate
 from punstats.model.limits import DEFAULT_MAX_BYTES
 from punstats.model.records import Extraction, failure, from_plain, to_plain
-from punstats.model.statuses import UNREADABLE
+from punstats.model.statuses import UNREADABLE, WORKER_DIED
 
 #: Extracts candidates (an engine's ``run``), passing results to the sink as they arrive.
 Runner = Callable[[Sequence[Candidate], Optional[Sink]], List[Extraction]]
@@ -130,22 +130,29 @@ def run_cached(prepared: Prepared, cache: BlobCache, run: Runner, sink: Sink,
     for start in range(0, len(prepared.readable), LOOKUP_FILES):
         chunk = prepared.readable[start:start + LOOKUP_FILES]
         known = cache.get_many("extract", version, parser, [blob for _, _, blob in chunk])
-        found = [(index, from_plain(known[blob], candidate.path)) for index, candidate, blob in chunk
-                 if blob in known]
-        todo += [item for item in chunk if item[2] not in known]
+        found = []
+        for item in chunk:
+            extraction = _from_cache(cache, version, parser, known, item)
+            if extraction is None:
+                todo.append(item)
+            else:
+                found.append((item[0], extraction))
         if found:
             sink([index for index, _ in found], [extraction for _, extraction in found])
     tick(prepared.count - len(todo))
     work, unread = _readable(todo, read_blob, sink)
     fresh: Dict[str, Dict[str, list]] = {}
 
-    changed = 0
+    changed = died = 0
 
     def store_batch(positions: Sequence[int], extractions: Sequence[Extraction]) -> None:
-        nonlocal changed
+        nonlocal changed, died
         sink([work[position][0] for position in positions], extractions)
         for position, extraction in zip(positions, extractions):
             index, _, blob = work[position]
+            if extraction.record.status == WORKER_DIED:  # a circumstance of this run, not of the file
+                died += 1
+                continue
             if prepared.digests.get(index, extraction.record.sha256) != extraction.record.sha256:
                 changed += 1  # the file changed since it was named: its result is not that blob's
                 continue
@@ -157,12 +164,25 @@ def run_cached(prepared: Prepared, cache: BlobCache, run: Runner, sink: Sink,
     if work:
         run([candidate for _, candidate, _ in work], store_batch)
     cache.put_many("extract", version, parser, fresh.items())
-    counts = {"cached": len(prepared.readable) - len(todo), "extracted": len(todo) - unread}
-    if unread:
-        counts["unread"] = unread
+    counts = {"cached": len(prepared.readable) - len(todo), "extracted": len(todo) - unread - died}
+    if unread or died:  # files that may be read next time: the whole tables are not kept
+        counts["unread"] = unread + died
     if changed:
         counts["changed"] = changed
     return counts
+
+
+def _from_cache(cache: BlobCache, version: str, parser: str, known: Dict[str, Dict[str, list]],
+                item: Tuple[int, Candidate, str]) -> Optional[Extraction]:
+    """The cached extraction of ``item``, or None: not cached, or a poisoned row (deleted, extracted again)."""
+    _, candidate, blob = item
+    if blob not in known:
+        return None
+    try:
+        return from_plain(known[blob], candidate.path)
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError):
+        cache.delete(["extract"], version, parser, blob)
+        return None
 
 
 def _readable(todo: Sequence[Tuple[int, Candidate, str]], read_blob: Optional[Callable[[str], bytes]],

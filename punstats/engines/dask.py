@@ -1,4 +1,9 @@
 """The Dask engine: the local engine's batches on a Dask cluster, results in the same order.
+
+A scheduler address is checked before a ``Client`` is made: its form, then a
+probe (connect, handshake, ``identity``) under one deadline, so that an address
+that accepts and never answers, or answers with something else (an SSH
+banner), or is malformed, is one ``EngineError`` within ``CONNECT_TIMEOUT``.
 """
 from __future__ import annotations
 
@@ -17,6 +22,42 @@ from punstats.model.discovery import Candidate
 from punstats.model.limits import DEFAULT_MAX_BYTES
 from punstats.model.records import Extraction
 
+#: Seconds to reach a scheduler and to wait for a first worker.
+CONNECT_TIMEOUT = 30.0
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split()) or type(exc).__name__
+
+
+def probe_scheduler(address: str, timeout: float) -> None:
+    """``EngineError`` unless a Dask scheduler answers at ``address`` within ``timeout`` seconds."""
+    import asyncio
+
+    from distributed.comm import connect
+
+    async def identity() -> object:
+        comm = await connect(address, timeout=timeout)
+        try:
+            await comm.write({"op": "identity"})
+            return await comm.read()
+        finally:
+            comm.abort()
+
+    try:
+        reply = asyncio.run(asyncio.wait_for(identity(), timeout))
+    except TimeoutError:
+        raise EngineError("the Dask scheduler at %s did not answer within %g s" % (address, timeout)) from None
+    except ValueError as exc:  # the address itself
+        raise EngineError("bad Dask scheduler address %r: %s" % (address, _one_line(exc))) from None
+    except OSError as exc:
+        raise EngineError("cannot connect to the Dask scheduler at %s: %s" % (address, _one_line(exc))) from None
+    except Exception as exc:  # noqa: BLE001 -- whatever a non-scheduler's bytes make of the protocol
+        raise EngineError("%s is not a Dask scheduler: it answered what Dask cannot read (%s: %s)"
+                          % (address, type(exc).__name__, _one_line(exc))) from None
+    if not isinstance(reply, dict) or reply.get("type") != "Scheduler":
+        raise EngineError("%s is not a Dask scheduler: it answered %.80r" % (address, reply))
+
 
 def _worker_identity() -> tuple:
     import platform
@@ -31,8 +72,7 @@ def _check_workers(client, timeout: float) -> None:
         client.wait_for_workers(1, timeout=timeout)
         identities = client.run(_worker_identity)
     except Exception as exc:  # unpickling punstats on a worker, a timeout, a lost connection
-        raise EngineError("the Dask workers cannot run punstats' extractor: %s"
-                          % (" ".join(str(exc).split()) or type(exc).__name__)) from None
+        raise EngineError("the Dask workers cannot run punstats' extractor: %s" % _one_line(exc)) from None
     mine = _worker_identity()
     for worker, identity in sorted(identities.items()):
         if tuple(identity) != mine:
@@ -55,7 +95,7 @@ def local_cluster(jobs: Optional[int] = None) -> Iterator[str]:
 
 def run_dask(candidates: Sequence[Candidate], scheduler: Optional[str] = None, jobs: Optional[int] = None,
              max_bytes: int = DEFAULT_MAX_BYTES, progress: Optional[Progress] = None,
-             timeout: float = 30, batch_bytes: Optional[int] = None,
+             timeout: Optional[float] = None, batch_bytes: Optional[int] = None,
              on_batch: Optional[Sink] = None, keep: bool = True) -> List[Extraction]:
     """Extract every candidate on a Dask cluster; same results, same order as ``run``.
 
@@ -65,21 +105,24 @@ def run_dask(candidates: Sequence[Candidate], scheduler: Optional[str] = None, j
     workers read files by path (so they need the same file system) and
     receive in-memory candidates (git blobs) as bytes.  Workers need
     punstats installed, with this extractor version and Python version.
-    ``timeout``: seconds to connect and to wait for a first worker;
+    ``timeout``: seconds to connect and to wait for a first worker (default
+    ``CONNECT_TIMEOUT``);
     ``batch_bytes``: source bytes per task (default ``BATCH_BYTES``);
     ``on_batch``, ``keep``: as ``run``.
     """
     distributed = _distributed()
     if not candidates:
         return []
+    timeout = CONNECT_TIMEOUT if timeout is None else timeout
+    if scheduler is not None:
+        probe_scheduler(scheduler, timeout)
     slots, take = _collector(len(candidates), progress, on_batch, keep)
     with contextlib.ExitStack() as stack:
         address = scheduler if scheduler is not None else stack.enter_context(local_cluster(jobs))
         try:
             client = stack.enter_context(distributed.Client(address, timeout=timeout, set_as_default=False))
-        except (OSError, TimeoutError, ValueError) as exc:
-            raise EngineError("cannot connect to the Dask scheduler at %s: %s"
-                              % (scheduler, " ".join(str(exc).split()) or type(exc).__name__)) from None
+        except Exception as exc:  # noqa: BLE001 -- it answered the probe, then went away
+            raise EngineError("cannot connect to the Dask scheduler at %s: %s" % (address, _one_line(exc))) from None
         _check_workers(client, timeout)
         futures = {client.submit(_extract_batch, [candidates[i] for i in group], max_bytes, pure=False): group
                    for group in batches(candidates, batch_bytes or BATCH_BYTES)}

@@ -5,15 +5,24 @@
 sends files to one or more of them, consulting ``cache.BlobCache`` first, and
 ``extract_candidates`` turns discovery candidates into ``Extraction`` values
 exactly as ``engine.run`` does, for ``scan --python``.
+
+An interpreter must answer the worker's hello within ``HELLO_TIMEOUT``
+seconds with what a Python 3.8 or later running punstats' worker answers;
+anything else (not Python, too old, garbage, silence) is an
+``InterpreterError`` naming it, and the process is ended.
 """
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import os
+import selectors
+import signal
 import subprocess
 import tempfile
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -29,7 +38,19 @@ from punstats.model.records import Extraction, from_plain
 WORKER_PATH = os.path.abspath(worker.__file__)
 
 
-class InterpreterError(RuntimeError):
+#: Seconds an interpreter has to start the worker and say hello.
+HELLO_TIMEOUT = 20.0
+
+
+#: The oldest Python the worker runs on.
+MIN_PYTHON = (3, 8)
+
+
+#: The most bytes of a hello reply.
+HELLO_BYTES = 1 << 16
+
+
+class InterpreterError(ValueError):
     """An interpreter that cannot run the worker; the message is for the user."""
 
 
@@ -55,11 +76,60 @@ class Interpreter:
         self._stderr = tempfile.TemporaryFile()
         try:
             self._proc = subprocess.Popen([python, "-I", WORKER_PATH], stdin=subprocess.PIPE,
-                                          stdout=subprocess.PIPE, stderr=self._stderr)
+                                          stdout=subprocess.PIPE, stderr=self._stderr,
+                                          start_new_session=True)  # its own group: ended whole
         except OSError as exc:
             raise InterpreterError("cannot run %s: %s" % (python, exc.strerror or exc)) from None
         self._lock = threading.Lock()
-        self.info = self._ask({"op": "hello"})
+        try:
+            self.info = self._hello()
+        except BaseException:
+            self._end()
+            raise
+
+    def _hello(self) -> Dict[str, Any]:
+        """The worker's first reply, read with a deadline and checked."""
+        assert self._proc.stdin and self._proc.stdout
+        try:
+            self._proc.stdin.write(json.dumps({"op": "hello"}).encode() + b"\n")
+            self._proc.stdin.flush()
+        except BrokenPipeError:
+            pass
+        line = _line_within(self._proc.stdout.fileno(), HELLO_TIMEOUT)
+        if line is None:
+            raise InterpreterError("%s did not answer within %g s: not a Python that can run punstats' worker"
+                                   % (self.python, HELLO_TIMEOUT))
+        if not line:
+            raise InterpreterError("%s could not run the worker%s" % (self.python, self._last_error()))
+        try:
+            info = json.loads(line)
+            version = tuple(int(part) for part in info["python"].split(".")[:2])
+            if not isinstance(info["implementation"], str) or "extractor_version" not in info:
+                raise ValueError(line)
+        except (ValueError, KeyError, TypeError, AttributeError):
+            raise InterpreterError("%s is not a Python that can run punstats' worker: it answered %r"
+                                   % (self.python, line[:80].decode("utf-8", "replace"))) from None
+        if "error" in info:
+            raise InterpreterError("worker under %s failed: %s" % (self.python, info["error"]))
+        if version < MIN_PYTHON:
+            raise InterpreterError("%s is Python %s; punstats' worker needs %d.%d or later"
+                                   % (self.python, info["python"], *MIN_PYTHON))
+        return info
+
+    def _last_error(self) -> str:
+        self._stderr.seek(0)
+        tail = self._stderr.read().decode("utf-8", "replace").strip().splitlines()
+        if tail and "SyntaxError" in tail[-1]:  # worker.py is Python 3.8 syntax
+            return ": %s (punstats' worker needs Python %d.%d or later)" % (tail[-1], *MIN_PYTHON)
+        return ": " + tail[-1] if tail else ""
+
+    def _end(self) -> None:
+        """End the process and whatever it started (a wrapper script's children too)."""
+        with contextlib.suppress(OSError):
+            os.killpg(self._proc.pid, signal.SIGKILL)
+        self._proc.kill()
+        self._proc.wait()
+        self._stderr.close()
 
     def _ask(self, request: Dict[str, Any]) -> Dict[str, Any]:
         assert self._proc.stdin and self._proc.stdout
@@ -71,11 +141,12 @@ class Interpreter:
             except BrokenPipeError:
                 line = b""
         if not line:
-            self._stderr.seek(0)
-            tail = self._stderr.read().decode("utf-8", "replace").strip().splitlines()
-            raise InterpreterError("%s could not run the worker%s" % (
-                self.python, ": " + tail[-1] if tail else ""))
-        reply = json.loads(line)
+            raise InterpreterError("%s could not run the worker%s" % (self.python, self._last_error()))
+        try:
+            reply = json.loads(line)
+        except ValueError:
+            raise InterpreterError("the worker under %s answered %r" % (
+                self.python, line[:80].decode("utf-8", "replace"))) from None
         if "error" in reply:
             raise InterpreterError("worker under %s failed: %s" % (self.python, reply["error"]))
         return reply
@@ -90,6 +161,24 @@ class Interpreter:
             self._proc.stdin.close()
             self._proc.wait()
         self._stderr.close()
+
+
+def _line_within(fd: int, timeout: float) -> Optional[bytes]:
+    """One line from ``fd`` (b"" at end of file) within ``timeout`` seconds, else None;
+    at most ``HELLO_BYTES``.  Reads the descriptor itself: nothing is left in a buffer."""
+    deadline = time.monotonic() + timeout
+    data = b""
+    with selectors.DefaultSelector() as selector:
+        selector.register(fd, selectors.EVENT_READ)
+        while b"\n" not in data and len(data) <= HELLO_BYTES:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not selector.select(remaining):
+                return None
+            chunk = os.read(fd, 1)  # byte by byte: the hello is short, and nothing may be read past it
+            if not chunk:
+                return data
+            data += chunk
+    return data
 
 
 def parser_label(info: Dict[str, Any]) -> str:

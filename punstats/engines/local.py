@@ -5,19 +5,27 @@ so stored results are identical for any ``jobs``.  Large files are handed
 out first and small ones are batched, which keeps both cores busy without
 paying inter-process overhead per file.  ``run_dask`` sends the same
 batches to a Dask cluster instead (``dask[distributed]``, imported only then).
+
+A worker that dies (killed, as the out-of-memory killer does) breaks the whole
+pool; the batches whose results had not come are retried once, each alone in
+a fresh one-worker pool, and the files of a batch that kills its worker again
+are recorded as ``worker_died``; the run goes on.  Never more than
+``MAX_JOBS`` workers: more processes than cores only cost memory and start-up.
 """
 from __future__ import annotations
 
 import multiprocessing
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from typing import List, Optional, Sequence
+from concurrent.futures.process import BrokenProcessPool
+from typing import Callable, List, Optional, Sequence
 
 from punstats.discover.read import candidate_bytes
-from punstats.engines.base import Progress, Sink, default_jobs
+from punstats.engines.base import MAX_JOBS, Progress, Sink, default_jobs
 from punstats.extract.traversal import extract
 from punstats.model.discovery import Candidate
 from punstats.model.limits import DEFAULT_MAX_BYTES
-from punstats.model.records import Extraction
+from punstats.model.records import Extraction, failure
+from punstats.model.statuses import WORKER_DIED
 
 #: Below this many files a pool costs more than it saves.
 MIN_FILES_FOR_POOL = 64
@@ -25,6 +33,10 @@ MIN_FILES_FOR_POOL = 64
 
 #: Target bytes of source per task sent to a worker.
 BATCH_BYTES = 512 * 1024
+
+
+WORKER_DIED_REASON = ("the worker process extracting this file's batch died twice "
+                      "(killed, e.g. by the out-of-memory killer)")
 
 
 def extract_candidate(candidate: Candidate, max_bytes: int = DEFAULT_MAX_BYTES) -> Extraction:
@@ -88,10 +100,29 @@ def run(candidates: Sequence[Candidate], jobs: Optional[int] = None,
             take([index], [extract_candidate(candidate, max_bytes)])
         return slots  # type: ignore[return-value]
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-        futures = {pool.submit(_extract_batch, [candidates[i] for i in group], max_bytes): group
-                   for group in batches(candidates)}
-        for future in as_completed(futures):
-            take(futures.pop(future), future.result())  # popped: a finished batch is not held
+    lost = _run_pool(candidates, batches(candidates), min(jobs, MAX_JOBS), max_bytes, take, context)
+    for group in lost:  # once more, each alone, so that one bad batch cannot take others down
+        if not _run_pool(candidates, [group], 1, max_bytes, take, context):
+            continue
+        take(group, [failure(candidates[i].path, WORKER_DIED, WORKER_DIED_REASON, size=candidates[i].size)
+                     for i in group])
     return slots  # type: ignore[return-value]
 
+
+def _run_pool(candidates: Sequence[Candidate], groups: Sequence[Sequence[int]], jobs: int, max_bytes: int,
+              take: Callable[[Sequence[int], Sequence[Extraction]], None], context) -> List[Sequence[int]]:
+    """Run ``groups`` in a fresh pool, handing each result to ``take``; the groups whose
+    results never came because a worker died."""
+    lost = []
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+        futures = {pool.submit(_extract_batch, [candidates[i] for i in group], max_bytes): group
+                   for group in groups}
+        for future in as_completed(futures):
+            group = futures.pop(future)  # popped: a finished batch is not held
+            try:
+                result = future.result()
+            except BrokenProcessPool:
+                lost.append(group)
+                continue
+            take(group, result)
+    return lost

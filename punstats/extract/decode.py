@@ -6,6 +6,11 @@ import io
 import tokenize
 from typing import Optional, Tuple
 
+#: What decoding a file can raise: a bad cookie or bytes (SyntaxError), a codec
+#: that fails as a whole (``undefined``, a bad ``punycode`` body: UnicodeError, a
+#: ValueError), an unknown or non-text codec (``hex``, ``zlib``: LookupError).
+DECODE_ERRORS = (SyntaxError, ValueError, LookupError)
+
 
 def decode_source(data: bytes) -> Tuple[str, str]:
     """Decode as the interpreter would: BOM, then coding cookie, else UTF-8."""

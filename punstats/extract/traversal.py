@@ -35,7 +35,7 @@ import hashlib
 import warnings
 from typing import Dict, List, NamedTuple, Optional, Tuple
 
-from punstats.extract.decode import _decode_problem, decode_source
+from punstats.extract.decode import DECODE_ERRORS, _decode_problem, decode_source
 from punstats.extract.text import SourceText, shorten
 from punstats.model.kinds import (
     BASE_CLS,
@@ -103,7 +103,7 @@ def _extract(path: str, data: bytes, max_bytes: int) -> Extraction:
         return failure(path, NULL_BYTES, "source contains a null byte", line, data)
     try:
         text, encoding = decode_source(data)
-    except (SyntaxError, UnicodeDecodeError, LookupError) as exc:
+    except DECODE_ERRORS as exc:
         message, line = _decode_problem(data, exc)
         return failure(path, DECODE_ERROR, message, line, data)
     try:

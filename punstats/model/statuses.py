@@ -49,6 +49,9 @@ UNREADABLE = "unreadable"
 SUBMODULE = "submodule"  # a git submodule in a revision scan, not followed (skipped)
 
 
+WORKER_DIED = "worker_died"  # the process extracting it died, also when retried (never cached)
+
+
 #: Statuses of entries deliberately not scanned: not failures.
 SKIPPED_STATUSES = frozenset({SYMLINK, OUTSIDE_ROOT, DIRECTORY, SUBMODULE})
 

@@ -32,8 +32,7 @@ def _punning_commit(gitdir: str, rev: Optional[str]) -> Tuple[Optional[gitsource
     commit (subject mentions punning) or no ``rev`` and such a commit in the repository,
     counting happens in its first parent: the code before punning."""
     if rev is None:
-        out = gitsource._git(gitdir, "log", "--all", "-i", "--grep=punning", "--no-merges",
-                             "--format=%H").decode().split()
+        out = gitsource.grep_commits(gitdir, "punning")
         if not out:
             return None, gitsource.resolve_commit(gitdir, "HEAD")
         rev = out[-1]
@@ -46,16 +45,12 @@ def _punning_commit(gitdir: str, rev: Optional[str]) -> Tuple[Optional[gitsource
 def lines_saved(gitdir: str, commit: str, extensions: Tuple[str, ...] = ()) -> Dict[str, int]:
     """Deleted minus inserted lines of ``commit`` against its first parent (``extensions``: only
     those files), with the counts of ``x=x`` -> ``x=`` rewrites in the diff."""
-    out = gitsource._git(gitdir, "diff", "--numstat", "-z", "--no-renames", commit + "^", commit)
     added = deleted = files = 0
-    for record in out.decode("utf-8", "replace").split("\0"):
-        parts = record.strip("\n").split("\t")
-        if len(parts) < 3 or parts[0] == "-":
+    for plus, minus, path in gitsource.numstat(gitdir, commit + "^", commit):
+        if plus == "-" or (extensions and not path.endswith(extensions)):
             continue
-        if extensions and not parts[2].endswith(extensions):
-            continue
-        added += int(parts[0])
-        deleted += int(parts[1])
+        added += int(plus)
+        deleted += int(minus)
         files += 1
     return {"insertions": added, "deletions": deleted, "saved": deleted - added, "files": files}
 

@@ -128,14 +128,22 @@ class GitSource:
 
 
 def directory_files(root: str, walk: str) -> Tuple[List[SourceFile], Dict[str, bytes]]:
-    """Files of a checkout in ``os.walk`` order (``fs``) or sorted walk order, with their bytes."""
+    """Files of a checkout in ``os.walk`` order (``fs``) or sorted walk order, with their bytes.
+
+    A link to a file is read (his script opened it) only when its target lies
+    inside the root; one that leads out of it counts as unreadable.
+    """
     order = compat.fs_walk_order(root, EXTENSIONS)
     if walk == "sorted":
         order = compat.sorted_walk_order(order)
+    real_root = os.path.join(os.path.realpath(root), "")
     files, data = [], {}
     for rel in order:
+        target = os.path.realpath(os.path.join(root, rel))
         try:
-            raw = read_source(os.path.realpath(os.path.join(root, rel)))
+            if not target.startswith(real_root):
+                raise OSError("a link out of the root")
+            raw = read_source(target)
         except OSError:
             files.append(SourceFile(rel, ""))
             continue

@@ -8,9 +8,11 @@ from punstats.rewrite.source import (  # noqa: F401
     EXPAND,
     FILE_DECODE,
     FILE_ENCODE,
+    FILE_NOT_WRITTEN,
     FILE_NULL,
     FILE_ROUND_TRIP,
     FILE_SYNTAX,
+    FILE_UNREADABLE,
     PUN,
     SKIP_CLASS,
     SKIP_COMMENT,
@@ -21,4 +23,4 @@ from punstats.rewrite.source import (  # noqa: F401
     same_tree,
 )
 from punstats.rewrite.transform import expand, expand_text, pun, pun_text  # noqa: F401
-from punstats.rewrite.tree import Summary, rewrite_tree, summarize, write  # noqa: F401
+from punstats.rewrite.tree import Summary, rewrite_tree, summarize, write, write_back  # noqa: F401

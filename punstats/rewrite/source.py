@@ -9,7 +9,7 @@ import warnings
 from dataclasses import dataclass
 from typing import Iterator, List, Sequence, Tuple
 
-from punstats.extract.decode import decode_source
+from punstats.extract.decode import DECODE_ERRORS, decode_source
 from punstats.extract.traversal import child_nodes, is_punnable
 from punstats.rewrite.rewrap import Join
 
@@ -54,6 +54,12 @@ FILE_ROUND_TRIP = "round_trip_failed"
 
 
 FILE_ENCODE = "encode_error"
+
+
+FILE_UNREADABLE = "unreadable"  # not a regular file, vanished, no permission
+
+
+FILE_NOT_WRITTEN = "not_written"  # --write refused it: changed or vanished since read, or the write failed
 
 
 @dataclass(frozen=True)
@@ -158,7 +164,7 @@ def _decode(data: bytes) -> _Decoded:
         return _Decoded("", "", FILE_NULL, "source contains a null byte")
     try:
         text, encoding = decode_source(data)
-    except (SyntaxError, UnicodeDecodeError, LookupError) as exc:
+    except DECODE_ERRORS as exc:
         return _Decoded("", "", FILE_DECODE, str(exc))
     return _Decoded(text, encoding)
 

@@ -1,15 +1,28 @@
 """Rewriting a whole tree: which files, in parallel, the totals, and writing back.
+
+Files are read as ``scan`` reads them (regular files only, through no link).
+Writing back (``write_back``) is atomic and never goes elsewhere: the
+directory is opened through no symbolic link, the file must still hold the
+bytes that were read (a file edited or deleted meanwhile is refused, never
+overwritten or re-created), the new bytes go to a temporary file in the same
+directory, flushed and synced, with the old mode, which then replaces the
+file (``os.replace`` relative to the opened directory).  A failure leaves the
+file as it was and is recorded for it (``not_written``).
 """
 from __future__ import annotations
 
 import dataclasses
+import errno
 import os
+import stat
 from dataclasses import dataclass
 from typing import Callable, Optional, Sequence, Tuple
 
+from punstats.discover.read import open_parent, read_source
 from punstats.model.discovery import Candidate
+from punstats.model.limits import DEFAULT_MAX_BYTES
 from punstats.rewrite.rewrap import LINE_LENGTH
-from punstats.rewrite.source import EXPAND, PUN, Rewrite
+from punstats.rewrite.source import EXPAND, FILE_NOT_WRITTEN, FILE_UNREADABLE, PUN, Rewrite
 from punstats.rewrite.transform import expand, pun
 
 
@@ -60,8 +73,10 @@ def _display_path(location: str, rel: str, root: str) -> str:
 
 def _rewrite_one(job: Tuple[str, str, str, bool, int]) -> Rewrite:
     location, path, mode, rewrap, line_length = job
-    with open(location, "rb") as f:
-        data = f.read()
+    try:
+        data = read_source(location, DEFAULT_MAX_BYTES)
+    except OSError as exc:
+        return Rewrite(path, mode, b"", b"", "", (), (), FILE_UNREADABLE, exc.strerror or str(exc), location=location)
     if mode == EXPAND:
         result = expand(data, path)
     else:
@@ -113,11 +128,97 @@ def _ticked(result: Rewrite, tick: Callable[[int], None]) -> Rewrite:
 
 def write(results: Sequence[Rewrite]) -> int:
     """Write every changed file back where it was read from; returns how many."""
-    count = 0
+    return sum(1 for before, after in zip(results, write_back(results)) if before.changed and after.changed)
+
+
+def write_back(results: Sequence[Rewrite]) -> Tuple[Rewrite, ...]:
+    """Write every changed file back (atomically, see the module); the results, with
+    each file that could not be written marked ``not_written`` and left unchanged."""
+    out = []
     for result in results:
         if result.changed:
-            with open(result.location or result.path, "wb") as f:
-                f.write(result.new)
-            count += 1
-    return count
+            problem = _replace(result.location or os.path.abspath(result.path), result.old, result.new)
+            if problem:
+                result = dataclasses.replace(result, new=result.old, error=FILE_NOT_WRITTEN, detail=problem)
+        out.append(result)
+    return tuple(out)
 
+
+def _replace(location: str, old: bytes, new: bytes) -> str:
+    """Replace the file at ``location``, which must still hold ``old``, by ``new``; "" or why not."""
+    try:
+        directory, name = open_parent(location)
+    except OSError as exc:
+        return "cannot open its directory: %s" % (exc.strerror or exc)
+    try:
+        info, problem = _unchanged(directory, name, old)
+        if problem:
+            return problem
+        return _swap_in(directory, name, new, info)
+    finally:
+        os.close(directory)
+
+
+def _unchanged(directory: int, name: str, old: bytes) -> Tuple[Optional[os.stat_result], str]:
+    """(its status, "") when ``name`` still is a regular file holding ``old``, else (None, why not)."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(name, flags, dir_fd=directory)
+    except FileNotFoundError:
+        return None, "vanished since it was read: not re-created"
+    except OSError as exc:
+        return None, "cannot read it again: %s" % (exc.strerror or exc)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return None, "no longer a regular file"
+        current = b""
+        while len(current) <= len(old):
+            chunk = os.read(fd, max(1 << 20, len(old) + 1 - len(current)))
+            if not chunk:
+                break
+            current += chunk
+    finally:
+        os.close(fd)
+    if current != old:
+        return None, "changed since it was read: left as it is now"
+    return info, ""
+
+
+def _swap_in(directory: int, name: str, data: bytes, info: os.stat_result) -> str:
+    """Write ``data`` to a temporary file beside ``name``, then put it in its place; "" or why not."""
+    temp = ".%s.punstats-%d.tmp" % (name, os.getpid())
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(temp, flags, stat.S_IMODE(info.st_mode), dir_fd=directory)
+    except OSError as exc:
+        return "cannot create a temporary file beside it: %s" % (exc.strerror or exc)
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fchmod(fd, stat.S_IMODE(info.st_mode))
+            if hasattr(os, "fchown"):
+                try:
+                    os.fchown(fd, info.st_uid, info.st_gid)
+                except OSError:
+                    pass  # not ours to give away: the mode is kept, the owner is who writes
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        now = os.stat(name, dir_fd=directory, follow_symlinks=False)
+        if (now.st_ino, now.st_size, now.st_mtime_ns) != (info.st_ino, info.st_size, info.st_mtime_ns):
+            raise OSError(errno.EAGAIN, "changed while it was being written: left as it is now")
+        os.replace(temp, name, src_dir_fd=directory, dst_dir_fd=directory)
+    except OSError as exc:
+        try:
+            os.unlink(temp, dir_fd=directory)
+        except OSError:
+            pass
+        return exc.strerror or str(exc)
+    try:
+        os.fsync(directory)
+    except OSError:
+        pass
+    return ""

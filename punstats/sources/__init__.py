@@ -12,7 +12,7 @@ import os
 from typing import Optional
 
 from punstats.model.corpus import Corpus, SourceError
-from punstats.sources.local import git_head, stdlib_corpus
+from punstats.sources.local import check_path, git_head, printable, stdlib_corpus
 
 
 def resolve(argument: Optional[str]) -> Corpus:
@@ -28,16 +28,12 @@ def resolve(argument: Optional[str]) -> Corpus:
             return gitsource.remote_corpus(argument)
         except gitsource.GitError as exc:
             raise SourceError(str(exc)) from None
-    path = os.path.abspath(argument)
-    if not os.path.exists(path):
-        raise SourceError("no such file or directory: %s" % argument)
-    if not (os.path.isdir(path) or os.path.isfile(path)):
-        raise SourceError("not a directory or a regular file: %s" % argument)
+    path = check_path(argument)
     from punstats.sources.archive_corpus import archive_corpus, is_archive
     if is_archive(path):  # an sdist or a wheel: the files inside it
         return archive_corpus(path)
     base = path if os.path.isdir(path) else os.path.dirname(path)
     commit, date = git_head(base)
-    name = os.path.basename(path.rstrip(os.sep)) or "root"
-    return Corpus(name, path, argument, commit, date)
+    name = printable(os.path.basename(path.rstrip(os.sep))) or "root"
+    return Corpus(name, path, printable(argument), commit, date)  # names as text, undecodable bytes escaped
 

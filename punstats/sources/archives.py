@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass
 from typing import BinaryIO, List, Optional, Tuple
 
 from punstats.model.corpus import SourceError
+from punstats.sources.tarstream import STREAM_ERRORS, BoundedTarInfo, check_end
 
 
 def default_dir() -> str:
@@ -36,47 +37,19 @@ ARCHIVE_SUFFIXES = ((".tar.gz", "tar"), (".tgz", "tar"), (".zip", "zip"), (".tar
 
 # Reasons a member is refused.
 ABSOLUTE_PATH = "absolute_path"
-
-
 PATH_TRAVERSAL = "path_traversal"
-
-
 BAD_NAME = "bad_name"
-
-
 SYMLINK = "symlink"
-
-
 HARDLINK = "hardlink"
-
-
 DEVICE = "device"
-
-
 FIFO = "fifo"
-
-
 SPECIAL = "special_file"
-
-
 MEMBER_TOO_LARGE = "member_too_large"
-
-
 TOTAL_TOO_LARGE = "total_too_large"
-
-
 TOO_MANY_FILES = "too_many_files"
-
-
 CONFLICT = "conflict"
-
-
 ENCRYPTED = "encrypted"
-
-
 CORRUPT = "corrupt"
-
-
 FILTERED = "filtered"
 
 
@@ -233,12 +206,16 @@ class _Writer:
         except _Refused:
             _remove(path)
             raise
-        except (OSError, EOFError, zipfile.BadZipFile, tarfile.TarError) as exc:
+        except STREAM_ERRORS as exc:
             _remove(path)
-            raise _Refused(CORRUPT, " ".join(str(exc).split()) or type(exc).__name__) from None
+            raise _Refused(CORRUPT, _one_line(exc)) from None
         os.chmod(path, 0o644)
         self.files += 1
         self.bytes += written
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split()) or type(exc).__name__
 
 
 def _remove(path: str) -> None:
@@ -281,28 +258,51 @@ def _tar_member(writer: _Writer, tar: tarfile.TarFile, member: tarfile.TarInfo) 
 
 
 def _unpack_tar(path: str, writer: _Writer) -> None:
-    try:
-        tar = tarfile.open(path, mode="r:*")
-    except (tarfile.TarError, OSError, EOFError) as exc:
-        raise SourceError("cannot read %s: %s" % (os.path.basename(path), exc)) from None
+    """Members one at a time; a damaged or cut-off stream is an error for the whole archive
+    (what follows the damage cannot be read), never a quietly shorter tree."""
+    name = os.path.basename(path)
+    tar = _open_tar(path)
+
     with tar:
-        while True:
-            try:
-                member = tar.next()
-            except (tarfile.TarError, OSError, EOFError, ValueError) as exc:
-                writer.refuse(os.path.basename(path), CORRUPT,
-                              "reading stopped: %s" % (" ".join(str(exc).split()) or type(exc).__name__))
-                return
-            if member is None:
-                return
-            try:
-                _tar_member(writer, tar, member)
-            except _Refused as refused:
-                writer.refuse(member.name, refused.reason, refused.detail)
-            except _Stop as stop:
-                writer.refuse(member.name, *stop.args)
-                return
-            tar.members = []  # keep memory flat on archives with many members
+        try:
+            _tar_members(tar, writer)
+        except STREAM_ERRORS as exc:
+            raise SourceError("cannot read %s: damaged or truncated after %d members: %s"
+                              % (name, writer.members, _one_line(exc))) from None
+
+
+#: tarfile's mode for each ending (by content, ``r:*``, when the ending is wrong).
+_TAR_MODES = ((".gz", "r:gz"), (".tgz", "r:gz"), (".bz2", "r:bz2"), (".tbz2", "r:bz2"), (".xz", "r:xz"))
+
+
+def _open_tar(path: str) -> tarfile.TarFile:
+    mode = next((m for suffix, m in _TAR_MODES if path.lower().endswith(suffix)), "r:")
+    try:
+        return tarfile.open(path, mode=mode, tarinfo=BoundedTarInfo)  # type: ignore[call-overload]
+    except STREAM_ERRORS as exc:
+        first = exc
+    try:
+        return tarfile.open(path, mode="r:*", tarinfo=BoundedTarInfo)
+    except STREAM_ERRORS:
+        raise SourceError("cannot read %s: %s" % (os.path.basename(path), _one_line(first))) from None
+
+
+def _tar_members(tar: tarfile.TarFile, writer: _Writer) -> None:
+    while True:
+        member = tar.next()
+        if member is None:
+            check_end(tar)
+            return
+        try:
+            _tar_member(writer, tar, member)
+        except _Refused as refused:
+            if refused.reason == CORRUPT:  # the stream itself is damaged
+                raise tarfile.ReadError("%s: %s" % (_printable(member.name), refused.detail)) from None
+            writer.refuse(member.name, refused.reason, refused.detail)
+        except _Stop as stop:
+            writer.refuse(member.name, *stop.args)
+            return
+        tar.members = []  # keep memory flat on archives with many members
 
 
 def _zip_member(writer: _Writer, archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> None:
@@ -341,21 +341,28 @@ def _unpack_zip(path: str, writer: _Writer) -> None:
             except _Stop as stop:
                 writer.refuse(info.filename, *stop.args)
                 return
-            except (zipfile.BadZipFile, NotImplementedError, RuntimeError, OSError) as exc:
-                writer.refuse(info.filename, CORRUPT, " ".join(str(exc).split()) or type(exc).__name__)
+            except (NotImplementedError, RuntimeError) + STREAM_ERRORS as exc:
+                writer.refuse(info.filename, CORRUPT, _one_line(exc))
 
 
 def unpack(archive: str, destination: str, limits: Limits = Limits()) -> Unpacked:
     """Unpack ``archive`` (by its ending: tar.gz, tar.bz2, tar.xz, tar, zip) into ``destination``.
 
     Never raises for a bad member: each is refused and recorded.  Raises
-    ``SourceError`` when the file is not an archive it can open at all.
+    ``SourceError`` when the file is not an archive it can open at all, or a
+    tar stream is damaged or cut short; then nothing it wrote is left.
     """
     kind = _archive_kind(archive)
     if kind is None:
         raise SourceError("not an archive punstats can unpack (.tar.gz, .tar.bz2, .zip): %s" % archive)
+    created = not os.path.lexists(destination)
     writer = _Writer(destination, limits)
-    (_unpack_tar if kind == "tar" else _unpack_zip)(archive, writer)
+    try:
+        (_unpack_tar if kind == "tar" else _unpack_zip)(archive, writer)
+    except BaseException:
+        if created:
+            shutil.rmtree(destination, ignore_errors=True)
+        raise
     return Unpacked(destination, writer.files, writer.bytes, tuple(writer.refused))
 
 

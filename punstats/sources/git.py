@@ -1,11 +1,19 @@
 """Reading a git revision without a checkout: commits, trees and blobs.
 
-Everything is read with git's plumbing (``rev-parse``, ``log``, ``ls-tree -r
--z``, ``cat-file --batch``), never with ``git archive`` (which silently drops
-paths marked ``export-ignore``) and never by checking anything out, so a
-revision scan sees every file the commit holds.  git runs with a neutral
-configuration (no system or global config files, no hooks are involved in
-these commands).
+Everything is read with git's plumbing (``rev-parse``, ``rev-list``, ``ls-tree
+-r -z``, ``cat-file --batch``), never with ``git archive`` (which silently
+drops paths marked ``export-ignore``) and never by checking anything out, so a
+revision scan sees every file the commit holds.
+
+A scanned repository never chooses a program and never changes how git's
+output is encoded.  git runs without system or global configuration and with
+command-line overrides (which win over the repository's own ``.git/config``)
+for every key that names a program or an output encoding (``OVERRIDES``);
+commit objects are read raw with ``cat-file`` and parsed here, so no command
+that can verify a signature (and so run ``gpg.program``) or re-encode a
+message ever runs; no transport is allowed when reading, so a promisor remote
+cannot be fetched from lazily.  Clones allow only ``REMOTE_SCHEMES`` and fetch
+no submodules.
 
 Symbolic links (mode 120000) and submodules (mode 160000) are recorded with a
 status and never followed.
@@ -13,6 +21,7 @@ status and never followed.
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import os
 import shutil
 import subprocess
@@ -20,6 +29,7 @@ from dataclasses import dataclass
 from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from punstats.model.corpus import Corpus
+from punstats.sources.local import read_small
 
 MODE_SYMLINK = "120000"
 
@@ -48,18 +58,51 @@ class Commit:
     subject: str = ""
 
 
-def _env() -> Dict[str, str]:
+#: ``-c`` overrides for every configuration key that runs a program or changes
+#: an output encoding; command-line configuration wins over the repository's.
+OVERRIDES = (
+    "core.fsmonitor=false", "core.hooksPath=/dev/null", "core.pager=cat", "pager.log=false",
+    "core.sshCommand=ssh", "core.askPass=", "core.alternateRefsCommand=", "credential.helper=",
+    "diff.external=", "gpg.program=gpg", "gpg.openpgp.program=gpg", "gpg.x509.program=gpgsm",
+    "gpg.ssh.program=ssh-keygen", "gpg.ssh.defaultKeyCommand=", "log.showSignature=false",
+    "i18n.logOutputEncoding=UTF-8", "color.ui=never", "submodule.recurse=false",
+    "fetch.recurseSubmodules=false", "gc.auto=0", "maintenance.auto=false", "protocol.allow=never",
+)
+
+
+#: Transports ``git+URL@REV`` may use (``ext::`` and the like could run commands).
+REMOTE_SCHEMES = ("https://", "http://", "ssh://", "git://", "file://")
+
+
+#: The overrides of a clone or fetch: the documented transports, and only those.
+FETCH_OVERRIDES = OVERRIDES + tuple("protocol.%s.allow=always" % s.split(":")[0] for s in REMOTE_SCHEMES)
+
+
+def _env(fetching: bool = False) -> Dict[str, str]:
+    """git's environment: no system or global config; no transport at all unless ``fetching``."""
     env = dict(os.environ)
     env.update(GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull, GIT_TERMINAL_PROMPT="0",
-               LC_ALL="C")
-    env.pop("GIT_DIR", None)
-    env.pop("GIT_WORK_TREE", None)
+               LC_ALL="C", GIT_NO_REPLACE_OBJECTS="1", GIT_NO_LAZY_FETCH="1", GIT_PAGER="cat",
+               GIT_LITERAL_PATHSPECS="1",
+               GIT_ALLOW_PROTOCOL="file:git:http:https:ssh" if fetching else "")
+    for name in ("GIT_DIR", "GIT_WORK_TREE", "GIT_EXTERNAL_DIFF", "GIT_CONFIG"):
+        env.pop(name, None)
     return env
 
 
-def _git(gitdir: str, *args: str, input: Optional[bytes] = None) -> bytes:
+def git_argv(gitdir: Optional[str], *args: str, fetching: bool = False) -> List[str]:
+    """The command line of one git call, with the overrides before the command."""
+    argv = ["git", "--no-pager", "--no-replace-objects"]
+    if gitdir is not None:
+        argv += ["--git-dir", gitdir]
+    for override in FETCH_OVERRIDES if fetching else OVERRIDES:
+        argv += ["-c", override]
+    return argv + list(args)
+
+
+def _git(gitdir: Optional[str], *args: str, input: Optional[bytes] = None, fetching: bool = False) -> bytes:
     try:
-        done = subprocess.run(["git", "--git-dir", gitdir, *args], input=input, env=_env(),
+        done = subprocess.run(git_argv(gitdir, *args, fetching=fetching), input=input, env=_env(fetching),
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=False)
     except FileNotFoundError:
         raise GitError("git is not installed") from None
@@ -76,17 +119,76 @@ def git_dir(path: str) -> str:
         raise GitError("no such file or directory: %s" % path)
     for candidate in (os.path.join(path, ".git"), path):
         if os.path.isfile(candidate):  # "gitdir: ..." of a worktree or submodule
-            try:
-                with open(candidate, encoding="utf-8") as handle:
-                    line = handle.read().strip()
-            except OSError:
-                continue
+            line = (read_small(candidate) or "").strip()
             if line.startswith("gitdir:"):
                 return os.path.normpath(os.path.join(path, line[len("gitdir:"):].strip()))
-        elif os.path.isdir(candidate) and os.path.exists(os.path.join(candidate, "HEAD")) \
+        elif os.path.isdir(candidate) and os.path.isfile(os.path.join(candidate, "HEAD")) \
                 and os.path.isdir(os.path.join(candidate, "objects")):
-            return candidate
+            return candidate  # HEAD a regular file: git never blocks on a FIFO there
     raise GitError("not a git repository: %s" % path)
+
+
+def _iso_date(timestamp: bytes, offset: bytes) -> str:
+    """``1696161600 +0200`` -> ``2023-10-01T14:00:00+02:00`` (git's ``%cI``)."""
+    sign = -1 if offset.startswith(b"-") else 1
+    digits = offset.lstrip(b"+-")
+    zone = datetime.timezone(sign * datetime.timedelta(hours=int(digits[:-2] or 0), minutes=int(digits[-2:])))
+    return datetime.datetime.fromtimestamp(int(timestamp), zone).isoformat()
+
+
+def parse_commit(sha: str, raw: bytes) -> Commit:
+    """A commit object's committer date and subject, decoded as its ``encoding`` header says."""
+    headers, _, message = raw.partition(b"\n\n")
+    date, encoding = "", "utf-8"
+    for line in headers.split(b"\n"):
+        if line.startswith(b"committer "):
+            fields = line.rsplit(b" ", 2)
+            try:
+                date = _iso_date(fields[1], fields[2])
+            except (IndexError, ValueError, OverflowError, OSError):
+                date = ""
+        elif line.startswith(b"encoding "):
+            encoding = line[len(b"encoding "):].decode("ascii", "replace").strip()
+    try:
+        text = message.decode(encoding, "replace")
+    except LookupError:
+        text = message.decode("utf-8", "replace")
+    return Commit(sha, date, _subject(text))
+
+
+def _subject(message: str) -> str:
+    """git's ``%s``: the first paragraph after blank lines, lines right-stripped, joined by spaces."""
+    lines: List[str] = []
+    for line in message.split("\n"):
+        if not line.strip():
+            if lines:
+                break
+            continue
+        lines.append(line.rstrip())
+    return " ".join(lines)
+
+
+def read_commits(gitdir: str, shas: Sequence[str]) -> List[Commit]:
+    """The commits ``shas`` name, read raw with ``cat-file --batch`` (10,000 a call, so that
+    memory stays flat) and parsed here."""
+    commits: List[Commit] = []
+    for start in range(0, len(shas), 10000):
+        commits += _read_commit_chunk(gitdir, shas[start:start + 10000])
+    return commits
+
+
+def _read_commit_chunk(gitdir: str, shas: Sequence[str]) -> List[Commit]:
+    out = _git(gitdir, "cat-file", "--batch", input="\n".join(shas).encode() + b"\n")
+    commits, at = [], 0
+    for sha in shas:
+        end = out.index(b"\n", at)
+        parts = out[at:end].split()
+        if len(parts) != 3 or parts[1] != b"commit":
+            raise GitError("not a commit: %s" % sha)
+        size = int(parts[2])
+        commits.append(parse_commit(parts[0].decode(), out[end + 1:end + 1 + size]))
+        at = end + 1 + size + 1
+    return commits
 
 
 def resolve_commit(gitdir: str, rev: str) -> Commit:
@@ -98,24 +200,38 @@ def resolve_commit(gitdir: str, rev: str) -> Commit:
                    rev + "^{commit}").decode().strip()
     except GitError:
         raise GitError("unknown revision %r in %s" % (rev, gitdir)) from None
-    out = _git(gitdir, "show", "-s", "--format=%cI%x00%s", sha).decode("utf-8", "replace")
-    date, _, subject = out.rstrip("\n").partition("\0")
-    return Commit(sha, date, subject)
+    return read_commits(gitdir, [sha])[0]
 
 
 def first_parent_commits(gitdir: str, rev: str, since: str = "", until: str = "") -> List[Commit]:
     """First-parent history of ``rev`` within [since, until] (committer dates), oldest first."""
-    args = ["log", "--first-parent", "--format=%H%x00%cI%x00%s", "-z"]
+    args = ["rev-list", "--first-parent"]
     if since:
         args.append("--since=" + since)
     if until:
         args.append("--until=" + until)
-    out = _git(gitdir, *args, resolve_commit(gitdir, rev).sha, "--")
-    fields = out.decode("utf-8", "replace").split("\0")
-    commits = [Commit(fields[i].strip("\n"), fields[i + 1], fields[i + 2])
-               for i in range(0, len(fields) - 2, 3) if fields[i].strip("\n")]
-    commits.reverse()
-    return commits
+    shas = _git(gitdir, *args, resolve_commit(gitdir, rev).sha, "--").decode().split()
+    shas.reverse()
+    return read_commits(gitdir, shas)
+
+
+def grep_commits(gitdir: str, pattern: str) -> List[str]:
+    """Ids of the non-merge commits of every ref whose message matches ``pattern`` (any case),
+    newest first."""
+    return _git(gitdir, "rev-list", "--all", "-i", "--no-merges", "--grep=" + pattern).decode().split()
+
+
+def numstat(gitdir: str, old: str, new: str) -> List[Tuple[str, str, str]]:
+    """(added, deleted, path) of each file changed from ``old`` to ``new`` (``-`` for binary),
+    by ``diff-tree``, which runs no external diff and no textconv."""
+    out = _git(gitdir, "diff-tree", "-r", "--numstat", "-z", "--no-renames", "--no-ext-diff",
+               "--no-textconv", old, new, "--")
+    rows = []
+    for record in out.decode("utf-8", "replace").split("\0"):
+        parts = record.strip("\n").split("\t")
+        if len(parts) >= 3:
+            rows.append((parts[0], parts[1], parts[2]))
+    return rows
 
 
 def _text(raw: bytes) -> str:
@@ -143,8 +259,11 @@ class BlobReader:
 
     def __init__(self, gitdir: str) -> None:
         self.gitdir = gitdir
-        self._proc = subprocess.Popen(["git", "--git-dir", gitdir, "cat-file", "--batch"],
-                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=_env())
+        try:
+            self._proc = subprocess.Popen(git_argv(gitdir, "cat-file", "--batch"),
+                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=_env())
+        except FileNotFoundError:
+            raise GitError("git is not installed") from None
 
     def read(self, oid: str) -> bytes:
         assert self._proc.stdin and self._proc.stdout
@@ -203,10 +322,6 @@ def git_corpus(path: str, rev: str, subdir: str = "") -> Corpus:
     return Corpus(name, gitdir, source, commit.sha, commit.date, is_revision=True)
 
 
-#: Transports ``git+URL@REV`` may use (``ext::`` and the like could run commands).
-REMOTE_SCHEMES = ("https://", "http://", "ssh://", "git://", "file://")
-
-
 def parse_remote(argument: str) -> Tuple[str, str]:
     """``git+URL@REV`` -> (URL, REV); REV defaults to HEAD."""
     spec = argument[len("git+"):]
@@ -228,13 +343,16 @@ def remote_corpus(argument: str, cache_dir: Optional[str] = None) -> Corpus:
     url, rev = parse_remote(argument)
     clone = os.path.join(cache_dir or default_dir(), "repos", hashlib.sha256(url.encode()).hexdigest()[:24])
     if os.path.isdir(os.path.join(clone, "objects")):
-        _git(clone, "fetch", "--quiet", "--prune", "origin", "+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*")
+        # the URL itself, never the clone's remote configuration (which could name an upload-pack)
+        _git(clone, "fetch", "--quiet", "--prune", "--no-recurse-submodules", "--upload-pack=git-upload-pack",
+             "--", url, "+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*", fetching=True)
     else:
         partial = clone + ".partial-%d" % os.getpid()
         try:
-            done = subprocess.run(["git", "clone", "--quiet", "--bare", "--", url, partial],
-                                  env=dict(_env(), GIT_ALLOW_PROTOCOL="file:git:http:https:ssh"),
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=False)
+            argv = git_argv(None, "clone", "--quiet", "--bare", "--no-recurse-submodules", "--template=",
+                            "--upload-pack=git-upload-pack", "--", url, partial, fetching=True)
+            done = subprocess.run(argv, env=_env(fetching=True), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                  check=False)
         except FileNotFoundError:
             raise GitError("git is not installed") from None
         if done.returncode != 0:

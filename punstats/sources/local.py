@@ -6,10 +6,12 @@ from __future__ import annotations
 import datetime
 import os
 import platform
+import stat
 import sys
 import sysconfig
+from typing import Optional
 
-from punstats.model.corpus import Corpus
+from punstats.model.corpus import Corpus, SourceError
 
 
 def stdlib_corpus() -> Corpus:
@@ -19,50 +21,98 @@ def stdlib_corpus() -> Corpus:
     return Corpus("stdlib-" + version, root, "stdlib", revision)
 
 
+def printable(relpath: str) -> str:
+    """A path as text: POSIX separators, undecodable bytes escaped."""
+    text = relpath.replace(os.sep, "/")
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def check_path(argument: str) -> str:
+    """The absolute path of a directory or regular file to read (a link named is followed);
+    ``SourceError`` for anything else: missing, a FIFO or device, a directory that cannot be listed."""
+    path = os.path.abspath(argument)
+    if not os.path.exists(path):
+        raise SourceError("no such file or directory: %s" % argument)
+    if not (os.path.isdir(path) or os.path.isfile(path)):
+        raise SourceError("not a directory or a regular file: %s" % argument)
+    if os.path.isdir(path):
+        try:
+            os.scandir(path).close()
+        except OSError as exc:
+            raise SourceError("cannot list the directory %s: %s" % (argument, exc.strerror or exc)) from None
+    return path
+
+
+#: The most a metadata file (``.git``, ``HEAD``, a ref) may hold; ``packed-refs`` may hold more.
+METADATA_BYTES = 1 << 16
+PACKED_REFS_BYTES = 1 << 28
+
+
+def read_small(path: str, limit: int = METADATA_BYTES) -> Optional[str]:
+    """The text of a regular file of at most ``limit`` bytes, else None.
+
+    Never blocks and never reads without end: a FIFO, a device (``/dev/zero``)
+    or a file over the limit is refused after ``fstat``, before any read; the
+    open is non-blocking, so a FIFO swapped in after the ``stat`` cannot hang it.
+    """
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return None
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    except (OSError, ValueError):
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            data = handle.read(limit + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    if len(data) > limit:
+        return None
+    return data.decode("utf-8", "replace")
+
+
 def git_head(directory: str) -> "tuple[str, str]":
     """(commit, committer date) of a git work tree's HEAD, read from files.
 
     Reads ``.git`` directly rather than running git: running git in a corpus
     could run programs its configuration names, and scanning never runs
-    anything from the corpus.  The date is left empty (it needs the object
-    store); git sources record it.
+    anything from the corpus.  Only regular files of bounded size are read
+    (``read_small``).  The date is left empty (it needs the object store); git
+    sources record it.
     """
     git = os.path.join(directory, ".git")
-    try:
-        if os.path.isfile(git):  # a worktree or submodule: "gitdir: PATH"
-            with open(git, encoding="utf-8") as handle:
-                line = handle.read().strip()
-            if not line.startswith("gitdir:"):
-                return "", ""
-            git = os.path.normpath(os.path.join(directory, line[len("gitdir:"):].strip()))
-        with open(os.path.join(git, "HEAD"), encoding="utf-8") as handle:
-            head = handle.read().strip()
-        if not head.startswith("ref:"):
-            return head, ""
-        ref = head[len("ref:"):].strip()
-        for base in (git, _common_dir(git)):
-            loose = os.path.join(base, *ref.split("/"))
-            if os.path.isfile(loose):
-                with open(loose, encoding="utf-8") as handle:
-                    return handle.read().strip(), ""
-            packed = os.path.join(base, "packed-refs")
-            if os.path.isfile(packed):
-                with open(packed, encoding="utf-8") as handle:
-                    for entry in handle:
-                        parts = entry.split()
-                        if len(parts) == 2 and parts[1] == ref:
-                            return parts[0], ""
-    except (OSError, UnicodeDecodeError):
-        pass
+    if os.path.isfile(git):  # a worktree or submodule: "gitdir: PATH"
+        line = (read_small(git) or "").strip()
+        if not line.startswith("gitdir:"):
+            return "", ""
+        git = os.path.normpath(os.path.join(directory, line[len("gitdir:"):].strip()))
+    head = (read_small(os.path.join(git, "HEAD")) or "").strip()
+    if not head.startswith("ref:"):
+        return head if _is_oid(head) else "", ""
+    ref = head[len("ref:"):].strip()
+    for base in (git, _common_dir(git)):
+        loose = read_small(os.path.join(base, *ref.split("/")))
+        if loose is not None:
+            return (loose.strip() if _is_oid(loose.strip()) else ""), ""
+        for entry in (read_small(os.path.join(base, "packed-refs"), PACKED_REFS_BYTES) or "").splitlines():
+            parts = entry.split()
+            if len(parts) == 2 and parts[1] == ref and _is_oid(parts[0]):
+                return parts[0], ""
     return "", ""
 
 
+def _is_oid(text: str) -> bool:
+    return len(text) in (40, 64) and all(c in "0123456789abcdef" for c in text)
+
+
 def _common_dir(git: str) -> str:
-    try:
-        with open(os.path.join(git, "commondir"), encoding="utf-8") as handle:
-            return os.path.normpath(os.path.join(git, handle.read().strip()))
-    except OSError:
-        return git
+    common = read_small(os.path.join(git, "commondir"))
+    return os.path.normpath(os.path.join(git, common.strip())) if common else git
 
 
 def now() -> str:

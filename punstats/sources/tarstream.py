@@ -1,0 +1,55 @@
+"""Reading tar streams with bounds: what a damaged stream raises, extended headers
+refused before they are read into memory, and a real end of archive told apart
+from damage (``tarfile`` ends quietly at a damaged header or a cut-off block).
+"""
+from __future__ import annotations
+
+import tarfile
+import zipfile
+import zlib
+
+try:
+    from lzma import LZMAError
+except ImportError:  # an interpreter built without lzma
+    class LZMAError(Exception):  # type: ignore[no-redef]
+        """Never raised."""
+
+
+#: What reading a damaged compressed stream or archive raises.
+STREAM_ERRORS = (OSError, EOFError, ValueError, zlib.error, LZMAError, zipfile.BadZipFile, tarfile.TarError)
+
+
+#: The largest GNU long-name or pax header read (tarfile reads one whole into memory).
+MAX_HEADER_BYTES = 1 << 20
+
+
+_EXTENDED_HEADERS = {tarfile.GNUTYPE_LONGNAME: "GNU long-name", tarfile.GNUTYPE_LONGLINK: "GNU long-link",
+                     tarfile.XHDTYPE: "pax", tarfile.XGLTYPE: "pax global", tarfile.SOLARIS_XHDTYPE: "pax"}
+
+
+class BoundedTarInfo(tarfile.TarInfo):
+    """A header that refuses an extended header over ``MAX_HEADER_BYTES`` before it is read."""
+
+    def _proc_member(self, tar):  # type: ignore[no-untyped-def]
+        kind = _EXTENDED_HEADERS.get(self.type)
+        if kind and self.size > MAX_HEADER_BYTES:
+            raise tarfile.ReadError("a %s header of %d bytes at byte %d, over the limit of %d"
+                                    % (kind, self.size, self.offset, MAX_HEADER_BYTES))
+        return super()._proc_member(tar)
+
+
+def check_end(tar: tarfile.TarFile) -> None:
+    """Where reading stopped, the end-of-archive marker, then a stream that decompresses to its end.
+
+    tarfile ends quietly at a damaged header or a cut-off block; this tells
+    those apart from a real end.
+    """
+    assert tar.fileobj is not None
+    tar.fileobj.seek(tar.offset)
+    block = tar.fileobj.read(tarfile.BLOCKSIZE)
+    if len(block) < tarfile.BLOCKSIZE:
+        raise tarfile.ReadError("cut short at byte %d, before the end-of-archive marker" % tar.offset)
+    if block.count(0) != len(block):
+        raise tarfile.ReadError("a damaged header at byte %d" % tar.offset)
+    while tar.fileobj.read(1 << 20):  # the compressed stream's own checks (CRC, end marker)
+        pass
