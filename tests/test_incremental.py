@@ -187,7 +187,7 @@ def test_an_unchanged_rescan_writes_the_stored_files_back_without_building_table
         proc = subprocess.run([sys.executable, "-c", check, "scan", "-q", "--json", "-o", outputs[-1], *rule,
                                str(corpus)], capture_output=True, text=True, env=env, check=True)
         *payload, last = proc.stdout.splitlines()
-        summary = json.loads("\n".join(payload))
+        summary, = json.loads("\n".join(payload))  # scan --json: an array of summaries
         if name == "again":
             assert last == "0 []"  # neither pyarrow nor pandas imported
             assert summary["cache"] == {"cached": summary["files"], "extracted": 0, "tables_reused": 1}

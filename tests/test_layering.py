@@ -48,7 +48,6 @@ LONG_FUNCTIONS_ALLOWED = {("extract/traversal.py", "_Collector")}
 PENDING = {
     "discover/tree.py::discover": "split the walk into a per-directory step and the ordering",
     "discover/revision.py::discover_git": "move the per-entry classification into a helper",
-    "runs/scan.py::scan": "ScanOptions travels through the pipeline instead of 17 parameters",
 }
 
 

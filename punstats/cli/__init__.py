@@ -32,7 +32,7 @@ COMMANDS: Dict[str, Tuple[str, str, str]] = {
     "report": ("evidence", "_add_evidence_commands", "a Markdown report of stored scans, sized for one forum post"),
     "reproduce": ("reproduce", "_add_reproduce_commands", "reproduce published figures and explain differences"),
     "corpus": ("corpus", "_add_corpus_commands",
-               "scan every project of a corpus file (TOML), one stored scan each"),
+               "scan every project of a corpus file (TOML), or top-pypi:N"),
     "rewrite": ("rewrite", "_add_rewrite_commands",
                 "rewrite f(x=x) as f(x=) (PEP 736); prints a summary, a diff, or writes"),
     "expand": ("rewrite", "_add_rewrite_commands",

@@ -16,6 +16,11 @@ from punstats.cli.common import (
     UsageError,
     _check_engine_options,
     _positive,
+    engine_options,
+    jobs_options,
+    json_options,
+    quiet_options,
+    rule_options,
 )
 
 
@@ -26,7 +31,9 @@ def _add_corpus_commands(commands: Any) -> None:
                                         "path = DIR, or git = REPO with rev = REV) and store each in "
                                         "data/<name>/ (or DIR/<name>/ with -o DIR); or, with top-pypi:N, "
                                         "the N most-downloaded PyPI projects into one dataset and an "
-                                        "ecosystem summary in data/top-pypi-N/ (or DIR).")
+                                        "ecosystem summary in data/top-pypi-N/ (or DIR).",
+                            parents=[json_options("print the summaries as a JSON array"), jobs_options(),
+                                     rule_options(), quiet_options(), engine_options()])
     p.add_argument("corpus_file", metavar="CORPUS.toml|top-pypi:N")
     p.add_argument("-o", "--output", metavar="DIR",
                    help="store each project in DIR/<name>/ (default: data/); top-pypi:N: the run in DIR")
