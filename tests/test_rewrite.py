@@ -57,7 +57,7 @@ CONTEXTS = [
      "class A:\n    x = f(x=)\n    def m(self):\n        return g(self=)\n"),
     ("class base call", "class A(make(base=base)):\n    pass\n", "class A(make(base=)):\n    pass\n"),
     ("multi-line", "f(\n    x=x,\n    y=y,\n)\n", "f(\n    x=,\n    y=,\n)\n"),
-    ("spaces and parentheses", "f(x = x, y=(y), z=((z)))\n", "f(x =, y=, z=)\n"),
+    ("spaces and parentheses", "f(x = x, y=(y), z=((z)))\n", "f(x=, y=, z=)\n"),
     ("method chain", "a.b(c=c).d(e=e)[0].f(g=g)\n", "a.b(c=).d(e=)[0].f(g=)\n"),
     ("walrus and comparisons untouched", "f(x == x, (y := y))\n", None),
 ]
@@ -363,3 +363,113 @@ def test_unified_diff_format():
     assert unified_diff(result) == (b"diff --git a/dir/m.py b/dir/m.py\n--- a/dir/m.py\n+++ b/dir/m.py\n"
                                     b"@@ -1,3 +1,3 @@\n a\n-f(x=x)\n+f(x=)\n b\n")
     assert unified_diff(pun(b"nothing\n")) == b""
+# --- issue 13: the prefix spelling and the re-wrap rules the numpy and scikit-learn commits show
+
+
+def test_prefix_style_round_trip():
+    source = b"f(a=a, b = b, c=1)\ng(x=x)(y=y)\n"
+    result = rewrite.pun(source, style="prefix")
+    assert result.new == b"f(=a, =b, c=1)\ng(=x)(=y)\n"
+    assert rewrite.expand(result.new).new == b"f(a=a, b=b, c=1)\ng(x=x)(y=y)\n"
+
+
+def test_expand_refuses_both_spellings_in_one_file():
+    assert rewrite.expand(b"f(x=, =y)\n").error == rewrite.FILE_ROUND_TRIP
+
+
+@pytest.mark.parametrize("source, expected", [
+    # a punned call on lines of its own inside another punned call is joined (scikit-learn)
+    ("g(\n    f(\n        a=1,\n        x=x,\n    ),\n    b,\n    y=y,\n)\n",
+     "g(\n    f(a=1, x=),\n    b,\n    y=,\n)\n"),
+    # the call's "(" line ends a string spanning lines (numpy's '''...'''.format(...))
+    ("s = '''a\nb'''.format(\n    x=x, y=y\n)\n", "s = '''a\nb'''.format(x=, y=)\n"),
+    # a bracket opened before the call and closed after it (a comprehension)
+    ("v = [a.f(b,\n         x=x)\n     for a in c]\n", "v = [a.f(b, x=)\n     for a in c]\n"),
+    # an inner bracket spanning lines without a trailing comma does not block
+    ("f([[1, 2],\n   [3, 4]], x=x)\n", "f([[1, 2], [3, 4]], x=)\n"),
+    # spacing inside a punned call on one line
+    ("f([1,   2,  3], a,b=1, x=x)\n", "f([1, 2, 3], a, b=1, x=)\n"),
+    ("f((1,2), axis=(0,1), x=x)\n", "f((1,2), axis=(0,1), x=)\n"),
+])
+def test_rewrap_as_the_numpy_and_scikit_learn_commits(source, expected):
+    assert punned(source, rewrap=True) == expected
+
+
+def test_rewrap_inner_bracket_with_magic_comma_still_blocks():
+    source = "f(\n    {\n        'a': 1,\n    },\n    x=x,\n)\n"
+    assert punned(source, rewrap=True) == punned(source)
+
+
+def test_delimited_only_skips_what_the_author_skipped():
+    source = "f(\n    a=1,  # note\n    x=x,\n    y=y,\n    z=(z),\n)\n"
+    result = rewrite.pun(source.encode(), delimited_only=True)
+    assert result.new.decode() == "f(\n    a=1,  # note\n    x=x,\n    y=,\n    z=(z),\n)\n"
+    assert [s.name for s in result.skipped] == ["x", "z"]
+
+
+def test_prefix_style_keeps_a_continuation_before_the_equals_sign_as_it_was():
+    source = b"f(x \\\n  = x, y=y)\n"
+    result = rewrite.pun(source, style="prefix")
+    assert result.new == b"f(x \\\n  = x, =y)\n"
+    assert [(s.name, s.reason) for s in result.skipped] == [("x", SKIP_COMMENT)]
+    assert rewrite.pun(source).new == b"f(x \\\n  =, y=)\n"
+
+
+def test_unknown_style_is_refused():
+    with pytest.raises(ValueError, match="style must be one of postfix, prefix, not 'infix'"):
+        rewrite.pun(b"f(x=x)\n", style="infix")
+
+
+def test_cli_rewrite_style_prefix_and_expand(tmp_path, monkeypatch, capsys):
+    _make_tree(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    assert main(["rewrite", "pkg", "--write", "--rewrap", "--style", "prefix", "-j", "1"]) == 0
+    assert (tmp_path / "pkg/a.py").read_bytes() == b"def f(x, y):\n    return g(=x, =y)\n"
+    assert main(["expand", "pkg", "--write", "-j", "1"]) == 0
+    assert (tmp_path / "pkg/a.py").read_bytes() == b"def f(x, y):\n    return g(x=x, y=y)\n"
+    for rel in ("pkg/b.py", "pkg/c.py", "pkg/d.py", "pkg/bad.py"):
+        assert (tmp_path / rel).read_bytes() == SAMPLE[rel]
+    capsys.readouterr()
+    assert main(["rewrite", "pkg", "--style", "infix"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "invalid choice: 'infix'" in err
+
+
+def test_cli_delimited_only(tmp_path, monkeypatch, capsys):
+    (tmp_path / "m.py").write_bytes(b"f(\n    a=1,  # note\n    x=x,\n    y=y,\n)\n")
+    monkeypatch.chdir(tmp_path)
+    assert main(["rewrite", "m.py", "--write", "--delimited-only", "-j", "1"]) == 0
+    assert (tmp_path / "m.py").read_bytes() == b"f(\n    a=1,  # note\n    x=x,\n    y=,\n)\n"
+
+
+def _stdlib_prefix_round_trip(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    result = pun(data, path, rewrap=True, style="prefix")
+    if result.error in (FILE_SYNTAX, "decode_error", "null_bytes"):
+        return path, "skipped", 0
+    if result.error:
+        return path, result.error + ": " + result.detail, 0
+    if not result.edits:
+        return path, "unchanged", 0
+    back = expand(result.new, path)
+    if back.error:
+        return path, "expand: " + back.error, len(result.edits)
+    if not rewrite.same_tree(ast.parse(back.new), ast.parse(data)):
+        return path, "different tree", len(result.edits)
+    compact = all(e.old == e.name + "=" + e.name for e in result.edits) and not result.joins
+    if compact and expand(rewrite.pun(data, path, style="prefix").new).new != data:
+        return path, "bytes differ", len(result.edits)
+    return path, "ok", len(result.edits)
+
+
+@pytest.mark.slow
+def test_standard_library_prefix_round_trip_with_rewrap():
+    """``expand(pun(src, style="prefix", rewrap=True))`` parses to ``src``'s tree for every file
+    of the standard library, and gives ``src``'s very bytes back where nothing was re-spelled."""
+    files = _stdlib_files()
+    with ProcessPoolExecutor(max(2, os.cpu_count() or 1)) as pool:
+        results = list(pool.map(_stdlib_prefix_round_trip, files, chunksize=16))
+    failures = [r for r in results if r[1] not in ("ok", "unchanged", "skipped")]
+    assert failures == []
+    assert sum(r[2] for r in results) > 1000

@@ -4,7 +4,7 @@
 ``rewrap`` (joining calls that now fit), ``diff`` and ``tree`` (the runner).
 """
 from punstats.rewrite.diff import unified_diff  # noqa: F401
-from punstats.rewrite.transform import expand, expand_text, pun, pun_text  # noqa: F401
+from punstats.rewrite.transform import STYLES, expand, expand_text, pun, pun_text  # noqa: F401
 from punstats.rewrite.source import (  # noqa: F401
     EXPAND,
     FILE_DECODE,
@@ -16,6 +16,7 @@ from punstats.rewrite.source import (  # noqa: F401
     SKIP_CLASS,
     SKIP_COMMENT,
     SKIP_FSTRING,
+    SKIP_NOT_DELIMITED,
     Edit,
     Rewrite,
     Skipped,

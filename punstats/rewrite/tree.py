@@ -57,19 +57,21 @@ def _display_path(location: str, rel: str, root: str) -> str:
     return rel
 
 
-def _rewrite_one(job: Tuple[str, str, str, bool, int]) -> Rewrite:
-    location, path, mode, rewrap, line_length = job
+def _rewrite_one(job: Tuple[str, str, str, bool, int, str, bool]) -> Rewrite:
+    location, path, mode, rewrap, line_length, style, delimited_only = job
     with open(location, "rb") as f:
         data = f.read()
     if mode == EXPAND:
         result = expand(data, path)
     else:
-        result = pun(data, path, rewrap=rewrap, line_length=line_length)
+        result = pun(data, path, rewrap=rewrap, line_length=line_length, style=style,
+                     delimited_only=delimited_only)
     return dataclasses.replace(result, location=location)
 
 
 def rewrite_tree(root: str, mode: str = PUN, rewrap: bool = False, line_length: int = LINE_LENGTH,
-                 jobs: Optional[int] = 1, extensions: Sequence[str] = (".py",)) -> Tuple[Rewrite, ...]:
+                 jobs: Optional[int] = 1, extensions: Sequence[str] = (".py",), style: str = "postfix",
+                 delimited_only: bool = False) -> Tuple[Rewrite, ...]:
     """Pun (or expand) every source file under ``root`` (or the file ``root``); writes nothing.
 
     Files are found as ``punstats scan`` finds them (``punstats.discover``);
@@ -80,7 +82,8 @@ def rewrite_tree(root: str, mode: str = PUN, rewrap: bool = False, line_length: 
     if mode not in (PUN, EXPAND):
         raise ValueError("mode must be %r or %r, not %r" % (PUN, EXPAND, mode))
     found = discover(root, tuple(extensions))
-    jobs_list = [(c.location, _display_path(c.location, c.path, found.root), mode, rewrap, line_length)
+    jobs_list = [(c.location, _display_path(c.location, c.path, found.root), mode, rewrap, line_length,
+                  style, delimited_only)
                  for c in found.candidates if not c.status and c.location]
     if jobs == 1 or len(jobs_list) < 2:
         return tuple(_rewrite_one(job) for job in jobs_list)
