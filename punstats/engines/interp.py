@@ -21,6 +21,7 @@ from punstats.cache import BlobCache, blob_id
 from punstats.discover.read import candidate_bytes
 from punstats.extract import worker
 from punstats.extract.compat import COMPAT_VERSION
+from punstats.extract.definitions import DEFINITIONS_VERSION
 from punstats.extract.traversal import EXTRACTOR_VERSION
 from punstats.model.discovery import Candidate
 from punstats.model.limits import DEFAULT_MAX_BYTES
@@ -97,7 +98,8 @@ def parser_label(info: Dict[str, Any]) -> str:
 
 
 def _versions(max_bytes: int) -> Dict[str, str]:
-    return {"extract": "%d/max=%d" % (EXTRACTOR_VERSION, max_bytes), "compat": str(COMPAT_VERSION)}
+    return {"extract": "%d/max=%d" % (EXTRACTOR_VERSION, max_bytes), "compat": str(COMPAT_VERSION),
+            "definitions": str(DEFINITIONS_VERSION)}
 
 
 class Pool:

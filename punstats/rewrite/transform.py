@@ -78,7 +78,7 @@ def _check_style(style: str) -> None:
 
 
 def _delimited(text: str, start: int, end: int, name: str) -> bool:
-    """The bare-delimited rule (``reproduce.text_delimited``): ``name\\s*=\\s*name`` after
+    """The bare-delimited rule (``punstats.extract.definitions``): ``name\\s*=\\s*name`` after
     ``(`` or ``,`` and before ``,`` or ``)``, with only whitespace (no comment) in between."""
     if re.fullmatch(r"%s\s*=\s*%s" % (re.escape(name), re.escape(name)), text[start:end]) is None:
         return False
