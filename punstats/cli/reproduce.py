@@ -46,7 +46,11 @@ def _add_reproduce_commands(commands: Any) -> None:
     a.add_argument("--lines", action="store_true", help="also print his output lines")
     a.add_argument("--json", action="store_true")
     a.set_defaults(handler=cmd_reproduce_angelico)
+    _add_pep736_command(which)
+    _add_rewrite_command(which)
 
+
+def _add_pep736_command(which: Any) -> None:
     q = which.add_parser("pep736", help="PEP 736's applicability tables, for any project",
                          description="Each project a git repository (bare or work tree), optionally @REV; "
                                      "without REV its punning commit ('Add punning', 'With punning', "
@@ -64,6 +68,8 @@ def _add_reproduce_commands(commands: Any) -> None:
     q.add_argument("--json", action="store_true")
     q.set_defaults(handler=cmd_reproduce_pep736)
 
+
+def _add_rewrite_command(which: Any) -> None:
     r = which.add_parser("rewrite", help="rewrite a punning commit's parent and compare with the commit",
                          description="SOURCE a git repository, optionally @COMMIT (default: its punning "
                                      "commit): every .py file the commit changed, rewritten from the "
