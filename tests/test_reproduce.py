@@ -309,8 +309,12 @@ def test_cli_pep736_projects(tmp_path, capsys, monkeypatch):
     assert out["rich"]["reproduced"] == {"count": 1, "percent": 100.0, "lines_saved": 2}
     assert out["mine"]["published"] == {"count": None, "percent": None, "lines_saved": None}
     assert out["numpy"]["commit"] == base and out["numpy"]["reproduced"]["lines_saved"] is None
-    assert cli.main(["reproduce", "pep736", "--project", "polars=%s" % path]) == 0
-    assert "polars" in capsys.readouterr().out
+    assert cli.main(["reproduce", "pep736", "--project", "polars=%s" % path, "--project", "httpx=%s" % path,
+                     "--search-definitions"]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("project ") and "\npolars " in text and "\nhttpx " in text
+    assert "count: 0 definitions hit on all 2 projects" in text
+    assert "every file, the punning commit: 2" in text and "every file, rewrite --rewrap: 2" in text
 
 
 @pytest.mark.parametrize("argv, message", [

@@ -198,6 +198,8 @@ def _format_pep736(result: Dict[str, Any]) -> str:
             _value(rep["lines_saved"]), _value(pub["lines_saved"])))
     lines.append("")
     lines.extend("%-11s %s" % (k + ":", d) for k, d in next(iter(result.values()))["reproduced_by"].items())
+    if len(result) > 1 and all("search" in v for v in result.values()):
+        lines.extend(_format_common(result))
     for name, v in result.items():
         lines.append("")
         lines.append("%s (%s, %s, parser %s):" % (name, v["commit"][:12], v["commit_date"][:10], v["python"]))
@@ -206,6 +208,27 @@ def _format_pep736(result: Dict[str, Any]) -> str:
         for figure, found in v.get("search", {}).items():
             lines.extend(_format_hits(figure, found))
     return "\n".join(lines)
+
+
+def _format_common(result: Dict[str, Any]) -> List[str]:
+    """The definitions that hit the published value on every project that has one."""
+    out = [""]
+    for figure in ("count", "percent", "lines_saved"):
+        found = [v["search"][figure] for v in result.values() if v["search"][figure]["published"] is not None]
+        if not found:
+            continue
+        common = None
+        for f in found:
+            labels = {_definition_label(row) for row in f["hits"]}
+            common = labels if common is None else common & labels
+        out.append("%s: %d definitions hit on all %d projects" % (figure, len(common or ()), len(found)))
+        out.extend("    = %s" % label for label in sorted(common or ())[:20])
+    return out
+
+
+def _definition_label(row: Dict[str, Any]) -> str:
+    """A hit without its values: the same definition on another project has the same label."""
+    return _row_label({k: v for k, v in row.items() if k not in ("value", "num", "den")})
 
 
 def _row_label(row: Dict[str, Any]) -> str:
@@ -228,6 +251,7 @@ def _format_hits(figure: str, found: Dict[str, Any]) -> List[str]:
     if not found["hits"]:
         out.extend("    nearest %s: %s" % (_value(row["value"], percent), _row_label(row))
                    for row in found["nearest"])
+    out.extend("    every file, %s: %s" % (source, _value(value)) for source, value in found.get("every_file", {}).items())
     return out
 
 

@@ -199,9 +199,11 @@ def _search(git: GitSource, files, results, per_file, saved, row: Dict[str, Any]
         saved_rows.extend(defs.saved_rows(saved, "the punning commit"))
     for label, per_path in rewrite_estimates(git, files).items():
         saved_rows.extend(defs.saved_rows(per_path, label))
+    everything = "all files | " + " | ".join(next(iter(defs.file_sets(("tests", "docs", "extras")))).values())
     return {"count": defs.hits(counts + p_counts, row.get("count")),
             "percent": defs.hits(percents + p_percents, row.get("percent")),
-            "lines_saved": defs.hits(saved_rows, row.get("lines_saved"))}
+            "lines_saved": dict(defs.hits(saved_rows, row.get("lines_saved")),
+                                every_file={r["source"]: r["value"] for r in saved_rows if r["files"] == everything})}
 
 
 def measure_project(spec: str, row: Dict[str, Any], python: Optional[str] = None,
