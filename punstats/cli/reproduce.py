@@ -63,7 +63,9 @@ def _add_pep736_command(which: Any) -> None:
     q.add_argument("--search-definitions", action="store_true",
                    help="try every numerator x denominator x file set the tool implements and list "
                         "those that hit each published value at its printed precision")
-    q.add_argument("--python", metavar="PATH", help="parse with this interpreter")
+    q.add_argument("--python", metavar="PATH",
+                   help="parse with this interpreter (the rewrite estimate of --search-definitions "
+                        "parses with the one running punstats)")
     q.add_argument("--no-cache", action="store_true")
     q.add_argument("--json", action="store_true")
     q.set_defaults(handler=cmd_reproduce_pep736)

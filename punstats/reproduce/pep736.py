@@ -218,13 +218,14 @@ def measure_project(spec: str, row: Dict[str, Any], python: Optional[str] = None
         files, results, parser = _measure(git, base.sha, python, cache)
         per_file = _per_file(files, results)
         reproduced = _fixed(per_file, _order(files, results), saved)
+        counts = _counts(files, results)
         out: Dict[str, Any] = {
             "published": {k: row.get(k) for k in ("count", "percent", "lines_saved")},
             "reproduced": reproduced,
             "matches": {k: defs.printed_as(v, row.get(k)) for k, v in reproduced.items()},
             "reproduced_by": dict(REPRODUCED),
-            "definitions": _definitions(_counts(files, results), per_file, saved),
-            "counts": _counts(files, results), "commit": base.sha, "commit_date": base.date,
+            "definitions": _definitions(counts, per_file, saved),
+            "counts": counts, "commit": base.sha, "commit_date": base.date,
             "punning_commit": pun.sha if pun else "", "python": parser, "source": spec,
             "table": row.get("table", ""),
         }
