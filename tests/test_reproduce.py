@@ -323,6 +323,7 @@ def test_cli_pep736_projects(tmp_path, capsys, monkeypatch):
     (["--project", "x="], "argument --project: expected NAME=SRC[@REV]"),
     (["--project", "numpy=a", "--numpy", "b"], "project numpy given twice"),
     ([], "name at least one project"),
+    (["--project", "x=/nonexistent/dir"], "no such file or directory: /nonexistent/dir"),
 ])
 def test_cli_pep736_project_errors(argv, message, capsys):
     assert cli.main(["reproduce", "pep736"] + argv) == 2
@@ -345,4 +346,6 @@ def test_cli_reproduce_rewrite_compares_with_the_commit(tmp_path, capsys):
     text = capsys.readouterr().out
     assert "identical  0 of 2 files (0.0 %)" in text and "differs    a.py" in text
     assert cli.main(["reproduce", "rewrite", "%s@HEAD~1" % path]) == 2
-    assert "no punning commit" in capsys.readouterr().err
+    assert cli.main(["reproduce", "rewrite", "%s@nope" % path]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 2 and "no punning commit HEAD~1" in err[0] and "unknown revision 'nope'" in err[1]
