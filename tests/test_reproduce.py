@@ -230,6 +230,18 @@ def test_measure_counts_by_depth_kind_and_shape():
     assert measure(b"def (:\n") == {"ok": False, "error": "SyntaxError"}
 
 
+def test_definitions_mode_runs_in_a_worker_under_another_interpreter():
+    """The per-file counters come from the worker of the interpreter that parses (``--python``),
+    and equal the in-process ones."""
+    import sys
+    from punstats.engines import interp
+    data = b"f(a=a, **k)\ng(h(x=x), y=1)\n"
+    with interp.Pool(sys.executable) as pool:
+        reply = pool.workers[0].work("m.py", data, 1 << 20, ["definitions"])
+    assert reply == {"definitions": json.loads(json.dumps(measure(data)))}
+    assert reply["definitions"]["call_pun_d0"] == 1 and reply["definitions"]["call_pun_d1"] == 1
+
+
 PLANTED = {
     # top level: 2 x=x of 5 keywords (one **); nested: 1 x=x; a test file and a doc file
     "pkg/a.py": "f(alpha=alpha, beta=beta, gamma=1, **extra)\ng(h(delta=delta), eps=2)\n",
