@@ -1,7 +1,8 @@
 """Rewriting source: ``f(x=x)`` to ``f(x=)`` and back, re-wrapping, diffs, trees.
 
-``pun`` (the transform, both ways), ``source`` (what the transforms share),
-``rewrap`` (joining calls that now fit), ``diff`` and ``tree`` (the runner).
+``transform`` (``pun`` and ``expand``, both spellings), ``source`` (what the
+transforms share), ``rewrap`` (which calls to join once they fit) and ``join``
+(joining one call, spacing inside it), ``diff`` and ``tree`` (the runner).
 """
 from punstats.rewrite.diff import unified_diff  # noqa: F401
 from punstats.rewrite.transform import STYLES, expand, expand_text, pun, pun_text  # noqa: F401
