@@ -7,6 +7,9 @@ from gitrepo import commit, git, init
 
 from punstats import cli, reproduce
 from punstats.cache import BlobCache
+from punstats.extract.definitions import measure
+from punstats.reproduce import definitions
+from punstats.reproduce.pep736 import measure_project, published_rows, punning_commit
 from punstats.reproduce.replay import Triple
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
@@ -175,8 +178,11 @@ def test_pep736_counts_before_the_punning_commit(tmp_path, cache, capsys, monkey
     monkeypatch.setenv("PUNSTATS_CACHE_DIR", str(tmp_path / "c"))
     assert cli.main(["reproduce", "pep736", "--pandas", "%s@%s" % (path, pun), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out["pandas"]["reproduced"] == {"count": 3, "percent": 75.0, "lines_saved": 3}
-    assert out["pandas"]["published"]["count"] == 13235
+    # count: the bare x=x at every depth; percent: find_kwargs' top-level x=x (alpha, beta) over
+    # top-level keywords (alpha, beta, d); lines saved: the commit's
+    assert out["pandas"]["reproduced"] == {"count": 3, "percent": 66.67, "lines_saved": 3}
+    assert out["pandas"]["published"] == {"count": 13235, "percent": 17.24, "lines_saved": 935}
+    assert out["pandas"]["matches"] == {"count": False, "percent": False, "lines_saved": False}
 
 
 def test_pep736_text_delimited_count_skips_comments_and_parentheses(tmp_path, cache):
@@ -200,3 +206,159 @@ def test_pep736_text_delimited_count_skips_comments_and_parentheses(tmp_path, ca
     assert result["definitions"]["count: all calls"] == 7
     name = "count: bare x=x after ( or , before , or )"
     assert result["definitions"][name] == 4
+
+
+def test_published_second_table_of_pep736():
+    p = reproduce.published()["pep736-2024"]
+    assert p["projects"] == {"polars": {"count": 1654, "percent": 15.83, "lines_saved": 170},
+                             "fastapi": {"count": 1408, "percent": 28.11, "lines_saved": 35},
+                             "rich": {"count": 566, "percent": 15.74, "lines_saved": 62},
+                             "httpx": {"count": 759, "percent": 45.13, "lines_saved": 117}}
+    assert any("3639" in source for source in p["sources"])
+    rows = published_rows()
+    assert rows["polars"]["table"] == "pep736-2024" and rows["numpy"]["table"] == "pep736"
+
+
+def test_measure_counts_by_depth_kind_and_shape():
+    c = measure(b"f(a=a, b = b, c=(c), **k)\ng(h(x=x), y=1)\nclass A(B, m=m): pass\n")
+    assert c["ok"] and c["lines"] == 4
+    assert (c["call_kw_d0"], c["call_star_d0"], c["call_pun_d0"]) == (4, 1, 3)
+    assert (c["call_punbare_d0"], c["call_pundelim_d0"]) == (2, 2)  # c=(c) is not bare
+    assert (c["call_kw_d1"], c["call_pun_d1"], c["call_pundelim_d1"]) == (1, 1, 1)
+    assert (c["class_kw_d0"], c["class_pun_d0"]) == (1, 1)
+    assert (c["calls_d0"], c["calls_d1"], c["callspun_d0"], c["callskw_d0"]) == (2, 1, 1, 2)
+    assert measure(b"def (:\n") == {"ok": False, "error": "SyntaxError"}
+
+
+def test_definitions_mode_runs_in_a_worker_under_another_interpreter():
+    """The per-file counters come from the worker of the interpreter that parses (``--python``),
+    and equal the in-process ones."""
+    import sys
+
+    from punstats.engines import interp
+    data = b"f(a=a, **k)\ng(h(x=x), y=1)\n"
+    with interp.Pool(sys.executable) as pool:
+        reply = pool.workers[0].work("m.py", data, 1 << 20, ["definitions"])
+    assert reply == {"definitions": json.loads(json.dumps(measure(data)))}
+    assert reply["definitions"]["call_pun_d0"] == 1 and reply["definitions"]["call_pun_d1"] == 1
+
+
+PLANTED = {
+    # top level: 2 x=x of 5 keywords (one **); nested: 1 x=x; a test file and a doc file
+    "pkg/a.py": "f(alpha=alpha, beta=beta, gamma=1, **extra)\ng(h(delta=delta), eps=2)\n",
+    "pkg/tests/test_a.py": "check(value=value, other=3)\n",
+    "doc/conf.py": "setup(name=name)\n",
+}
+
+
+def test_definition_search_finds_a_planted_definition(tmp_path, cache):
+    """A published row made by one definition (top-level x=x over top-level keywords incl. **,
+    tests dropped by their directory): the search names it among its hits."""
+    path = tmp_path / "proj"
+    init(path)
+    commit(path, PLANTED)
+    # by hand: pkg/a.py and doc/conf.py; top-level x=x: alpha, beta, name; keywords incl. **:
+    # alpha, beta, gamma, **extra, eps, name
+    row = {"count": 3, "percent": round(100.0 * 3 / 6, 2), "lines_saved": None}
+    result = measure_project(str(path), row, cache=cache, search=True)
+    hits = result["search"]["percent"]["hits"]
+    planted = {"files": ".py | no test dirs | with docs | with benchmarks/examples | all files",
+               "depth": "top", "numerator": "punnable (punstats)",
+               "denominator": "named + ** (find_kwargs KwCount)", "num": 3, "den": 6, "value": 50.0}
+    assert planted in hits
+    assert all(h["value"] == 50.0 for h in hits)
+    assert {"files", "depth", "numerator", "value"} <= set(result["search"]["count"]["hits"][0])
+    assert result["search"]["percent"]["tried"] == 64 * 3 * 5 * 9 + 5 * 2 * 3
+    # the published number never enters the computation: the same tree, another row, same rows
+    other = measure_project(str(path), {"count": 99, "percent": 1.0}, cache=cache, search=True)
+    assert other["reproduced"] == result["reproduced"] and other["search"]["percent"]["hits"] == []
+    assert len(other["search"]["percent"]["nearest"]) == 3
+
+
+def test_hits_compare_at_printed_precision():
+    rows = [{"value": 13.174}, {"value": 13.166}, {"value": 13.18}, {"value": None}]
+    assert definitions.hits(rows, 13.17)["hits"] == rows[:2]
+    assert definitions.hits([{"value": 4225}, {"value": 4224}], 4225)["hits"] == [{"value": 4225}]
+
+
+@pytest.mark.parametrize("subject", ["Add punning", "With punning", "Apply sugar"])
+def test_punning_commit_is_found_and_its_parent_measured(tmp_path, subject):
+    path = tmp_path / "proj"
+    init(path)
+    base = commit(path, {"m.py": "f(\n    x=x,\n)\n"}, message="start")
+    pun = commit(path, {"m.py": "f(x=)\n"}, message=subject)
+    commit(path, {"m.py": "f(x=)\ng()\n"}, message="later: punning mentioned in the body only\n\npunning")
+    gitdir = str(path / ".git")
+    found, measured = punning_commit(gitdir, None)
+    assert (found.sha, measured.sha) == (pun, base)
+    found, measured = punning_commit(gitdir, pun)
+    assert (found.sha, measured.sha) == (pun, base)
+    found, measured = punning_commit(gitdir, base)
+    assert found is None and measured.sha == base
+
+
+def test_no_punning_commit_measures_head(tmp_path, cache):
+    path = tmp_path / "proj"
+    init(path)
+    head = commit(path, {"m.py": "f(x=x)\n"}, message="only one")
+    result = measure_project(str(path), {}, cache=cache)
+    assert result["commit"] == head and result["punning_commit"] == ""
+    assert result["reproduced"] == {"count": 1, "percent": 100.0, "lines_saved": None}
+
+
+def test_cli_pep736_projects(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("PUNSTATS_CACHE_DIR", str(tmp_path / "c"))
+    path = tmp_path / "proj"
+    init(path)
+    base = commit(path, {"m.py": "f(\n    x=x,\n)\n"})
+    commit(path, {"m.py": "f(=x)\n"}, message="Apply sugar")
+    assert cli.main(["reproduce", "pep736", "--project", "rich=%s" % path, "--numpy", "%s@%s" % (path, base),
+                     "--project", "mine=%s" % path, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert list(out) == ["rich", "mine", "numpy"]
+    for name in out:
+        assert set(out[name]["published"]) == set(out[name]["reproduced"]) == {"count", "percent", "lines_saved"}
+    assert out["rich"]["published"] == {"count": 566, "percent": 15.74, "lines_saved": 62}
+    assert out["rich"]["reproduced"] == {"count": 1, "percent": 100.0, "lines_saved": 2}
+    assert out["mine"]["published"] == {"count": None, "percent": None, "lines_saved": None}
+    assert out["numpy"]["commit"] == base and out["numpy"]["reproduced"]["lines_saved"] is None
+    assert cli.main(["reproduce", "pep736", "--project", "polars=%s" % path, "--project", "httpx=%s" % path,
+                     "--search-definitions"]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("project ") and "\npolars " in text and "\nhttpx " in text
+    assert "count: 0 definitions hit on all 2 projects" in text
+    assert "every file, the punning commit: 2" in text and "every file, rewrite --rewrap: 2" in text
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--project", "nameless"], "argument --project: expected NAME=SRC[@REV]"),
+    (["--project", "=src"], "argument --project: expected NAME=SRC[@REV]"),
+    (["--project", "x="], "argument --project: expected NAME=SRC[@REV]"),
+    (["--project", "numpy=a", "--numpy", "b"], "project numpy given twice"),
+    ([], "name at least one project"),
+    (["--project", "x=/nonexistent/dir"], "no such file or directory: /nonexistent/dir"),
+])
+def test_cli_pep736_project_errors(argv, message, capsys):
+    assert cli.main(["reproduce", "pep736"] + argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("punstats: error: ") and message in err
+
+
+def test_cli_reproduce_rewrite_compares_with_the_commit(tmp_path, capsys):
+    path = tmp_path / "proj"
+    init(path)
+    commit(path, {"a.py": "f(\n    x=x,\n    y=y,\n)\n", "b.py": "g(z=z)  # keep\nh(\n    w=w\n)\n",
+                  "c.txt": "x=x\n"})
+    commit(path, {"a.py": "f(=x, =y)\n", "b.py": "g(=z)  # keep\nh(\n    =w\n)\n", "c.txt": "x=\n"},
+           message="Apply sugar")
+    assert cli.main(["reproduce", "rewrite", str(path), "--style", "prefix", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert (out["files"], out["identical"], out["ours_saved"], out["commit_saved"]) == (2, 1, 5, 3)
+    assert out["differing"] == [{"path": "b.py", "ours_saved": 2, "commit_saved": 0, "error": ""}]
+    assert cli.main(["reproduce", "rewrite", str(path), "--diffs"]) == 0
+    text = capsys.readouterr().out
+    assert "identical  0 of 2 files (0.0 %)" in text and "differs    a.py" in text
+    assert cli.main(["reproduce", "rewrite", "%s@HEAD~1" % path]) == 2
+    assert cli.main(["reproduce", "rewrite", "%s@nope" % path]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 2 and "no punning commit HEAD~1" in err[0] and "unknown revision 'nope'" in err[1]

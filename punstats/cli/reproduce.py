@@ -1,17 +1,19 @@
-"""``punstats reproduce angelico`` and ``reproduce pep736``.
+"""``punstats reproduce angelico``, ``reproduce pep736`` and ``reproduce rewrite``.
 """
 from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+import re
+from typing import Any, Dict, List, Tuple
 
 from punstats.cli.common import UsageError, _cache, _Parser, _positive, _progress_bar, json_options
+from punstats.present.console import _n, format_reproduction, format_search
 from punstats.store.rules import DEFAULT_LONG_THRESHOLD
 
 
 def _add_reproduce_commands(commands: Any) -> None:
-    """``reproduce angelico`` and ``reproduce pep736``."""
+    """``reproduce angelico``, ``reproduce pep736`` and ``reproduce rewrite``."""
     p = commands.add_parser("reproduce", help="reproduce published figures and explain differences")
     which = p.add_subparsers(dest="figures", required=True, parser_class=_Parser)
 
@@ -44,22 +46,63 @@ def _add_reproduce_commands(commands: Any) -> None:
     a.add_argument("--no-cache", action="store_true", help="do not use the per-blob cache")
     a.add_argument("--lines", action="store_true", help="also print his output lines")
     a.set_defaults(handler=cmd_reproduce_angelico)
+    _add_pep736_command(which)
+    _add_rewrite_command(which)
 
-    q = which.add_parser("pep736", help="PEP 736's applicability table",
-                         description="Each SOURCE a git repository, optionally @REV; a punning commit "
-                                     "(or, without REV, the repository's punning commit) is measured "
-                                     "at its parent and gives the lines saved.",
+
+def _add_pep736_command(which: Any) -> None:
+    q = which.add_parser("pep736", help="PEP 736's applicability tables, for any project",
+                         description="Each project a git repository (bare or work tree), optionally @REV; "
+                                     "without REV its punning commit ('Add punning', 'With punning', "
+                                     "'Apply sugar') is found and its parent measured; a punning commit "
+                                     "also gives the lines saved.",
                          parents=[json_options()])
-    for project in ("cpython", "numpy", "pandas", "scikit-learn"):
-        q.add_argument("--" + project, metavar="SRC[@REV]")
-    q.add_argument("--python", metavar="PATH")
+    q.add_argument("--project", action="append", type=_project, default=[], metavar="NAME=SRC[@REV]",
+                   help="a project (repeatable); NAME picks its published row, e.g. polars")
+    for project in ALIASES:
+        q.add_argument("--" + project, metavar="SRC[@REV]", help="the same as --project %s=SRC[@REV]" % project)
+    q.add_argument("--search-definitions", action="store_true",
+                   help="try every numerator x denominator x file set the tool implements and list "
+                        "those that hit each published value at its printed precision")
+    q.add_argument("--python", metavar="PATH",
+                   help="parse with this interpreter (the rewrite estimate of --search-definitions "
+                        "parses with the one running punstats)")
     q.add_argument("--no-cache", action="store_true")
     q.set_defaults(handler=cmd_reproduce_pep736)
 
 
+def _add_rewrite_command(which: Any) -> None:
+    r = which.add_parser("rewrite", help="rewrite a punning commit's parent and compare with the commit",
+                         description="SOURCE a git repository, optionally @COMMIT (default: its punning "
+                                     "commit): every .py file the commit changed, rewritten from the "
+                                     "parent in memory, against the commit's file, byte for byte.",
+                         parents=[json_options()])
+    r.add_argument("source", metavar="SOURCE[@COMMIT]")
+    r.add_argument("--style", choices=("postfix", "prefix"), default="postfix")
+    r.add_argument("--delimited-only", action="store_true", help="as rewrite --delimited-only")
+    r.add_argument("--no-rewrap", action="store_true", help="pun only, do not join lines")
+    r.add_argument("--diffs", action="store_true", help="print the first lines of each difference")
+    r.set_defaults(handler=cmd_reproduce_rewrite)
+
+
+#: The PEP's first table's projects, each also an option of its own (``--numpy SRC``).
+ALIASES = ("cpython", "numpy", "pandas", "scikit-learn")
+
+
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*\Z")
+
+
+def _project(text: str) -> Tuple[str, str]:
+    """``NAME=SRC[@REV]`` -> (NAME, SRC[@REV])."""
+    name, equals, spec = text.partition("=")
+    if not equals or not _NAME.match(name) or not spec:
+        raise argparse.ArgumentTypeError("expected NAME=SRC[@REV], e.g. polars=../polars@acb601d6ce, got %r"
+                                         % text)
+    return name, spec
+
+
 def cmd_reproduce_angelico(args: argparse.Namespace) -> int:
     from punstats import reproduce
-    from punstats.present.console import format_reproduction, format_search
     pythons = args.python or [None]
     rules = (args.test_rule or []) + ["path:regex:" + pattern for pattern in args.test_pattern or []]
     searching = args.since is not None or args.until is not None
@@ -105,39 +148,142 @@ def cmd_reproduce_angelico(args: argparse.Namespace) -> int:
     return 0
 
 
+def _projects(args: argparse.Namespace) -> Dict[str, str]:
+    """Project name -> SRC[@REV], from --project and the aliases; a name given twice is an error."""
+    pairs = list(args.project) + [(name, getattr(args, name.replace("-", "_"))) for name in ALIASES
+                                  if getattr(args, name.replace("-", "_"))]
+    projects: Dict[str, str] = {}
+    for name, spec in pairs:
+        if name in projects:
+            raise UsageError("project %s given twice" % name)
+        projects[name] = spec
+    if not projects:
+        raise UsageError("name at least one project, e.g. --project polars=SRC[@REV] or --pandas SRC[@REV]")
+    return projects
+
+
 def cmd_reproduce_pep736(args: argparse.Namespace) -> int:
     from punstats import reproduce
-    from punstats.present.console import _n
-    sources = {name: getattr(args, name.replace("-", "_")) for name in
-               ("cpython", "numpy", "pandas", "scikit-learn")}
-    sources = {k: v for k, v in sources.items() if v}
-    if not sources:
-        raise UsageError("name at least one project, e.g. --pandas PATH[@REV]")
+    projects = _projects(args)
     try:
-        result = reproduce.pep736(sources, python=args.python, cache=_cache(args))
+        result = reproduce.pep736(projects, python=args.python, cache=_cache(args),
+                                  search=args.search_definitions)
     except (ValueError, RuntimeError) as exc:
         raise UsageError(str(exc)) from None
     if args.json:
-        print(json.dumps({k: {"published": v["published"],
-                              "reproduced": {m: (x or {}).get("value") for m, x in v["reproduced"].items()},
-                              "definitions": v["definitions"], "commit": v["commit"],
-                              "punning_commit": v["punning_commit"], "python": v["python"]}
-                          for k, v in result.items()}, indent=2))
+        keep = ("published", "reproduced", "matches", "reproduced_by", "definitions", "commit",
+                "commit_date", "punning_commit", "python", "source", "table", "search")
+        print(json.dumps({k: {f: v[f] for f in keep if f in v} for k, v in result.items()}, indent=2))
         return 0
-    lines = ["%-13s %-9s %9s %9s  %-8s %8s %8s  %-6s %6s %6s" % (
-        "project", "commit", "count", "published", "percent", "measured", "pub.", "saved", "meas.", "pub.")]
-    for name, v in result.items():
-        pub, rep = v["published"], v["reproduced"]
-        saved = rep["lines_saved"] or {}
-        lines.append("%-13s %-9s %9s %9s  %-8s %8s %8s  %-6s %6s %6s" % (
-            name, v["commit"][:9], _n(rep["count"]["value"]), _n(pub.get("count", 0)), "",
-            "%.2f" % rep["percent"]["value"], "%.2f" % pub.get("percent", 0), "",
-            saved.get("value", "-"), pub.get("lines_saved", "-")))
-    lines.append("")
-    for name, v in result.items():
-        lines.append("%s (%s, parser %s):" % (name, v["commit_date"][:10], v["python"]))
-        for label, value in v["definitions"].items():
-            lines.append("  %-52s %s" % (label, value))
-    print("\n".join(lines))
+    print(_format_pep736(result))
     return 0
 
+
+def _value(value: Any, percent: bool = False) -> str:
+    if value is None:
+        return "-"
+    return "%.2f" % value if percent else _n(value)
+
+
+def _format_pep736(result: Dict[str, Any]) -> str:
+    head = "%-13s %-10s %9s %9s  %8s %8s  %6s %6s" % ("project", "commit", "count", "published",
+                                                       "percent", "pub.", "saved", "pub.")
+    lines = [head]
+    for name, v in result.items():
+        pub, rep = v["published"], v["reproduced"]
+        lines.append("%-13s %-10s %9s %9s  %8s %8s  %6s %6s" % (
+            name, v["commit"][:10], _value(rep["count"]), _value(pub["count"]),
+            _value(rep["percent"], True), _value(pub["percent"], True),
+            _value(rep["lines_saved"]), _value(pub["lines_saved"])))
+    lines.append("")
+    lines.extend("%-11s %s" % (k + ":", d) for k, d in next(iter(result.values()))["reproduced_by"].items())
+    if len(result) > 1 and all("search" in v for v in result.values()):
+        lines.extend(_format_common(result))
+    for name, v in result.items():
+        lines.append("")
+        lines.append("%s (%s, %s, parser %s):" % (name, v["commit"][:12], v["commit_date"][:10], v["python"]))
+        for label, value in v["definitions"].items():
+            lines.append("  %-52s %s" % (label, value))
+        for figure, found in v.get("search", {}).items():
+            lines.extend(_format_hits(figure, found))
+    return "\n".join(lines)
+
+
+def _format_common(result: Dict[str, Any]) -> List[str]:
+    """The definitions that hit the published value on every project that has one."""
+    out = [""]
+    for figure in ("count", "percent", "lines_saved"):
+        found = [v["search"][figure] for v in result.values() if v["search"][figure]["published"] is not None]
+        if not found:
+            continue
+        common = None
+        for f in found:
+            labels = {_definition_label(row) for row in f["hits"]}
+            common = labels if common is None else common & labels
+        out.append("%s: %d definitions hit on all %d projects" % (figure, len(common or ()), len(found)))
+        out.extend("    = %s" % label for label in sorted(common or ())[:20])
+    return out
+
+
+def _definition_label(row: Dict[str, Any]) -> str:
+    """A hit without its values: the same definition on another project has the same label."""
+    return _row_label({k: v for k, v in row.items() if k not in ("value", "num", "den")})
+
+
+def _row_label(row: Dict[str, Any]) -> str:
+    if "source" in row:
+        return "%s, %s" % (row["source"], row["files"])
+    parts = [row["numerator"]] + ([row["denominator"]] if "denominator" in row else [])
+    return "%s; %s; %s" % (" / ".join(parts), row["depth"], row["files"])
+
+
+def _format_hits(figure: str, found: Dict[str, Any]) -> List[str]:
+    percent = figure == "percent"
+    if found["published"] is None:
+        return []
+    out = ["  %s %s: %d of %d definitions hit" % (figure, _value(found["published"], percent),
+                                                  len(found["hits"]), found["tried"])]
+    for row in found["hits"][:20]:
+        out.append("    = %s" % _row_label(row))
+    if len(found["hits"]) > 20:
+        out.append("    ... and %d more (--json lists them all)" % (len(found["hits"]) - 20))
+    if not found["hits"]:
+        out.extend("    nearest %s: %s" % (_value(row["value"], percent), _row_label(row))
+                   for row in found["nearest"])
+    out.extend("    every file, %s: %s" % (source, _value(value))
+               for source, value in found.get("every_file", {}).items())
+    return out
+
+
+def cmd_reproduce_rewrite(args: argparse.Namespace) -> int:
+    from punstats.reproduce import fidelity
+    from punstats.reproduce.pep736 import punning_commit, split_spec
+    from punstats.sources import git as gitsource
+    path, rev = split_spec(args.source)
+    try:
+        gitdir = gitsource.git_dir(path)
+        pun, _ = punning_commit(gitdir, rev or None)
+        if pun is None:
+            raise UsageError("%s: no punning commit%s" % (args.source, " " + rev if rev else " found"))
+        rows = fidelity.compare(gitdir, pun.sha, rewrap=not args.no_rewrap, style=args.style,
+                                delimited_only=args.delimited_only)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    summary = fidelity.summary(rows)
+    differing = [r for r in rows if not r.identical]
+    if args.json:
+        print(json.dumps({"commit": pun.sha, "subject": pun.subject, **summary,
+                          "differing": [{"path": r.path, "ours_saved": r.ours_saved,
+                                         "commit_saved": r.commit_saved, "error": r.error}
+                                        for r in differing]}, indent=2))
+        return 0
+    lines = ["%s %s" % (pun.sha[:12], pun.subject),
+             "identical  %d of %d files (%.1f %%)" % (summary["identical"], summary["files"], summary["percent"]),
+             "saved      %d lines (the commit: %d)" % (summary["ours_saved"], summary["commit_saved"])]
+    for r in differing:
+        lines.append("differs    %s (saved %d, the commit %d)%s" % (r.path, r.ours_saved, r.commit_saved,
+                                                                    ": " + r.error if r.error else ""))
+        if args.diffs:
+            lines.extend("    " + line for line in r.line_diff())
+    print("\n".join(lines))
+    return 0

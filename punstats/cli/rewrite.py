@@ -21,6 +21,12 @@ def _add_rewrite_commands(commands: Any) -> None:
         if name == "rewrite":
             p.add_argument("--rewrap", action="store_true",
                            help="join calls that now fit on one line, as the PEP author's commit did")
+            p.add_argument("--style", choices=("postfix", "prefix"), default="postfix",
+                           help="postfix: f(x=) (PEP 736, the default); prefix: f(=x) (the PEP author's "
+                                "2024 commits); expand reads both")
+            p.add_argument("--delimited-only", action="store_true",
+                           help="only bare x=x between ( or , and , or ) with nothing but blanks around "
+                                "it, as the PEP author's scripts (no comment next to it, no x=(x))")
         p.set_defaults(handler=cmd_rewrite, mode="pun" if name == "rewrite" else "expand")
 
 
@@ -37,6 +43,8 @@ def cmd_rewrite(args: argparse.Namespace) -> int:
     try:
         results = rewrite.rewrite_tree(args.path, mode=args.mode, rewrap=getattr(args, "rewrap", False),
                                        jobs=args.jobs,  # None: all cores
+                                       style=getattr(args, "style", "postfix"),
+                                       delimited_only=getattr(args, "delimited_only", False),
                                        progress=bar.update, on_discovered=bar.start)
     finally:
         bar.close()

@@ -31,6 +31,7 @@ from punstats.discover.read import candidate_bytes
 from punstats.engines.cached import extract_version, parser_key
 from punstats.extract import worker
 from punstats.extract.compat import COMPAT_VERSION
+from punstats.extract.definitions import DEFINITIONS_VERSION
 from punstats.model.discovery import Candidate
 from punstats.model.limits import DEFAULT_MAX_BYTES
 from punstats.model.records import Extraction, from_plain
@@ -186,7 +187,8 @@ def parser_label(info: Dict[str, Any]) -> str:
 
 
 def _versions(max_bytes: int) -> Dict[str, str]:
-    return {"extract": extract_version(max_bytes), "compat": str(COMPAT_VERSION)}
+    return {"extract": extract_version(max_bytes), "compat": str(COMPAT_VERSION),
+            "definitions": str(DEFINITIONS_VERSION)}
 
 
 class Pool:

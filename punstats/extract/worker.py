@@ -8,7 +8,7 @@ punstats installed for it.  Protocol, one JSON object per line:
 
 - ``{"op": "hello"}`` -> ``{"python": "3.12.1", "implementation": ..., "extractor_version": ...,
   "compat_version": ...}``
-- ``{"op": "work", "path": P, "data": BASE64, "max_bytes": N, "modes": ["extract", "compat"]}``
+- ``{"op": "work", "path": P, "data": BASE64, "max_bytes": N, "modes": ["extract", "compat", "definitions"]}``
   -> ``{"extract": EXTRACTION, "compat": RESULT}`` (modes asked for only)
 - end of input: the worker exits.
 
@@ -62,6 +62,8 @@ def handle(path: str, data: bytes, max_bytes: int, modes) -> Dict[str, Any]:
         out["extract"] = records.to_plain(extract.extract(path, data, max_bytes))
     if "compat" in modes:
         out["compat"] = _punstats_module("extract.compat").compat_file(data)
+    if "definitions" in modes:
+        out["definitions"] = _punstats_module("extract.definitions").measure(data)
     return out
 
 

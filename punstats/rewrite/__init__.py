@@ -1,7 +1,8 @@
 """Rewriting source: ``f(x=x)`` to ``f(x=)`` and back, re-wrapping, diffs, trees.
 
-``transform`` (pun and expand), ``source`` (what the transforms share),
-``rewrap`` (joining calls that now fit), ``diff`` and ``tree`` (the runner).
+``transform`` (``pun`` and ``expand``, both spellings), ``source`` (what the
+transforms share), ``rewrap`` (which calls to join once they fit) and ``join``
+(joining one call, spacing inside it), ``diff`` and ``tree`` (the runner).
 """
 from punstats.rewrite.diff import unified_diff  # noqa: F401
 from punstats.rewrite.source import (  # noqa: F401
@@ -17,10 +18,11 @@ from punstats.rewrite.source import (  # noqa: F401
     SKIP_CLASS,
     SKIP_COMMENT,
     SKIP_FSTRING,
+    SKIP_NOT_DELIMITED,
     Edit,
     Rewrite,
     Skipped,
     same_tree,
 )
-from punstats.rewrite.transform import expand, expand_text, pun, pun_text  # noqa: F401
+from punstats.rewrite.transform import STYLES, expand, expand_text, pun, pun_text  # noqa: F401
 from punstats.rewrite.tree import Summary, rewrite_tree, summarize, write, write_back  # noqa: F401

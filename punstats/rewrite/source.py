@@ -40,6 +40,9 @@ SKIP_FSTRING = "inside an f-string: the tokenizer cannot expand it before Python
 SKIP_COMMENT = "comment inside the keyword argument"
 
 
+SKIP_NOT_DELIMITED = "not a bare x=x between (/, and ,/) (delimited_only, as the author's script)"
+
+
 # Reasons a whole file is left untouched.
 FILE_DECODE = "decode_error"
 

@@ -16,6 +16,13 @@ to the same tree as ``src`` (and, for ``expand``, when punning its result
 gives the input back); otherwise the file is left untouched and the reason
 reported.
 
+Two spellings (``style``): ``postfix`` ``f(x=)`` (PEP 736, the default) and
+``prefix`` ``f(=x)`` (the PEP author's 2024 "Apply sugar" commits); either
+way spaces around the ``=`` go (``x = x`` becomes ``x=``, as the author's
+commits did), and ``expand`` reads both (not both in one file).
+``delimited_only`` rewrites only a bare ``x=x`` between ``(``/``,`` and
+``,``/``)`` with nothing but blanks around it, as the author's scripts did.
+
 Not rewritten, and reported as skipped: class-definition keywords
 (``class A(metaclass=metaclass)``; not calls, outside the headline count)
 and occurrences inside f-string replacement fields (before Python 3.12 the
@@ -29,10 +36,11 @@ from __future__ import annotations
 
 import ast
 import io
+import re
 import tokenize
-from typing import List, Tuple
+from typing import List, Optional, Sequence, Tuple
 
-from punstats.extract.text import SourceText
+from punstats.extract.text import SourceText, line_starts
 from punstats.rewrite.rewrap import LINE_LENGTH, Join
 from punstats.rewrite.rewrap import rewrap as _rewrap
 from punstats.rewrite.source import (
@@ -44,6 +52,7 @@ from punstats.rewrite.source import (
     SKIP_CLASS,
     SKIP_COMMENT,
     SKIP_FSTRING,
+    SKIP_NOT_DELIMITED,
     Edit,
     Rewrite,
     Skipped,
@@ -57,8 +66,44 @@ from punstats.rewrite.source import (
     same_tree,
 )
 
+#: The spellings of a punned argument: ``x=`` (PEP 736) and ``=x`` (the 2024 commits).
+STYLES = ("postfix", "prefix")
 
-def _pun_edits(text: str, tree: ast.AST) -> Tuple[List[Edit], List[Skipped]]:
+
+def _check_style(style: str) -> None:
+    if style not in STYLES:
+        raise ValueError("style must be one of %s, not %r" % (", ".join(STYLES), style))
+
+
+def _delimited(text: str, start: int, end: int, name: str) -> bool:
+    """The bare-delimited rule (``punstats.extract.definitions``): ``name\\s*=\\s*name`` after
+    ``(`` or ``,`` and before ``,`` or ``)``, with only whitespace (no comment) in between."""
+    if re.fullmatch(r"%s\s*=\s*%s" % (re.escape(name), re.escape(name)), text[start:end]) is None:
+        return False
+    i = start - 1
+    while i >= 0 and text[i] in " \t\f\r\n":
+        i -= 1
+    j = end
+    while j < len(text) and text[j] in " \t\f\r\n":
+        j += 1
+    return i >= 0 and text[i] in "(," and j < len(text) and text[j] in ",)"
+
+
+def _spelling(text: str, start: int, equals: int, name: str, style: str) -> Optional[str]:
+    """The new text of ``text[start:end]`` (``name`` ... ``=`` ... value): ``name=`` or ``=name``,
+    spaces around ``=`` gone; None when something other than blanks precedes the ``=`` (a line
+    continuation) and the prefix spelling could not keep it."""
+    head = text[start:equals]
+    if head.startswith(name) and head[len(name):].strip(" \t\f") == "":
+        return name + "=" if style == "postfix" else "=" + name
+    if style == "postfix":
+        return text[start:equals + 1]  # e.g. a line continuation before '=': keep it
+    return None
+
+
+def _pun_edits(text: str, tree: ast.AST, style: str = "postfix",
+               delimited_only: bool = False) -> Tuple[List[Edit], List[Skipped]]:
+    _check_style(style)
     pos = SourceText(text)
     edits: List[Edit] = []
     skipped: List[Skipped] = []
@@ -82,27 +127,36 @@ def _pun_edits(text: str, tree: ast.AST) -> Tuple[List[Edit], List[Skipped]]:
             if "#" in text[equals:end]:
                 skipped.append(Skipped(line, col, kw.arg, SKIP_COMMENT))
                 continue
-            edits.append(Edit(line, col, kw.arg, start, end, old, text[start:equals + 1]))
+            if delimited_only and not _delimited(text, start, end, kw.arg):
+                skipped.append(Skipped(line, col, kw.arg, SKIP_NOT_DELIMITED))
+                continue
+            new = _spelling(text, start, equals, kw.arg, style)
+            if new is None:
+                skipped.append(Skipped(line, col, kw.arg, SKIP_COMMENT))
+                continue
+            edits.append(Edit(line, col, kw.arg, start, end, old, new))
     edits.sort(key=lambda e: e.start)
     skipped.sort(key=lambda s: (s.line, s.col))
     return edits, skipped
 
 
-def pun_text(text: str) -> Tuple[str, List[Edit], List[Skipped]]:
+def pun_text(text: str, style: str = "postfix") -> Tuple[str, List[Edit], List[Skipped]]:
     """Pun decoded source text (which must parse); no safety check."""
-    edits, skipped = _pun_edits(text, _parse(text))
+    edits, skipped = _pun_edits(text, _parse(text), style)
     return _apply(text, edits), edits, skipped
 
 
 def pun(data: bytes, path: str = "<source>", rewrap: bool = False,
-        line_length: int = LINE_LENGTH) -> Rewrite:
-    """Rewrite every punnable keyword argument of a call as ``name=``.
+        line_length: int = LINE_LENGTH, style: str = "postfix", delimited_only: bool = False) -> Rewrite:
+    """Rewrite every punnable keyword argument of a call as ``name=`` (``style="prefix"``:
+    ``=name``; ``delimited_only``: only bare ``x=x`` between ``(``/``,`` and ``,``/``)``).
 
     With ``rewrap``, calls that now fit on one line of at most
-    ``line_length`` characters are joined (see ``punstats.rewrap``).
+    ``line_length`` characters are joined (see ``punstats.rewrite.rewrap``).
     The file is left untouched (``error`` set) when it does not decode or
     parse, or when ``expand`` of the result does not give the same tree.
     """
+    _check_style(style)
     decoded = _decode(data)
     if decoded.error:
         return _untouched(path, PUN, data, "", decoded.error, decoded.detail)
@@ -111,7 +165,7 @@ def pun(data: bytes, path: str = "<source>", rewrap: bool = False,
         tree = _parse(text, path)
     except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
         return _untouched(path, PUN, data, encoding, FILE_SYNTAX, "%s: %s" % (type(exc).__name__, exc))
-    edits, skipped = _pun_edits(text, tree)
+    edits, skipped = _pun_edits(text, tree, style, delimited_only)
     if not edits:
         return Rewrite(path, PUN, data, data, encoding, (), tuple(skipped))
     new_text = _apply(text, edits)
@@ -123,7 +177,8 @@ def pun(data: bytes, path: str = "<source>", rewrap: bool = False,
             total += len(edit.new) - len(edit.old)
             deltas.append((edit.end, total))
         try:
-            new_text, join_list = _rewrap(text, tree, SourceText(new_text), deltas, pos.offset, line_length)
+            new_text, join_list = _rewrap(text, tree, new_text, deltas, pos.offset,
+                                          line_starts(new_text), line_length, pos.starts)
         except ValueError:  # a call whose parenthesis cannot be found: pun without re-wrapping
             join_list = []
         joins = tuple(join_list)
@@ -162,8 +217,21 @@ _OPENERS = {"(": ")", "[": "]", "{": "}"}
 _CLOSERS = frozenset(_OPENERS.values())
 
 
+def _shorthand(before: tokenize.TokenInfo, a: tokenize.TokenInfo, b: tokenize.TokenInfo,
+               brackets: Sequence[str]) -> str:
+    """``postfix`` for ``name =``, ``prefix`` for ``= name`` opening an argument (after ``(`` or
+    ``,`` inside parentheses), else ''."""
+    if not (brackets and brackets[-1] == "(" and before.type == tokenize.OP and before.string in ("(", ",")):
+        return ""
+    if a.type == tokenize.NAME and b.type == tokenize.OP and b.string == "=":
+        return "postfix"
+    if a.type == tokenize.OP and a.string == "=" and b.type == tokenize.NAME:
+        return "prefix"
+    return ""
+
+
 def _expand_edits(text: str) -> List[Edit]:
-    """``name=`` directly followed by ``,`` or ``)`` inside parentheses.
+    """``name=`` directly followed by ``,`` or ``)`` inside parentheses, or ``=name``.
 
     The name must open an argument (follow ``(`` or ``,`` in the same pair
     of parentheses), so ``f(x=...)``, lambda defaults, ``==``, ``:=``,
@@ -181,14 +249,13 @@ def _expand_edits(text: str) -> List[Edit]:
         if tok.type in skip:
             continue
         if tok.type == tokenize.OP and tok.string in (",", ")") and len(significant) >= 3:
-            name, equals, before = significant[-2], significant[-1], significant[-3]
-            if (equals.type == tokenize.OP and equals.string == "="
-                    and name.type == tokenize.NAME and brackets and brackets[-1] == "("
-                    and before.type == tokenize.OP and before.string in ("(", ",")):
-                start = pos.offset_chars(*name.start)
-                end = pos.offset_chars(*equals.end)
-                edits.append(Edit(name.start[0], name.start[1], name.string, start, end,
-                                  text[start:end], text[start:end] + name.string))
+            before, a, b = significant[-3:]
+            spelling = _shorthand(before, a, b, brackets)
+            if spelling:
+                start, end = pos.offset_chars(*a.start), pos.offset_chars(*b.end)
+                name = a.string if spelling == "postfix" else b.string
+                full = text[start:end] + name if spelling == "postfix" else name + "=" + name
+                edits.append(Edit(a.start[0], a.start[1], name, start, end, text[start:end], full))
         if tok.type == tokenize.OP:
             if tok.string in _OPENERS:
                 brackets.append(tok.string)
@@ -207,7 +274,7 @@ def expand_text(text: str) -> Tuple[str, List[Edit]]:
 
 
 def expand(data: bytes, path: str = "<source>") -> Rewrite:
-    """Rewrite every ``name=`` argument (PEP 736) back to ``name=name``.
+    """Rewrite every ``name=`` (PEP 736) or ``=name`` argument back to ``name=name``.
 
     Kept only when the result parses and punning it gives the input back;
     otherwise the file is left untouched with ``error`` set.
@@ -222,8 +289,12 @@ def expand(data: bytes, path: str = "<source>") -> Rewrite:
         return _untouched(path, EXPAND, data, encoding, FILE_SYNTAX, "tokenize: %s" % exc)
     if not edits:
         return Rewrite(path, EXPAND, data, data, encoding, (), ())
+    styles = {"prefix" if e.old.startswith("=") else "postfix" for e in edits}
+    if len(styles) > 1:
+        return _untouched(path, EXPAND, data, encoding, FILE_ROUND_TRIP,
+                          "both spellings (x= and =x) in one file")
     try:
-        punned, _, _ = pun_text(new_text)
+        punned, _, _ = pun_text(new_text, styles.pop())
     except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
         return _untouched(path, EXPAND, data, encoding, FILE_SYNTAX,
                           "expanded text does not parse: %s" % exc)

@@ -71,8 +71,8 @@ def _display_path(location: str, rel: str, root: str) -> str:
     return rel
 
 
-def _rewrite_one(job: Tuple[str, str, str, bool, int]) -> Rewrite:
-    location, path, mode, rewrap, line_length = job
+def _rewrite_one(job: Tuple[str, str, str, bool, int, str, bool]) -> Rewrite:
+    location, path, mode, rewrap, line_length, style, delimited_only = job
     try:
         data = read_source(location, DEFAULT_MAX_BYTES)
     except OSError as exc:
@@ -80,13 +80,14 @@ def _rewrite_one(job: Tuple[str, str, str, bool, int]) -> Rewrite:
     if mode == EXPAND:
         result = expand(data, path)
     else:
-        result = pun(data, path, rewrap=rewrap, line_length=line_length)
+        result = pun(data, path, rewrap=rewrap, line_length=line_length, style=style,
+                     delimited_only=delimited_only)
     return dataclasses.replace(result, location=location)
 
 
 def rewrite_tree(root: str, mode: str = PUN, rewrap: bool = False, line_length: int = LINE_LENGTH,
-                 jobs: Optional[int] = 1, extensions: Sequence[str] = (".py",),
-                 progress: Optional[Callable[[int], None]] = None,
+                 jobs: Optional[int] = 1, extensions: Sequence[str] = (".py",), style: str = "postfix",
+                 delimited_only: bool = False, progress: Optional[Callable[[int], None]] = None,
                  on_discovered: Optional[Callable[[int], None]] = None) -> Tuple[Rewrite, ...]:
     """Pun (or expand) every source file under ``root`` (or the file ``root``); writes nothing.
 
@@ -99,16 +100,17 @@ def rewrite_tree(root: str, mode: str = PUN, rewrap: bool = False, line_length: 
     if mode not in (PUN, EXPAND):
         raise ValueError("mode must be %r or %r, not %r" % (PUN, EXPAND, mode))
     found = discover(root, tuple(extensions))
-    return rewrite_candidates(found.candidates, found.root, mode, rewrap, line_length, jobs,
-                              progress=progress, on_discovered=on_discovered)
+    return rewrite_candidates(found.candidates, found.root, mode, rewrap, line_length, jobs, style=style,
+                              delimited_only=delimited_only, progress=progress, on_discovered=on_discovered)
 
 
 def rewrite_candidates(candidates: Sequence[Candidate], root: str, mode: str = PUN, rewrap: bool = False,
-                       line_length: int = LINE_LENGTH, jobs: Optional[int] = 1,
-                       progress: Optional[Callable[[int], None]] = None,
+                       line_length: int = LINE_LENGTH, jobs: Optional[int] = 1, style: str = "postfix",
+                       delimited_only: bool = False, progress: Optional[Callable[[int], None]] = None,
                        on_discovered: Optional[Callable[[int], None]] = None) -> Tuple[Rewrite, ...]:
     """``rewrite_tree`` of files already discovered (a scan's own list); writes nothing."""
-    jobs_list = [(c.location, _display_path(c.location, c.path, root), mode, rewrap, line_length)
+    jobs_list = [(c.location, _display_path(c.location, c.path, root), mode, rewrap, line_length,
+                  style, delimited_only)
                  for c in candidates if not c.status and c.location]
     (on_discovered or (lambda n: None))(len(jobs_list))
     tick = progress or (lambda n: None)
