@@ -82,8 +82,8 @@ PARSER = build_parser()
 COMMANDS = dict(_commands(PARSER))
 
 
-def test_the_same_commands():
-    assert sorted(COMMANDS) == sorted(RECORDED)
+def test_every_recorded_command_is_kept():
+    assert sorted(set(RECORDED) - set(COMMANDS)) == []  # commands added since are allowed
 
 
 def test_the_listed_help_is_the_groups():

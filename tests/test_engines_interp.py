@@ -82,7 +82,8 @@ def test_an_interpreter_that_cannot_run_the_worker_says_why_in_one_line(tmp_path
     fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
     with pytest.raises(interp.InterpreterError) as caught:
         interp.Pool(str(fake))
-    assert str(caught.value) == "%s could not run the worker: SyntaxError: this is not a Python" % fake
+    assert str(caught.value) == ("%s could not run the worker: SyntaxError: this is not a Python "
+                                 "(punstats' worker needs Python 3.8 or later)" % fake)
     with pytest.raises(interp.InterpreterError) as caught:
         interp.Pool(str(tmp_path / "missing"))
     assert str(caught.value).startswith("cannot run %s: " % (tmp_path / "missing"))

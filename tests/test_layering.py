@@ -6,8 +6,9 @@
 - A stage imports only earlier stages, ``model`` and ``punstats.cache``.  The
   order is ``model < cache < sources < discover < extract < engines < store <
   analysis < present < runs < cli``.  ``rewrite`` and ``reproduce`` sit beside
-  the flow: they may use every stage up to ``present``, only ``runs`` and
-  ``cli`` use them, and they do not use each other.  Imports inside functions
+  the flow: they may use every stage up to ``present``, ``reproduce`` may use
+  ``rewrite`` (it replays the author's rewrites), and only ``runs`` and ``cli``
+  use them.  Imports inside functions
   count as much as those at the top of a module.
 - No import cycles among modules (imports executed when a module is imported).
 - No module over 400 lines, no function (or method) over 60 lines.  The
@@ -33,7 +34,7 @@ PACKAGE_DIR = os.path.dirname(punstats.__file__)
 
 #: the stages, earliest first; a module may import its own stage and earlier ones
 STAGES = ("model", "cache", "sources", "discover", "extract", "engines", "store", "analysis", "present",
-          "rewrite|reproduce", "runs", "cli")
+          "rewrite", "reproduce", "runs", "cli")
 #: stages whose modules parse as this Python version and import only the standard library
 PORTABLE = {"model": (3, 8), "extract": (3, 8)}
 #: the root's lazily imported names (``punstats.__getattr__``) and the modules they come from
@@ -217,7 +218,7 @@ def test_the_direction_check_can_fail():
     visitor.visit(ast.parse("def f():\n    from ..present import tables\n    import punstats.api\n"))
     assert visitor.found == [("punstats.present.tables", False, 2), ("punstats.runs.scan", False, 3)]
     assert _stage("punstats.present.tables") > _stage("punstats.model.kinds")
-    assert _stage("punstats.reproduce.angelico") == _stage("punstats.rewrite.tree")
+    assert _stage("punstats.reproduce.angelico") > _stage("punstats.rewrite.tree")
 
 
 def _cycles(edges):

@@ -37,7 +37,8 @@ def scan_json(tree, capsys, *extra):
     """(summary, stderr lines) of ``punstats scan TREE --no-save --json``."""
     assert cli.main(["scan", str(tree), "--no-save", "--json", "-q", "-j", "1", *extra]) == 0
     captured = capsys.readouterr()
-    return json.loads(captured.out), captured.err.splitlines()
+    summary, = json.loads(captured.out)  # scan --json: an array of summaries
+    return summary, captured.err.splitlines()
 
 
 def counts(summary):

@@ -182,7 +182,7 @@ def test_a_link_named_on_the_command_line_is_followed(tree, capsys):
     root, _ = tree
     os.symlink(str(root / "a.py"), str(root / "link.py"))
     assert cli.main(["scan", str(root / "link.py"), "--no-save", "--json", "-q"]) == 0
-    summary = json.loads(capsys.readouterr().out)
+    summary, = json.loads(capsys.readouterr().out)  # scan --json: an array of summaries
     assert summary["punnable"] == 2 and summary["failed"] == 0
 
 
@@ -236,8 +236,8 @@ def test_rewrite_records_a_fifo_swapped_in_or_a_file_gone_before_it_is_read(tree
     root, _ = tree
     os.unlink(str(root / "a.py"))
     os.mkfifo(str(root / "a.py"))  # swapped in after discovery: never opened for a blocking read
-    gone = rewrite.tree._rewrite_one((str(root / "gone.py"), "gone.py", "pun", False, 79))
-    fifo = rewrite.tree._rewrite_one((str(root / "a.py"), "a.py", "pun", False, 79))
+    gone = rewrite.tree._rewrite_one((str(root / "gone.py"), "gone.py", "pun", False, 79, "postfix", False))
+    fifo = rewrite.tree._rewrite_one((str(root / "a.py"), "a.py", "pun", False, 79, "postfix", False))
     assert (fifo.error, fifo.detail) == (rewrite.FILE_UNREADABLE, "not a regular file (FIFO)")
     assert (gone.error, gone.detail) == (rewrite.FILE_UNREADABLE, "No such file or directory")
     assert not fifo.changed and not gone.changed

@@ -30,14 +30,38 @@ def _one_line(exc: BaseException) -> str:
     return " ".join(str(exc).split()) or type(exc).__name__
 
 
+def _refused(address: str, timeout: float) -> None:
+    """``EngineError`` at once when nothing listens at a TCP ``address`` (distributed's
+    ``connect`` would retry until its timeout); addresses it cannot parse are left to it."""
+    import socket
+
+    from distributed.comm.addressing import parse_address, parse_host_port
+    try:
+        scheme, location = parse_address(address)
+        host, port = parse_host_port(location)
+    except (ValueError, TypeError):
+        return
+    if scheme != "tcp":
+        return
+    try:
+        socket.create_connection((host, port), timeout=timeout).close()
+    except ConnectionRefusedError as exc:
+        raise EngineError("cannot connect to the Dask scheduler at %s: %s" % (address, _one_line(exc))) from None
+    except OSError:
+        return  # unreachable, slow, a name that does not resolve: the probe below says which
+
+
 def probe_scheduler(address: str, timeout: float) -> None:
     """``EngineError`` unless a Dask scheduler answers at ``address`` within ``timeout`` seconds."""
     import asyncio
 
     from distributed.comm import connect
 
+    _refused(address, timeout)
+
     async def identity() -> object:
-        comm = await connect(address, timeout=timeout)
+        # distributed's own timeout is the longer one, so that a silent port is always our TimeoutError
+        comm = await connect(address, timeout=2 * timeout)
         try:
             await comm.write({"op": "identity"})
             return await comm.read()
