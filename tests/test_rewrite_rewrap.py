@@ -1,4 +1,4 @@
-"""``punstats.rewrite.rewrap``: joining calls that punning made short enough for one line.
+"""``punstats.rewrite.rewrap`` and ``join``: joining calls that punning made short enough for one line.
 
 The rule is the PEP 736 author's pandas commit's (``rewrap``'s docstring);
 each test holds one clause of it.
@@ -83,3 +83,26 @@ def test_a_call_on_one_line_is_not_a_join():
     result = pun(b"f(x=x)\ng(a,\n  b)\n", rewrap=True)
     assert result.new == b"f(x=)\ng(a,\n  b)\n" and not result.joins
     assert result.lines_saved == 0
+
+
+@pytest.mark.parametrize("source, expected", [
+    # a punned call on lines of its own inside another punned call is joined (scikit-learn)
+    ("g(\n    f(\n        a=1,\n        x=x,\n    ),\n    b,\n    y=y,\n)\n",
+     "g(\n    f(a=1, x=),\n    b,\n    y=,\n)\n"),
+    # the call's "(" line ends a string spanning lines (numpy's '''...'''.format(...))
+    ("s = '''a\nb'''.format(\n    x=x, y=y\n)\n", "s = '''a\nb'''.format(x=, y=)\n"),
+    # a bracket opened before the call and closed after it (a comprehension)
+    ("v = [a.f(b,\n         x=x)\n     for a in c]\n", "v = [a.f(b, x=)\n     for a in c]\n"),
+    # an inner bracket spanning lines without a trailing comma does not block
+    ("f([[1, 2],\n   [3, 4]], x=x)\n", "f([[1, 2], [3, 4]], x=)\n"),
+    # spacing inside a punned call on one line
+    ("f([1,   2,  3], a,b=1, x=x)\n", "f([1, 2, 3], a, b=1, x=)\n"),
+    ("f((1,2), axis=(0,1), x=x)\n", "f((1,2), axis=(0,1), x=)\n"),
+])
+def test_rewrap_as_the_numpy_and_scikit_learn_commits(source, expected):
+    assert punned(source, rewrap=True) == expected
+
+
+def test_rewrap_inner_bracket_with_magic_comma_still_blocks():
+    source = "f(\n    {\n        'a': 1,\n    },\n    x=x,\n)\n"
+    assert punned(source, rewrap=True) == punned(source)

@@ -1,26 +1,11 @@
-"""Many projects at once: a corpus file (TOML) and one stored scan per project.
+"""Many projects at once: one stored scan per project of a corpus file, and ``top-pypi:N``.
 
-This module owns the corpus file's format, its validation, and the loop that
-scans each project and stores it in ``OUTPUT/<name>/`` (default
+``scan_corpus`` scans each project of a corpus file (read and checked by
+``punstats.sources.projects``) and stores it in ``OUTPUT/<name>/`` (default
 ``data/<name>/``), where ``punstats table`` and ``punstats plot`` compare
-them.  A corpus file::
-
-    name = "mine"                  # optional: what the set is called
-
-    [[project]]
-    pypi = "requests==2.31.0"      # the sdist from PyPI (punstats.pypi)
-    name = "requests"              # optional: its folder and corpus name (default: from the entry)
-
-    [[project]]
-    path = "../src/tool"           # a directory, relative to the corpus file
-
-    [[project]]
-    git = "~/src/cpython"          # a repository (work tree or bare) ...
-    rev = "v3.12.0"                # ... read at this revision without a checkout
-
-Each entry has exactly one of ``pypi``, ``path`` and ``git``; ``rev`` goes
-with ``git`` only (default ``HEAD``).  Every entry is checked before the
-first scan starts, and every error is one line naming the entry.
+them; ``skip_existing`` keeps the projects already stored.  ``top_pypi_run``
+prepares the streaming run over the most-downloaded PyPI projects
+(``punstats.runs.ecosystem``).
 """
 from __future__ import annotations
 

@@ -1,9 +1,8 @@
-"""Many projects at once: a corpus file (TOML) and one stored scan per project.
+"""A corpus file (TOML): many projects, each a source to scan.
 
-This module owns the corpus file's format, its validation, and the loop that
-scans each project and stores it in ``OUTPUT/<name>/`` (default
-``data/<name>/``), where ``punstats table`` and ``punstats plot`` compare
-them.  A corpus file::
+This module owns the corpus file's format, its validation, and turning a
+project into a corpus (``project_corpus``); ``punstats.runs.projects`` scans
+them, one stored scan each.  A corpus file::
 
     name = "mine"                  # optional: what the set is called
 
