@@ -95,3 +95,12 @@ def test_read_small_refuses_what_is_not_a_small_regular_file(tmp_path):
     assert [read_small(str(tmp_path / n)) for n in ("fifo", "big", "missing")] == [None, None, None]
     assert read_small("/dev/zero") is None and read_small(str(tmp_path)) is None
     assert resolve(str(tmp_path / "ok")).revision == ""
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (Linux)")
+def test_stdout_on_a_full_device_is_one_line_and_exit_2(tree):
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", "punstats", "scan", str(tree), "--no-save", "-q", "--no-cache"],
+                              stdout=full, stderr=subprocess.PIPE, text=True, timeout=120,
+                              env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
+    assert (done.returncode, done.stderr) == (2, "punstats: error: cannot write the output: No space left on device\n")

@@ -13,6 +13,7 @@ and ``--version`` import no group, and a command imports only its own
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import os
 import sys
@@ -79,7 +80,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
-        return args.handler(args)
+        status = args.handler(args)
+        sys.stdout.flush()  # a full device fails here, not at exit after the traceback machinery
+        return status
     except UsageError as exc:
         print("punstats: error: %s" % exc, file=sys.stderr)
         return USAGE_ERROR
@@ -89,6 +92,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except BrokenPipeError:  # e.g. `punstats scan | head`: the reader left, nothing to report
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except OSError as exc:
+        if exc.errno not in (errno.ENOSPC, errno.EIO, errno.EDQUOT):  # stored files say so themselves
+            raise
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing more goes there
+        print("punstats: error: cannot write the output: %s" % (exc.strerror or exc), file=sys.stderr)
+        return USAGE_ERROR
 
 
 if __name__ == "__main__":
