@@ -252,6 +252,8 @@ def test_resume_after_kill_9_loses_and_doubles_nothing(tmp_path, index):
                           capture_output=True, check=True).returncode == 0
     path = next(p for p in index.routes if p.endswith("/p4-1.0.tar.gz"))
     index.hold(path)
+    # a cache of its own: the first run's downloads would let p4 past the held route
+    env = dict(env, PUNSTATS_CACHE_DIR=str(tmp_path / "cut-cache"))
     process = subprocess.Popen(cli_run(tmp_path, index, tmp_path / "cut"), env=env,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     journal = tmp_path / "cut" / run.JOURNAL
