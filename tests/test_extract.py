@@ -36,6 +36,8 @@ def names(source: str, kind: str = "call"):
     ("nested in an argument", "f(g(y=y), x=x)", ["y", "x"]),
     ("nested on one line", "f(a=a, b=g(b=b, c=h(c=c)))", ["a", "b", "c"]),
     ("called result", "f(a=a)(b=b)", ["a", "b"]),
+    ("attribute chain around calls", "a.b(c=c).d.e(f=f)", ["c", "f"]),
+    ("call in an attribute's base", "g(h(k=k)).attr[m(m=m)].n", ["k", "m"]),
     ("decorator", "@dec(flag=flag)\ndef f(): pass", ["flag"]),
     ("class decorator", "@dataclass(frozen=frozen)\nclass A: pass", ["frozen"]),
     ("lambda body", "g = lambda v: f(v=v)", ["v"]),

@@ -1,7 +1,8 @@
 """Per file, pure: bytes in, one ``Extraction`` out.
 
 Decoding (``decode``), positions and source text (``text``), the one
-traversal that defines every occurrence kind (``traversal``), Angelico's
+traversal that defines every occurrence kind (``traversal``) and the node
+fields it descends into (``fields``), Angelico's
 counting (``compat``) and the worker that runs them under another
 interpreter (``worker``).  Standard library only, Python 3.8 syntax.
 """

@@ -43,7 +43,8 @@ class SourceText:
     def lines(self) -> List[str]:
         """The lines, without their line breaks."""
         if self._lines is None:
-            self._lines = NEWLINE.split(self.text)
+            text = self.text
+            self._lines = text.split("\n") if "\r" not in text else NEWLINE.split(text)
         return self._lines
 
     @property

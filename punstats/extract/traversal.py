@@ -33,9 +33,11 @@ import dataclasses
 import gc
 import hashlib
 import warnings
-from typing import Dict, List, NamedTuple, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
+from punstats.extract import fields
 from punstats.extract.decode import DECODE_ERRORS, _decode_problem, decode_source
+from punstats.extract.fields import SKIP, SPECS, child_nodes  # noqa: F401  (child_nodes: for punstats.rewrite)
 from punstats.extract.text import SourceText, shorten
 from punstats.model.kinds import (
     BASE_CLS,
@@ -69,13 +71,6 @@ from punstats.model.statuses import (
 #: Bumped whenever a change could alter any extracted value; cached results
 #: from another extractor version are never reused.
 EXTRACTOR_VERSION = 2
-
-
-class _State(NamedTuple):
-    """What the traversal knows about a node's surroundings (immutable)."""
-
-    depth: int = 0
-    in_fstring: bool = False
 
 
 def extract(path: str, data: bytes, max_bytes: int = DEFAULT_MAX_BYTES) -> Extraction:
@@ -120,35 +115,6 @@ def _extract(path: str, data: bytes, max_bytes: int) -> Extraction:
     return _collect(path, data, encoding, tree, SourceText(text))
 
 
-#: Node types that can contain no call, class, dict, function or f-string: never visited.
-_LEAVES = frozenset([ast.Name, ast.Constant, ast.alias] + [
-    cls for base in (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
-    for cls in base.__subclasses__()])
-
-
-#: Per node type, the fields that may hold child nodes (``ctx`` never does).
-_CHILD_FIELDS: Dict[type, Tuple[str, ...]] = {}
-
-
-def _child_fields(node_type: type) -> Tuple[str, ...]:
-    fields = _CHILD_FIELDS[node_type] = tuple(f for f in node_type._fields if f != "ctx")
-    return fields
-
-
-def child_nodes(node: ast.AST) -> List[ast.AST]:
-    """The children of ``node`` that a traversal looking for calls, classes,
-    dicts, functions or f-strings must visit (names, constants and operators
-    never hold one), in field order."""
-    children = []
-    for field in _CHILD_FIELDS.get(type(node)) or _child_fields(type(node)):
-        value = getattr(node, field, None)
-        if isinstance(value, list):
-            children.extend(item for item in value if isinstance(item, ast.AST) and type(item) not in _LEAVES)
-        elif isinstance(value, ast.AST) and type(value) not in _LEAVES:
-            children.append(value)
-    return children
-
-
 def is_punnable(kw: ast.keyword) -> bool:
     """The definition: a named keyword whose value is the ``Name`` it names."""
     return kw.arg is not None and type(kw.value) is ast.Name and kw.value.id == kw.arg
@@ -170,11 +136,19 @@ def _base_kind(base: ast.expr) -> str:
 class _Collector:
     """One file's counts, occurrences and function shapes.
 
-    ``run`` is the one traversal: an explicit stack whose entries carry the
-    immutable ``_State`` of their node's surroundings.  As in pyflakes, each
-    node type that matters has one handler, which records what it sees and
-    returns the state for the node's children; every other node is only
-    descended into.
+    ``run`` is the one traversal, over an explicit stack.  What a node's
+    surroundings matter for (the enclosing calls, being inside an f-string)
+    is kept in two counters: a call or an f-string pushes an exit marker
+    under its children, and popping the marker, after all its descendants,
+    undoes its increment.  Calls are handled inline (they are the most
+    frequent node that matters), and push their keyword values themselves;
+    class definitions, dict displays and function definitions have a method
+    each; every other node is only descended into, along the fields
+    ``fields.learn`` found for its type.  Names, constants and operators hold
+    nothing that matters and are popped without looking inside; attribute
+    chains and plain callee names are not pushed at all.  Children are
+    pushed in field order, as ``child_nodes`` lists them, so nodes are met
+    in the same order as by a plain walk of the stack.
     """
 
     def __init__(self, path: str, source: SourceText) -> None:
@@ -183,54 +157,118 @@ class _Collector:
         self.counts: Dict[str, int] = dict.fromkeys(_COUNT_FIELDS, 0)
         self.occurrences: List[Occurrence] = []
         self.functions: List[FunctionShape] = []
-        self.handlers = {
-            ast.Call: self.call,
+
+    def run(self, tree: ast.AST) -> None:
+        handlers = {
             ast.ClassDef: self.class_def,
             ast.Dict: self.dict_display,
-            ast.JoinedStr: self.fstring,
             ast.FunctionDef: self.function,
             ast.AsyncFunctionDef: self.function,
             ast.Lambda: self.function,
         }
-
-    def run(self, tree: ast.AST) -> None:
-        handlers = self.handlers
-        stack: List[Tuple[ast.AST, _State]] = [(tree, _State())]
-        push = stack.append
+        handled = frozenset(handlers)
+        specs, skip, learn = SPECS, SKIP, fields.learn
+        Call, JoinedStr, Name, Attribute = ast.Call, ast.JoinedStr, ast.Name, ast.Attribute
+        ExitCall, ExitFString = fields.ExitCall, fields.ExitFString
+        exit_call, exit_fstring = fields.EXIT_CALL, fields.EXIT_FSTRING
+        depth = fstrings = 0
+        calls = no_arguments = positional_only = keyword_only = mixed = 0
+        keywords = double_star = 0
+        stack: list = [tree]
+        pop, push, extend = stack.pop, stack.append, stack.extend
         while stack:
-            node, state = stack.pop()
-            handler = handlers.get(type(node))
-            child_state = handler(node, state) if handler else state
-            # child_nodes(node), inlined: this loop runs once per node of every file
-            fields = _CHILD_FIELDS.get(type(node)) or _child_fields(type(node))
-            for field in fields:
-                value = getattr(node, field, None)
-                if isinstance(value, list):
-                    for item in value:
-                        if isinstance(item, ast.AST) and type(item) not in _LEAVES:
-                            push((item, child_state))
-                elif isinstance(value, ast.AST) and type(value) not in _LEAVES:
-                    push((value, child_state))
-
-    # -- handlers: each returns the state of the node's children ---------------------------
-
-    def call(self, node: ast.Call, state: _State) -> _State:
+            node = pop()
+            node_type = type(node)
+            if node_type in skip:
+                continue
+            if node_type is Attribute:
+                value = node.value
+                if type(value) is not Name:
+                    push(value)
+                continue
+            if node_type is Call:
+                calls += 1
+                push(exit_call)  # under every child
+                func = node.func
+                if type(func) is not Name:
+                    push(func)
+                args = node.args
+                extend(args)
+                kws = node.keywords
+                if kws:
+                    if args:
+                        mixed += 1
+                    else:
+                        keyword_only += 1
+                    named = 0
+                    found = False
+                    for kw in kws:
+                        value = kw.value
+                        value_type = type(value)
+                        if value_type not in skip:  # a keyword holds nothing else
+                            push(value)
+                        arg = kw.arg
+                        if arg is None:
+                            double_star += 1
+                            continue
+                        named += 1
+                        if (value_type is Name and (value.id == arg or _near(arg, value.id))) or (
+                                value_type is Attribute and value.attr == arg):
+                            found = True
+                    keywords += named
+                    if found:
+                        self.call(node, named, depth, fstrings > 0)
+                elif args:
+                    positional_only += 1
+                else:
+                    no_arguments += 1
+                depth += 1
+                continue
+            spec = specs.get(node_type)
+            if spec is None:
+                if node_type is ExitCall:
+                    depth -= 1
+                    continue
+                if node_type is ExitFString:
+                    fstrings -= 1
+                    continue
+                spec = learn(node)
+                if spec is None:
+                    if node_type is list:  # never met in a parsed tree; descended into all the same
+                        extend(node)
+                    continue
+            if node_type in handled:
+                handlers[node_type](node, depth, fstrings > 0)
+            elif node_type is JoinedStr:
+                push(exit_fstring)
+                fstrings += 1
+            for field, is_list in spec:
+                if is_list:
+                    extend(getattr(node, field))
+                else:
+                    value = getattr(node, field)
+                    if type(value) not in skip:
+                        push(value)
         counts = self.counts
-        counts["calls"] += 1
-        if node.keywords:
-            shape = "calls_mixed" if node.args else "calls_keyword_only"
-        else:
-            shape = "calls_positional_only" if node.args else "calls_no_arguments"
-        counts[shape] += 1
-        named = 0
+        counts["calls"] += calls
+        counts["calls_no_arguments"] += no_arguments
+        counts["calls_positional_only"] += positional_only
+        counts["calls_keyword_only"] += keyword_only
+        counts["calls_mixed"] += mixed
+        counts["keywords"] += keywords
+        counts["double_star"] += double_star
+
+    # -- handlers ------------------------------------------------------------------------------
+
+    def call(self, node: ast.Call, named: int, depth: int, in_fstring: bool) -> None:
+        """A call with at least one punnable, near-miss or attribute keyword (already counted)."""
+        counts = self.counts
         puns: List[ast.keyword] = []
         others: List[Tuple[ast.keyword, str]] = []
         for kw in node.keywords:
             arg, value = kw.arg, kw.value
             if arg is None:
-                counts["double_star"] += 1
                 continue
-            named += 1
             if type(value) is ast.Name:
                 if value.id == arg:
                     puns.append(kw)
@@ -238,59 +276,58 @@ class _Collector:
                     others.append((kw, KIND_NEAR_MISS))
             elif type(value) is ast.Attribute and value.attr == arg:
                 others.append((kw, KIND_ATTRIBUTE))
-        counts["keywords"] += named
-        if puns or others:
-            callee = shorten(self.source.segment(node.func))
-            dict_call = type(node.func) is ast.Name and node.func.id == "dict"
-            for kw in puns:
-                self.add(kw, kw.arg, KIND_CALL, callee, node, named, len(puns), state, dict_call=dict_call)
-            for kw, kind in others:
-                self.add(kw, kw.arg, kind, callee, node, named, len(puns), state)
-                counts[kind] += 1
-            if puns:
-                counts["punnable"] += len(puns)
-                if named == len(puns):
-                    counts["calls_all_punnable"] += 1
-                if len(puns) > counts["max_call_punnable"]:
-                    counts["max_call_punnable"] = len(puns)
-                if dict_call:
-                    counts["dict_call_punnable"] += len(puns)
-        return _State(state.depth + 1, state.in_fstring)
+        callee = shorten(self.source.segment(node.func))
+        dict_call = type(node.func) is ast.Name and node.func.id == "dict"
+        for kw in puns:
+            self.add(kw, kw.arg, KIND_CALL, callee, node, named, len(puns), depth, in_fstring,
+                     dict_call=dict_call)
+        for kw, kind in others:
+            self.add(kw, kw.arg, kind, callee, node, named, len(puns), depth, in_fstring)
+            counts[kind] += 1
+        if puns:
+            counts["punnable"] += len(puns)
+            if named == len(puns):
+                counts["calls_all_punnable"] += 1
+            if len(puns) > counts["max_call_punnable"]:
+                counts["max_call_punnable"] = len(puns)
+            if dict_call:
+                counts["dict_call_punnable"] += len(puns)
 
-    def class_def(self, node: ast.ClassDef, state: _State) -> _State:
+    def class_def(self, node: ast.ClassDef, depth: int, in_fstring: bool) -> None:
         named = [kw for kw in node.keywords if kw.arg is not None]
         puns = [kw for kw in named if is_punnable(kw)]
         self.counts["class_keywords"] += len(named)
         self.counts["class_punnable"] += len(puns)
         for kw in puns:
-            self.add(kw, kw.arg, KIND_CLASS, node.name, node, len(named), len(puns), state)
-        return state
+            self.add(kw, kw.arg, KIND_CLASS, node.name, node, len(named), len(puns), depth, in_fstring)
 
-    def dict_display(self, node: ast.Dict, state: _State) -> _State:
+    def dict_display(self, node: ast.Dict, depth: int, in_fstring: bool) -> None:
         entries = [(key, value) for key, value in zip(node.keys, node.values)
                    if type(key) is ast.Constant and isinstance(key.value, str)]
+        if not entries:
+            return
         matches = [(key, value) for key, value in entries
                    if type(value) is ast.Name and value.id == key.value]
         self.counts["dict_entries"] += len(entries)
         self.counts["dict_literal"] += len(matches)
         for key, value in matches:
-            self.add(value, key.value, KIND_DICT_LITERAL, "{}", node, len(entries), len(matches), state,
-                     start=key)
-        return state
+            self.add(value, key.value, KIND_DICT_LITERAL, "{}", node, len(entries), len(matches), depth,
+                     in_fstring, start=key)
 
-    def fstring(self, node: ast.JoinedStr, state: _State) -> _State:
-        return state if state.in_fstring else _State(state.depth, True)
-
-    def function(self, node: ast.AST, state: _State) -> _State:
+    def function(self, node: ast.AST, depth: int, in_fstring: bool) -> None:
         args = node.args
-        kind = "lambda" if type(node) is ast.Lambda else (
-            "async def" if type(node) is ast.AsyncFunctionDef else "def")
+        node_type = type(node)
+        if node_type is ast.Lambda:
+            kind, name = "lambda", "<lambda>"
+        else:
+            kind, name = "async def" if node_type is ast.AsyncFunctionDef else "def", node.name
         self.counts["functions"] += 1
+        kw_defaults = args.kw_defaults
         self.functions.append(FunctionShape(
             path=self.path,
             line=node.lineno,
             col=self.source.char_col(node.lineno, node.col_offset),
-            name="<lambda>" if kind == "lambda" else node.name,
+            name=name,
             kind=kind,
             positional_only=len(getattr(args, "posonlyargs", ())),
             positional_or_keyword=len(args.args),
@@ -298,14 +335,14 @@ class _Collector:
             var_positional=args.vararg is not None,
             var_keyword=args.kwarg is not None,
             defaults=len(args.defaults),
-            keyword_only_defaults=sum(1 for d in args.kw_defaults if d is not None),
+            keyword_only_defaults=len(kw_defaults) - kw_defaults.count(None) if kw_defaults else 0,
         ))
-        return state
 
     # -- recording ---------------------------------------------------------------------------
 
     def add(self, node: ast.AST, name: str, kind: str, callee: str, owner: ast.AST, keywords: int,
-            punnable: int, state: _State, dict_call: bool = False, start: Optional[ast.AST] = None) -> None:
+            punnable: int, depth: int, in_fstring: bool, dict_call: bool = False,
+            start: Optional[ast.AST] = None) -> None:
         """Record ``node`` (a keyword, or a dict value whose key is ``start``)."""
         source = self.source
         first = start if start is not None else node
@@ -328,8 +365,8 @@ class _Collector:
             call_col=source.char_col(owner.lineno, owner.col_offset),
             call_keywords=keywords,
             call_punnable=punnable,
-            depth=state.depth,
-            in_fstring=state.in_fstring,
+            depth=depth,
+            in_fstring=in_fstring,
             value=value.id if type(value) is ast.Name else shorten(source.segment(value)),
             base=shorten(source.segment(base)) if base is not None else "",
             base_kind=_base_kind(base) if base is not None else "",
