@@ -1,8 +1,9 @@
 """Benchmark: this extractor against an earlier version of itself, in one run.
 
-``punstats/extract.py`` is self-contained (standard library only), so an
-earlier version can be loaded straight from git and both can extract the
-same files in the same process, alternately.  Prints each version's median
+Up to the restructure into stages the extractor was one self-contained file,
+``punstats/extract.py`` (standard library only), so an earlier version is
+loaded straight from git; the current one is ``punstats.extract.traversal``.
+Both extract the same files in the same process, alternately.  Prints each version's median
 time per pass over the corpus and the ratio current / earlier, e.g. to check
 that recording more kinds kept the scan within 10% of its earlier wall time.
 
@@ -48,7 +49,8 @@ def main():
         earlier_path = os.path.join(tmp, "extract_earlier.py")
         with open(earlier_path, "wb") as handle:
             handle.write(earlier_source)
-        versions = {"current": load(os.path.join(REPO, "punstats", "extract.py"), "extract_current"),
+        import importlib
+        versions = {"current": importlib.import_module("punstats.extract.traversal"),
                     args.rev: load(earlier_path, "extract_earlier")}
         corpus = resolve(args.path)
         sources = [(c.path, read_source(c.location)) for c in discover(corpus.root).candidates if not c.status]
