@@ -47,8 +47,6 @@ LONG_FUNCTIONS_ALLOWED = {("extract/traversal.py", "_Collector")}
 #: known violations, each removed by the change that fixes it (a fixed entry fails the test, so the
 #: list only shrinks); the value says what the fix is
 PENDING = {
-    "discover/tree.py::discover": "split the walk into a per-directory step and the ordering",
-    "discover/revision.py::discover_git": "move the per-entry classification into a helper",
 }
 
 

@@ -40,8 +40,19 @@ def discover_git(gitdir: str, commit: str, extensions: Tuple[str, ...] = DEFAULT
     worker needs git.  With ``with_data=False`` they carry the blob id in
     ``location`` (``git:<oid>``) and nothing is read.
     """
-    entries = list_tree(gitdir, commit, subdir)
     prefix = subdir.strip("/") + "/" if subdir else ""
+    wanted, candidates, skipped_dirs = _select(list_tree(gitdir, commit, subdir), prefix, extensions,
+                                               exclude_dirs)
+    candidates += _read(gitdir, wanted, prefix, max_bytes, with_data)
+    candidates.sort(key=lambda c: c.path)  # the order discover.discover gives a directory
+    root = gitdir if not subdir else "%s:%s" % (gitdir, subdir.strip("/"))
+    return Discovery(root, tuple(candidates), {k: len(v) for k, v in sorted(skipped_dirs.items())})
+
+
+def _select(entries: List[TreeEntry], prefix: str, extensions: Tuple[str, ...], exclude_dirs: bool
+            ) -> Tuple[List[TreeEntry], List[Candidate], Dict[str, set]]:
+    """The entries to read, the candidates known without reading (submodules), and the
+    directories skipped (reason -> their paths)."""
     venv_dirs = frozenset(e.path[len(prefix):].rpartition("/")[0] for e in entries
                           if e.path.endswith("/pyvenv.cfg")) if exclude_dirs else frozenset()
     skipped_dirs: Dict[str, set] = {}
@@ -49,22 +60,24 @@ def discover_git(gitdir: str, commit: str, extensions: Tuple[str, ...] = DEFAULT
     candidates: List[Candidate] = []
     for entry in entries:
         rel = entry.path[len(prefix):]
-        parts = rel.split("/")
-        if exclude_dirs:
-            excluded = excluded_reason_for(parts, venv_dirs)
-            if excluded:
-                skipped_dirs.setdefault(excluded[0], set()).add(excluded[1])
-                continue
-        if entry.mode == MODE_SUBMODULE:
+        excluded = excluded_reason_for(rel.split("/"), venv_dirs) if exclude_dirs else None
+        if excluded:
+            skipped_dirs.setdefault(excluded[0], set()).add(excluded[1])
+        elif entry.mode == MODE_SUBMODULE:
             if rel.endswith(extensions):
                 candidates.append(Candidate(rel, "", 0, SUBMODULE, "submodule at %s, not followed" % entry.oid))
             else:
                 skipped_dirs.setdefault("submodule", set()).add(rel)
-            continue
-        if not rel.endswith(extensions):
-            continue
-        wanted.append(entry)
+        elif rel.endswith(extensions):
+            wanted.append(entry)
+    return wanted, candidates, skipped_dirs
+
+
+def _read(gitdir: str, wanted: List[TreeEntry], prefix: str, max_bytes: int, with_data: bool) -> List[Candidate]:
+    """The candidates of the wanted entries: links and blobs over the cap recorded, the
+    others with their bytes (``with_data``) or their blob id only."""
     sizes = blob_sizes(gitdir, sorted({e.oid for e in wanted}))
+    candidates: List[Candidate] = []
     readable = []
     for entry in wanted:
         rel = entry.path[len(prefix):]
@@ -76,22 +89,21 @@ def discover_git(gitdir: str, commit: str, extensions: Tuple[str, ...] = DEFAULT
                                         "%d bytes, over the cap of %d" % (size, max_bytes)))
         else:
             readable.append((rel, entry, size, ""))
-    if readable:
-        with BlobReader(gitdir) as reader:
-            for rel, entry, size, status in readable:
-                if status == SYMLINK:
-                    target = _text(reader.read(entry.oid))
-                    candidates.append(Candidate(rel, "", size, SYMLINK, "link to %s, not followed" % target))
-                elif with_data:
-                    try:
-                        data = reader.read(entry.oid)
-                    except GitError as exc:  # e.g. an object missing from a partial clone
-                        candidates.append(Candidate(rel, "git:" + entry.oid, size, UNREADABLE, str(exc)))
-                        continue
-                    candidates.append(Candidate(rel, "git:" + entry.oid, size, data=data))
-                else:
-                    candidates.append(Candidate(rel, "git:" + entry.oid, size))
-    candidates.sort(key=lambda c: c.path)  # the order discover.discover gives a directory
-    root = gitdir if not subdir else "%s:%s" % (gitdir, subdir.strip("/"))
-    return Discovery(root, tuple(candidates), {k: len(v) for k, v in sorted(skipped_dirs.items())})
+    if not readable:
+        return candidates
+    with BlobReader(gitdir) as reader:
+        for rel, entry, size, status in readable:
+            if status == SYMLINK:
+                target = _text(reader.read(entry.oid))
+                candidates.append(Candidate(rel, "", size, SYMLINK, "link to %s, not followed" % target))
+            elif with_data:
+                try:
+                    data = reader.read(entry.oid)
+                except GitError as exc:  # e.g. an object missing from a partial clone
+                    candidates.append(Candidate(rel, "git:" + entry.oid, size, UNREADABLE, str(exc)))
+                    continue
+                candidates.append(Candidate(rel, "git:" + entry.oid, size, data=data))
+            else:
+                candidates.append(Candidate(rel, "git:" + entry.oid, size))
+    return candidates
 

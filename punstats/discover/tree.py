@@ -100,104 +100,132 @@ def discover(root: str, extensions: Tuple[str, ...] = DEFAULT_EXTENSIONS,
         os.scandir(real_root).close()
     except OSError as exc:
         raise PermissionError(exc.errno, "cannot list the root directory: %s" % (exc.strerror or exc), root) from None
-    candidates: List[Candidate] = []
-    skipped: Counter = Counter()
-    seen_dirs = {real_root}
+    walk = _Walk(real_root, extensions, follow_links, max_bytes, exclude_dirs, ignore)
+    walk.run()
+    walk.candidates.sort(key=lambda c: c.path)
+    # the root as text (undecodable bytes escaped): it is recorded and a cache key, never read
+    return Discovery(printable(root), tuple(walk.candidates), dict(sorted(walk.skipped.items())))
 
-    def matches(name: str) -> bool:
-        return name.endswith(extensions)
 
-    # walked under its real path, so that every location is one with no link in it
-    # (``read_source`` refuses a link that has appeared on the way since)
-    prefix = os.path.join(real_root, "")
+class _Walk:
+    """One walk of a directory tree: the candidates found and the entries skipped, by reason.
 
-    def add(entry_path: str, status: str = "", error: str = "", size: int = 0, location: str = "") -> None:
-        rel = printable(entry_path[len(prefix):])  # every entry path is root + os.sep + ...
-        candidates.append(Candidate(rel, location, size, status, error))
+    The tree is walked under its real path, so that every location is one with no
+    link in it (``read_source`` refuses a link that has appeared on the way since).
+    """
 
-    def add_file(entry_path: str, info: os.stat_result, location: str) -> None:
-        if info.st_size > max_bytes:
-            add(entry_path, TOO_LARGE, "%d bytes, over the cap of %d" % (info.st_size, max_bytes), info.st_size)
-        else:
-            add(entry_path, size=info.st_size, location=location)
+    def __init__(self, real_root: str, extensions: Tuple[str, ...], follow_links: bool, max_bytes: int,
+                 exclude_dirs: bool, ignore: Optional[Callable[[str, bool], Optional[str]]]) -> None:
+        self.real_root = real_root
+        self.extensions = extensions
+        self.follow_links = follow_links
+        self.max_bytes = max_bytes
+        self.exclude_dirs = exclude_dirs
+        self.ignore = ignore
+        self.prefix = os.path.join(real_root, "")
+        self.candidates: List[Candidate] = []
+        self.skipped: Counter = Counter()
+        self.seen_dirs = {real_root}
 
-    stack = [real_root]
-    while stack:
-        directory = stack.pop()
+    def matches(self, name: str) -> bool:
+        return name.endswith(self.extensions)
+
+    def add(self, entry_path: str, status: str = "", error: str = "", size: int = 0, location: str = "") -> None:
+        rel = printable(entry_path[len(self.prefix):])  # every entry path is root + os.sep + ...
+        self.candidates.append(Candidate(rel, location, size, status, error))
+
+    def run(self) -> None:
+        stack = [self.real_root]
+        while stack:
+            stack.extend(reversed(self.directory(stack.pop())))
+
+    def directory(self, directory: str) -> List[str]:
+        """Look at every entry of ``directory``; its subdirectories to walk, in order."""
         try:
             with os.scandir(directory) as it:
                 entries = sorted(it, key=lambda e: e.name)
         except OSError as exc:
-            skipped["unreadable"] += 1
-            if directory != real_root and matches(os.path.basename(directory)):
-                add(directory, UNREADABLE, exc.strerror or str(exc))
-            continue
-        subdirs = []
+            self.skipped["unreadable"] += 1
+            if directory != self.real_root and self.matches(os.path.basename(directory)):
+                self.add(directory, UNREADABLE, exc.strerror or str(exc))
+            return []
+        subdirs: List[str] = []
         for entry in entries:
-            try:
-                info = entry.stat(follow_symlinks=False)
-            except OSError as exc:  # e.g. a directory that is not searchable, a path over PATH_MAX
-                if matches(entry.name):
-                    add(entry.path, UNREADABLE, exc.strerror or str(exc))
-                elif _is_dir_entry(entry):
-                    skipped["unreadable"] += 1  # a subtree that cannot be examined, counted, never dropped
-                continue
-            if stat.S_ISLNK(info.st_mode):
-                try:
-                    target = os.stat(entry.path)
-                except OSError as exc:
-                    if exc.errno == errno.ELOOP:
-                        if matches(entry.name):
-                            add(entry.path, SYMLINK_LOOP, "symbolic link loop")
-                        else:
-                            skipped["symlink_loop"] += 1
-                    elif matches(entry.name):
-                        add(entry.path, BROKEN_LINK, "link to missing %s" % os.readlink(entry.path))
-                    continue
-                real = os.path.realpath(entry.path)
-                if not follow_links:
-                    if stat.S_ISDIR(target.st_mode):
-                        skipped["symlink"] += 1
-                    elif matches(entry.name):
-                        add(entry.path, SYMLINK, "link to %s, not followed" % os.readlink(entry.path))
-                    continue
-                if not _inside(real, real_root):
-                    if stat.S_ISDIR(target.st_mode):
-                        skipped["outside_root"] += 1
-                    elif matches(entry.name):
-                        add(entry.path, OUTSIDE_ROOT, "link to %s, outside the root" % os.readlink(entry.path))
-                    continue
-                info, location = target, real
-            else:
-                location = entry.path
-            left_out = ignore and ignore(printable(entry.path[len(prefix):]), stat.S_ISDIR(info.st_mode))
-            if left_out:
-                if stat.S_ISDIR(info.st_mode) or matches(entry.name):  # would have been walked or scanned
-                    skipped[left_out] += 1
-                continue
-            if stat.S_ISDIR(info.st_mode):
-                reason = excluded_reason(entry) if exclude_dirs else None
-                if reason:
-                    skipped[reason] += 1
-                    continue
-                if matches(entry.name):
-                    add(entry.path, DIRECTORY, "a directory; its contents are walked")
-                real = os.path.realpath(location)
-                if real in seen_dirs:
-                    skipped["already_walked"] += 1
-                    continue
-                seen_dirs.add(real)
-                subdirs.append(entry.path)
-            elif not matches(entry.name):
-                continue
-            elif stat.S_ISREG(info.st_mode):
-                add_file(entry.path, info, location)
-            else:
-                add(entry.path, NOT_REGULAR, "not a regular file (%s)" % _kind(info.st_mode))
-        stack.extend(reversed(subdirs))
-    candidates.sort(key=lambda c: c.path)
-    # the root as text (undecodable bytes escaped): it is recorded and a cache key, never read
-    return Discovery(printable(root), tuple(candidates), dict(sorted(skipped.items())))
+            self.entry(entry, subdirs)
+        return subdirs
+
+    def entry(self, entry: os.DirEntry, subdirs: List[str]) -> None:
+        try:
+            info = entry.stat(follow_symlinks=False)
+        except OSError as exc:  # e.g. a directory that is not searchable, a path over PATH_MAX
+            if self.matches(entry.name):
+                self.add(entry.path, UNREADABLE, exc.strerror or str(exc))
+            elif _is_dir_entry(entry):
+                self.skipped["unreadable"] += 1  # a subtree that cannot be examined, counted, never dropped
+            return
+        location = entry.path
+        if stat.S_ISLNK(info.st_mode):
+            followed = self.link(entry)
+            if followed is None:
+                return
+            info, location = followed
+        left_out = self.ignore and self.ignore(printable(entry.path[len(self.prefix):]), stat.S_ISDIR(info.st_mode))
+        if left_out:
+            if stat.S_ISDIR(info.st_mode) or self.matches(entry.name):  # would have been walked or scanned
+                self.skipped[left_out] += 1
+        elif stat.S_ISDIR(info.st_mode):
+            self.subdirectory(entry, location, subdirs)
+        elif not self.matches(entry.name):
+            pass
+        elif not stat.S_ISREG(info.st_mode):
+            self.add(entry.path, NOT_REGULAR, "not a regular file (%s)" % _kind(info.st_mode))
+        elif info.st_size > self.max_bytes:
+            self.add(entry.path, TOO_LARGE, "%d bytes, over the cap of %d" % (info.st_size, self.max_bytes),
+                     info.st_size)
+        else:
+            self.add(entry.path, size=info.st_size, location=location)
+
+    def link(self, entry: os.DirEntry) -> Optional[Tuple[os.stat_result, str]]:
+        """(what it points to, its real path) for a link to follow; None once recorded or skipped."""
+        try:
+            target = os.stat(entry.path)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                if self.matches(entry.name):
+                    self.add(entry.path, SYMLINK_LOOP, "symbolic link loop")
+                else:
+                    self.skipped["symlink_loop"] += 1
+            elif self.matches(entry.name):
+                self.add(entry.path, BROKEN_LINK, "link to missing %s" % os.readlink(entry.path))
+            return None
+        real = os.path.realpath(entry.path)
+        if not self.follow_links:
+            if stat.S_ISDIR(target.st_mode):
+                self.skipped["symlink"] += 1
+            elif self.matches(entry.name):
+                self.add(entry.path, SYMLINK, "link to %s, not followed" % os.readlink(entry.path))
+            return None
+        if not _inside(real, self.real_root):
+            if stat.S_ISDIR(target.st_mode):
+                self.skipped["outside_root"] += 1
+            elif self.matches(entry.name):
+                self.add(entry.path, OUTSIDE_ROOT, "link to %s, outside the root" % os.readlink(entry.path))
+            return None
+        return target, real
+
+    def subdirectory(self, entry: os.DirEntry, location: str, subdirs: List[str]) -> None:
+        reason = excluded_reason(entry) if self.exclude_dirs else None
+        if reason:
+            self.skipped[reason] += 1
+            return
+        if self.matches(entry.name):
+            self.add(entry.path, DIRECTORY, "a directory; its contents are walked")
+        real = os.path.realpath(location)
+        if real in self.seen_dirs:
+            self.skipped["already_walked"] += 1
+            return
+        self.seen_dirs.add(real)
+        subdirs.append(entry.path)
 
 
 def _is_dir_entry(entry: os.DirEntry) -> bool:
