@@ -229,3 +229,20 @@ def test_top_pypi_list_from_an_url(tmp_path, capsys):
                                            "(hugovk/top-pypi-packages' format)\n" % index.base)
     finally:
         index.close()
+
+
+def test_corpus_lines_saved_fills_the_pep_tables_row(tmp_path, capsys):
+    """``corpus --lines-saved``: each project's lines saved (as ``scan --lines-saved``) in the
+    stored summary and the PEP table's "Lines saved" row."""
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "a.py").write_text("f(\n    x=x,\n    y=y,\n)\n")  # re-wrapped to one line: 3 lines saved
+    (tmp_path / "c.toml").write_text('[[project]]\npath = "tree"\n')
+    out = tmp_path / "out"
+    assert cli.main(["corpus", str(tmp_path / "c.toml"), "-o", str(out), "-j", "1", "--lines-saved"]) == 0
+    capsys.readouterr()
+    stored = punstats.load(str(out / "tree")).summary["lines_saved"]
+    assert (stored["lines_saved"], stored["files_changed"]) == (3, 1)
+    assert cli.main(["table", str(out / "tree"), "--format", "markdown"]) == 0
+    row = next(line for line in capsys.readouterr().out.splitlines() if "Lines saved" in line)
+    assert row.split("|")[2].strip() == "3"

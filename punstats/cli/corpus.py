@@ -40,6 +40,9 @@ def _add_corpus_commands(commands: Any) -> None:
     p.add_argument("--csv", action="store_true", help="also write CSV copies of the tables")
     p.add_argument("--skip-existing", action="store_true",
                    help="keep projects already stored in their folder (resume an interrupted run)")
+    p.add_argument("--lines-saved", action="store_true",
+                   help="also measure the lines punning would save in each project (path and pypi entries; "
+                        "the PEP table's 'Lines saved' row)")
     top = p.add_argument_group("top-pypi:N")
     top.add_argument("--top-pypi-list", metavar="FILE|URL",
                      help="the ranked list to read (default: the snapshot shipped with punstats)")
@@ -93,7 +96,7 @@ def cmd_corpus(args: argparse.Namespace) -> int:
         results = corpora.scan_corpus(spec, args.output, skip_existing=args.skip_existing, csv=args.csv,
                                       on_start=start, on_done=done, jobs=args.jobs, test_rule=rule,
                                       long_threshold=args.long, engine=args.engine, scheduler=args.scheduler,
-                                      cache=not args.no_cache)
+                                      cache=not args.no_cache, lines_saved=args.lines_saved)
     except SourceError as exc:
         raise UsageError(str(exc)) from None
     finally:
