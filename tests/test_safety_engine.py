@@ -170,3 +170,13 @@ def test_the_process_exits_at_once_after_a_bad_address():
                           timeout=120, env=dict(os.environ, PYTHONPATH=os.getcwd()))
     assert done.returncode == 2 and len(done.stderr.splitlines()) == 1
     assert time.monotonic() - start < 30  # no minute-long wait for a client that never was
+
+
+def test_a_bad_scheduler_is_an_error_even_when_the_cache_leaves_no_work(tmp_path, capsys, monkeypatch):
+    pytest.importorskip("distributed")
+    monkeypatch.setenv("PUNSTATS_CACHE_DIR", str(tmp_path / "cache"))
+    (tmp_path / "a.py").write_text("f(x=x)\n")
+    assert cli.main(["scan", str(tmp_path), "--no-save", "-q"]) == 0  # every file now in the cache
+    capsys.readouterr()
+    assert cli.main(["scan", str(tmp_path), "--no-save", "-q", "--engine", "dask", "--scheduler", "nonsense"]) == 2
+    assert capsys.readouterr().err.startswith("punstats: error: bad Dask scheduler address 'nonsense'")

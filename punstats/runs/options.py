@@ -54,6 +54,9 @@ class ScanOptions:
             raise engines.EngineError("a scheduler address needs the dask engine (--engine dask)")
         if self.python is not None and self.engine != "local":
             raise engines.EngineError("--python runs its own worker processes; it needs the local engine")
+        if self.scheduler is not None:  # before any work, even when the cache would leave none to do
+            from punstats.engines import dask
+            dask.probe_scheduler(self.scheduler, dask.CONNECT_TIMEOUT)
 
     def rules(self) -> Dict[str, Any]:
         """What decides the counts, as every stored result records it."""
