@@ -157,9 +157,9 @@ def _write_text(text: str, output: Optional[str]) -> None:
     if output is None:
         sys.stdout.write(text)
         return
+    from punstats.store.staging import write_atomic
     try:
-        with open(output, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        write_atomic(output, text.encode("utf-8"))
     except OSError as exc:
         raise UsageError("cannot write %s: %s" % (output, _one_line(exc))) from None
 

@@ -134,7 +134,7 @@ def cmd_top(args: argparse.Namespace) -> int:
     from punstats.present import ecosystem as shown
     for line in shown.summary_lines(ecosystem):
         print(line)
-    from punstats.runs.ecosystem import write_atomic
+    from punstats.store.staging import write_atomic
     tables = []
     for ending, text in shown.table_texts(records, ecosystem).items():
         tables.append(os.path.join(options.output, "ecosystem-table." + ending))

@@ -321,10 +321,6 @@ def write_report(results: Any, path: Optional[str] = None, figures: bool = True,
     sources = _figure_sources(results, None if embed else figures_dir, report_dir) if figures else None
     text = render(results, sources, scan_dir, links=links)
     os.makedirs(report_dir, exist_ok=True)
-    tmp = os.path.join(report_dir, ".%s.tmp" % os.path.basename(path))
-    with open(tmp, "w", encoding="utf-8") as handle:
-        handle.write(text)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
+    from punstats.store.staging import write_atomic
+    write_atomic(path, text.encode("utf-8"))
     return path

@@ -42,6 +42,7 @@ from punstats.runs.downloads import Fetcher, ahead
 from punstats.sources import pypi
 from punstats.sources.archives import Limits
 from punstats.sources.toppypi import Ranked, TopList
+from punstats.store.staging import write_atomic
 
 JOURNAL = "journal.jsonl"
 RUN_FILE = "run.json"
@@ -83,17 +84,6 @@ class Timing:
     files: int = 0
     bytes: int = 0
     per_project: List[Tuple[str, float, float]] = field(default_factory=list)  # name, fetch s, scan s
-
-
-def write_atomic(path: str, data: bytes) -> None:
-    """``data`` at ``path``, whole or not at all (temporary file in the same directory)."""
-    directory, name = os.path.split(path)
-    partial = os.path.join(directory, ".%s.%d.tmp" % (name, os.getpid()))
-    with open(partial, "wb") as handle:
-        handle.write(data)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(partial, path)
 
 
 def _json_bytes(value: Any) -> bytes:

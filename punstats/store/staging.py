@@ -9,9 +9,11 @@ runs before any extraction work.  Standard library only.
 """
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import ctypes.util
 import errno
+import functools
 import json
 import os
 import shutil
@@ -142,12 +144,42 @@ def _umask() -> int:
     return mask
 
 
+@functools.lru_cache(maxsize=1)
+def _new_file_mode() -> int:
+    """The mode a new file gets here; read once, since reading the umask sets it for a moment."""
+    return 0o666 & ~_umask()
+
+
 def _fsync(path: str) -> None:
     fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def write_atomic(path: str, data: bytes) -> None:
+    """``data`` at ``path``, whole or not at all: a temporary file in the same
+    directory, flushed and synced, then renamed over ``path``.  A path that is
+    there but is no regular file (``/dev/stdout``, a FIFO) is written as it is:
+    it cannot be replaced, only written to."""
+    if os.path.exists(path) and not os.path.isfile(path):
+        with open(path, "wb") as handle:
+            handle.write(data)
+        return
+    directory, name = os.path.split(os.path.abspath(path))
+    fd, partial = tempfile.mkstemp(dir=directory, prefix="." + name + ".", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(partial, _new_file_mode())  # what open() would have made, not mkstemp's 0600
+        os.replace(partial, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.remove(partial)
+        raise
 
 
 def _write_synced(path: str, data: bytes) -> None:
