@@ -37,6 +37,18 @@ class Progress:
         if self._bar is not None:
             self._bar.update(done - self._bar.n)
 
+    def note(self, text: str) -> None:
+        """Show ``text`` after the counts (what is being worked on now)."""
+        if self._bar is not None:
+            self._bar.set_postfix_str(text)
+
+    def print(self, line: str) -> None:
+        """``line`` on standard output, above the bar when there is one."""
+        if self._bar is not None:
+            self._bar.write(line, file=sys.stdout)
+        else:
+            print(line, flush=True)
+
     def close(self) -> None:
         if self._bar is not None:
             self._bar.close()

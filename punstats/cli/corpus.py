@@ -9,13 +9,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 from typing import Any
 
 from punstats.cli.common import (
     UsageError,
     _check_engine_options,
     _positive,
+    _progress_bar,
     engine_options,
     jobs_options,
     json_options,
@@ -72,25 +72,16 @@ def cmd_corpus(args: argparse.Namespace) -> int:
         spec = corpora.load(args.corpus_file)
     except (SourceError, ValueError) as exc:
         raise UsageError(str(exc)) from None
-    bar = None
-    if not args.quiet and sys.stderr.isatty():
-        from tqdm import tqdm
-        bar = tqdm(total=len(spec.projects), unit="project", desc=spec.name, file=sys.stderr,
-                   leave=False, dynamic_ncols=True)
+    bar = _progress_bar(args.quiet, spec.name, unit="project")
+    bar.start(len(spec.projects))
 
     def start(project: Any) -> None:
-        if bar:
-            bar.set_postfix_str(project.name)
+        bar.note(project.name)
 
     def done(stored: Any) -> None:
-        if bar:
-            bar.update(1)
+        bar.update(1)
         if not args.json:
-            line = format_corpus_line(stored)
-            if bar:
-                bar.write(line, file=sys.stdout)
-            else:
-                print(line, flush=True)
+            bar.print(format_corpus_line(stored))
 
     try:
         results = corpora.scan_corpus(spec, args.output, skip_existing=args.skip_existing, csv=args.csv,
@@ -100,8 +91,7 @@ def cmd_corpus(args: argparse.Namespace) -> int:
     except SourceError as exc:
         raise UsageError(str(exc)) from None
     finally:
-        if bar:
-            bar.close()
+        bar.close()
     if args.json:
         print(json.dumps([r.summary for r in results], indent=2, ensure_ascii=False))
     else:
