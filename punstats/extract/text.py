@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 import bisect
 import re
-from typing import List, Optional, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 #: Callee source text longer than this is shortened with an ellipsis.
 CALLEE_MAX_CHARS = 60
@@ -27,6 +27,11 @@ def line_starts(text: str) -> List[int]:
     starts = [0]
     starts.extend(m.end() for m in NEWLINE.finditer(text))
     return starts
+
+
+def line_of(starts: Sequence[int], offset: int) -> int:
+    """The 1-based line holding ``offset``, given the lines' start offsets (``line_starts``)."""
+    return bisect.bisect_right(starts, offset)
 
 
 class SourceText:
@@ -72,7 +77,7 @@ class SourceText:
 
     def line_of(self, offset: int) -> int:
         """The line (1-based) holding a character offset."""
-        return bisect.bisect_right(self.starts, offset)
+        return line_of(self.starts, offset)
 
     def line_col(self, offset: int) -> Tuple[int, int]:
         """(line, character column) of a character offset."""

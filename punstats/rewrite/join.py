@@ -9,11 +9,12 @@ chooses the calls.  Standard library only.
 """
 from __future__ import annotations
 
-import bisect
 import io
 import tokenize
 from dataclasses import dataclass
 from typing import FrozenSet, List, Optional, Sequence, Tuple
+
+from punstats.extract.text import line_of
 
 OPENERS = frozenset("([{")
 
@@ -32,11 +33,6 @@ class _Token:
     end: int
     line: int
     end_line: int
-
-
-def line_of(starts: Sequence[int], offset: int) -> int:
-    """The 1-based line holding ``offset``, given the lines' start offsets."""
-    return bisect.bisect_right(starts, offset)
 
 
 def _tokens(text: str, region_start: int, line_end: int, starts: Sequence[int],

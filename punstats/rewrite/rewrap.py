@@ -42,8 +42,9 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 
+from punstats.extract.text import line_of
 from punstats.extract.traversal import is_punnable
-from punstats.rewrite.join import join_call, line_of, normalize_spacing
+from punstats.rewrite.join import join_call, normalize_spacing
 
 #: Longest joined line, in characters (PEP 8's 79, as the author's commit).
 LINE_LENGTH = 79
