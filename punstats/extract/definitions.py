@@ -30,6 +30,7 @@ import warnings
 from typing import Any, Dict, List, Tuple
 
 from punstats.extract.decode import decode_source
+from punstats.extract.text import between_delimiters
 
 #: Bumped whenever ``measure`` could return something different.
 DEFINITIONS_VERSION = 1
@@ -50,6 +51,10 @@ class _Counter:
 
     def __init__(self, lines: List[bytes]) -> None:
         self.lines = lines  # UTF-8 bytes: ``ast`` columns are byte offsets
+        self.data = b"\n".join(lines)  # the same lines as one text, for the delimiter rule
+        self.starts = [0]
+        for line in lines[:-1]:
+            self.starts.append(self.starts[-1] + len(line) + 1)
         self.c: Dict[str, int] = {}
 
     def add(self, key: str, n: int = 1) -> None:
@@ -63,22 +68,13 @@ class _Counter:
                           + [self.lines[last][:node.end_col_offset]])
 
     def _delimited(self, node: ast.AST) -> bool:
-        """After ``(`` or ``,`` and before ``,`` or ``)``, with only blanks (line breaks too)
-        in between (``rewrite --delimited-only`` reads the text the same way)."""
+        """After ``(`` or ``,`` and before ``,`` or ``)`` (``extract.text.between_delimiters``, the
+        rule ``rewrite --delimited-only`` reads the text by too)."""
         first, last = node.lineno - 1, node.end_lineno - 1
         if not (0 <= first <= last < len(self.lines)):
             return False
-        before = self.lines[first][:node.col_offset].rstrip()
-        i = first
-        while not before and i > 0:
-            i -= 1
-            before = self.lines[i].rstrip()
-        after = self.lines[last][node.end_col_offset:].lstrip()
-        j = last
-        while not after and j + 1 < len(self.lines):
-            j += 1
-            after = self.lines[j].lstrip()
-        return before.endswith((b"(", b",")) and after.startswith((b",", b")"))
+        return between_delimiters(self.data, self.starts[first] + node.col_offset,
+                                  self.starts[last] + node.end_col_offset)
 
     def keyword(self, kw: ast.keyword, depth: int, owner: str) -> None:
         d = _depth(depth)

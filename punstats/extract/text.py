@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 import bisect
 import re
-from typing import List, Optional, Sequence, Tuple
+from typing import AnyStr, List, Optional, Sequence, Tuple
 
 #: Callee source text longer than this is shortened with an ellipsis.
 CALLEE_MAX_CHARS = 60
@@ -27,6 +27,21 @@ def line_starts(text: str) -> List[int]:
     starts = [0]
     starts.extend(m.end() for m in NEWLINE.finditer(text))
     return starts
+
+
+def between_delimiters(text: AnyStr, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` stands after ``(`` or ``,`` and before ``,`` or ``)``, with
+    only blanks (line breaks too, no comment) in between: the bare-delimited rule the PEP
+    author's scripts counted by.  ``text`` is a ``str`` (character offsets) or ``bytes``."""
+    blanks, opening, closing = (b" \t\n\r\x0b\f", b"(,", b",)") if isinstance(text, bytes) \
+        else (" \t\n\r\x0b\f", "(,", ",)")
+    i = start - 1
+    while i >= 0 and text[i:i + 1] in blanks:
+        i -= 1
+    j = end
+    while j < len(text) and text[j:j + 1] in blanks:
+        j += 1
+    return i >= 0 and j < len(text) and text[i:i + 1] in opening and text[j:j + 1] in closing
 
 
 def line_of(starts: Sequence[int], offset: int) -> int:

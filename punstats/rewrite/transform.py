@@ -40,7 +40,7 @@ import re
 import tokenize
 from typing import List, Optional, Sequence, Tuple
 
-from punstats.extract.text import SourceText, line_starts
+from punstats.extract.text import SourceText, between_delimiters, line_starts
 from punstats.rewrite.rewrap import LINE_LENGTH, Join
 from punstats.rewrite.rewrap import rewrap as _rewrap
 from punstats.rewrite.source import (
@@ -80,13 +80,7 @@ def _delimited(text: str, start: int, end: int, name: str) -> bool:
     ``(`` or ``,`` and before ``,`` or ``)``, with only whitespace (no comment) in between."""
     if re.fullmatch(r"%s\s*=\s*%s" % (re.escape(name), re.escape(name)), text[start:end]) is None:
         return False
-    i = start - 1
-    while i >= 0 and text[i] in " \t\f\r\n":
-        i -= 1
-    j = end
-    while j < len(text) and text[j] in " \t\f\r\n":
-        j += 1
-    return i >= 0 and text[i] in "(," and j < len(text) and text[j] in ",)"
+    return between_delimiters(text, start, end)
 
 
 def _spelling(text: str, start: int, equals: int, name: str, style: str) -> Optional[str]:
