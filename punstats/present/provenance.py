@@ -2,7 +2,6 @@
 """
 from __future__ import annotations
 
-import functools
 import os
 import re
 from typing import Any, Dict, List, Optional, Sequence
@@ -31,7 +30,7 @@ def source_text(summary: Dict[str, Any]) -> str:
     by name and version, the standard library, a public source as given, and
     otherwise "a local directory" (never a path of this machine)."""
     source = str(summary.get("source", summary["corpus"]))
-    distribution = summary.get("distribution") or distribution_of(source)
+    distribution = summary.get("distribution")  # recorded by the scan: what was installed then
     if distribution:
         return "%s %s (installed distribution)" % (distribution["name"], distribution["version"])
     if source == "stdlib":
@@ -47,7 +46,7 @@ def source_text(summary: Dict[str, Any]) -> str:
 def source_url(summary: Dict[str, Any]) -> Optional[str]:
     """A public address of what a scan measured, when there is one."""
     source = str(summary.get("source", ""))
-    distribution = summary.get("distribution") or distribution_of(source)
+    distribution = summary.get("distribution")
     if distribution:
         return "https://pypi.org/project/%s/%s/" % (distribution["name"], distribution["version"])
     if source.startswith("pypi:") and "==" in source:
@@ -56,15 +55,6 @@ def source_url(summary: Dict[str, Any]) -> Optional[str]:
         return "https://github.com/python/cpython/tree/v%s/Lib" % summary["python"]
     match = re.match(r"^(?:git\+)?(https://[^@\s]+?)(?:\.git)?(?:@.*)?$", source)
     return match.group(1) if match else None
-
-
-@functools.cache
-def distribution_of(source: str) -> Optional[Dict[str, str]]:
-    """The installed distribution a local source belongs to, if any."""
-    if PUBLIC_SOURCE.match(source) or source == "stdlib" or not os.path.exists(source):
-        return None
-    from punstats.sources.installed import installed_distribution
-    return installed_distribution(source)
 
 
 def slug(text: str) -> str:
