@@ -123,10 +123,41 @@ def test_columns_multibyte_multiline_callee_text():
 
 
 def test_long_callee_is_shortened_and_flattened():
-    callee = "a" * 30 + ".\\\n    " + "b" * 40
+    callee = "g(" + "a" * 30 + ",\n    " + "b" * 40 + ")"
     (o,) = run("%s(x=x)" % callee).occurrences
     assert len(o.callee) == CALLEE_MAX_CHARS and o.callee.endswith("\u2026")
-    assert "\n" not in o.callee and o.callee.startswith("a" * 30)
+    assert "\n" not in o.callee and o.callee.startswith("g(" + "a" * 30 + ", bbb")
+
+
+def test_long_method_callee_keeps_the_method_name():
+    message = "'{name}' must be a string of at most {limit} characters, not {value!r}"
+    (o,) = run('raise TypeError("%s".format(name=name))' % message).occurrences
+    assert len(o.callee) == CALLEE_MAX_CHARS
+    assert o.callee == '"%s\u2026.format' % message[:CALLEE_MAX_CHARS - len('".format') - 1]
+
+
+def test_long_method_callee_over_lines_keeps_the_method_name():
+    source = '(\n    "%s"\n    "%s"\n).\\\n    format(x=x)' % ("a" * 40, "b" * 40)
+    (o,) = run(source).occurrences
+    assert o.callee == '( "%s\u2026.format' % ("a" * 40 + '" "' + "b" * 6)  # whitespace folded
+    assert len(o.callee) == CALLEE_MAX_CHARS
+
+
+def test_short_callees_are_unchanged():
+    found = {o.name: o.callee for o in run('"{x}".format(x=x)\nself.obj . method(y=y)\n').occurrences}
+    assert found == {"x": '"{x}".format', "y": "self.obj . method"}
+
+
+def test_long_plain_callee_is_cut_at_the_limit():
+    (o,) = run("%s(x=x)" % ("n" * 70)).occurrences
+    assert o.callee == "n" * (CALLEE_MAX_CHARS - 1) + "\u2026"
+
+
+def test_long_attribute_base_keeps_its_name():
+    (o,) = run("f(x=make(%s).config.x)" % ("v" * 60)).occurrences
+    assert (o.kind, o.base_kind) == ("attribute", "expr")
+    assert o.base == "make(%s\u2026.config" % ("v" * (CALLEE_MAX_CHARS - len(".config") - 6))
+    assert len(o.base) == CALLEE_MAX_CHARS
 
 
 def test_coding_cookie_latin1_and_columns():

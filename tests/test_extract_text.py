@@ -5,7 +5,7 @@ with multi-byte characters and all three line endings.
 """
 import ast
 
-from punstats.extract.text import SourceText, line_starts
+from punstats.extract.text import CALLEE_MAX_CHARS, SourceText, line_starts, short_segment, shorten_attribute
 
 TEXT = "é = 1\r\nf(naïve=naïve, x=x)\rg(\n    ü=ü)\n"
 
@@ -34,3 +34,32 @@ def test_columns_are_characters_and_ascii_is_unchanged():
     assert source.char_col(2, len("f(naïve=".encode())) == len("f(naïve=")
     assert SourceText("f(x=x)\n").char_col(1, 4) == 4
     assert source.char_col(99, 3) == 3  # a line the text does not have: the column as given
+
+
+def test_a_shortened_attribute_keeps_its_name_within_the_limit():
+    for length in range(CALLEE_MAX_CHARS - 10, CALLEE_MAX_CHARS + 10):
+        text = "v" * (length - len(".format")) + ".format"
+        short = shorten_attribute(text, "format")
+        assert short == text if length <= CALLEE_MAX_CHARS else short.endswith("\u2026.format")
+        assert len(short) == min(length, CALLEE_MAX_CHARS)
+
+
+def test_an_attribute_name_with_no_room_left_falls_back_to_the_start():
+    text = "obj." + "m" * (CALLEE_MAX_CHARS - 2)
+    assert shorten_attribute(text, "m" * (CALLEE_MAX_CHARS - 2)) == text[:CALLEE_MAX_CHARS - 1] + "\u2026"
+    fits = "m" * (CALLEE_MAX_CHARS - 3)  # room for one character of the value and the ellipsis
+    assert shorten_attribute("obj." + fits, fits) == "o\u2026." + fits
+
+
+def test_a_comment_before_the_attribute_name_falls_back_to_the_start():
+    text = "v" * 60 + " .  # why\n  format"
+    assert shorten_attribute(text, "format") == "v" * (CALLEE_MAX_CHARS - 1) + "\u2026"
+
+
+def test_short_segment_keeps_the_name_of_attributes_only():
+    text = "(\n  %r\n).format(x=x)\n%s[k](y=y)\n" % ("s" * 70, "d" * 70)
+    source = SourceText(text)
+    funcs = [node.func for node in ast.walk(ast.parse(text)) if isinstance(node, ast.Call)]
+    assert [short_segment(source, func) for func in funcs] == [
+        "( '%s\u2026.format" % ("s" * (CALLEE_MAX_CHARS - len("( '.format") - 1)),  # the parenthesis kept
+        "d" * (CALLEE_MAX_CHARS - 1) + "\u2026"]

@@ -1,5 +1,6 @@
 """Source text for records: ``ast`` positions (UTF-8 byte columns) as character
-columns and offsets, source segments, and shortened one-line text.
+columns and offsets, source segments, and shortened one-line text (an
+attribute's text keeps its name: ``short_segment``).
 
 ``SourceText`` is the one mapping from ``ast`` positions to the decoded text;
 the extraction and the rewrite (``punstats.rewrite``) both use it.
@@ -11,7 +12,7 @@ import bisect
 import re
 from typing import AnyStr, List, Optional, Sequence, Tuple
 
-#: Callee source text longer than this is shortened with an ellipsis.
+#: Callee (and value, base) source text longer than this is shortened with an ellipsis.
 CALLEE_MAX_CHARS = 60
 
 
@@ -20,6 +21,11 @@ NEWLINE = re.compile(r"\r\n|\r|\n")
 
 
 _WHITESPACE = re.compile(r"\s+")
+
+
+def _fold(text: str) -> str:
+    """``text`` on one line: every run of whitespace one blank, none at either end."""
+    return _WHITESPACE.sub(" ", text).strip()
 
 
 def line_starts(text: str) -> List[int]:
@@ -114,6 +120,30 @@ class SourceText:
 
 
 def shorten(text: str, limit: int = CALLEE_MAX_CHARS) -> str:
-    flat = _WHITESPACE.sub(" ", text).strip()
+    """``text`` on one line (whitespace folded), cut to ``limit`` characters with an ellipsis."""
+    flat = _fold(text)
     return flat if len(flat) <= limit else flat[: limit - 1] + "\u2026"
+
+
+def shorten_attribute(text: str, attr: str, limit: int = CALLEE_MAX_CHARS) -> str:
+    """``shorten`` of ``text``, the source of an attribute ``<value>.attr``, keeping ``.attr``
+    whole and cutting the value instead: ``"'{name}' must be\u2026".format``.  When ``.attr``
+    leaves no room for a character of the value and the ellipsis, it is plain ``shorten``."""
+    flat = _fold(text)
+    tail = "." + attr
+    if len(flat) <= limit or len(tail) + 2 > limit or not flat.endswith(attr):
+        return shorten(flat, limit)
+    head = flat[:-len(attr)].rstrip(" \\")  # the value and the dot, with blanks or ``\`` around it
+    if not head.endswith("."):  # a comment between the dot and the name
+        return shorten(flat, limit)
+    return shorten(head[:-1].rstrip(" \\"), limit - len(tail)) + tail
+
+
+def short_segment(source: SourceText, node: ast.AST, limit: int = CALLEE_MAX_CHARS) -> str:
+    """The source text of ``node`` on one line, within ``limit`` characters; an attribute
+    (``obj.method``) keeps its name (``shorten_attribute``)."""
+    text = source.segment(node)
+    if isinstance(node, ast.Attribute):
+        return shorten_attribute(text, node.attr, limit)
+    return shorten(text, limit)
 

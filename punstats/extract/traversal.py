@@ -38,7 +38,7 @@ from typing import Dict, List, Optional, Tuple
 from punstats.extract import fields
 from punstats.extract.decode import DECODE_ERRORS, _decode_problem, decode_source
 from punstats.extract.fields import SKIP, SPECS, child_nodes  # noqa: F401  (child_nodes: for punstats.rewrite)
-from punstats.extract.text import SourceText, shorten
+from punstats.extract.text import SourceText, short_segment, shorten
 from punstats.model.kinds import (
     BASE_CLS,
     BASE_EXPR,
@@ -69,8 +69,9 @@ from punstats.model.statuses import (
 )
 
 #: Bumped whenever a change could alter any extracted value; cached results
-#: from another extractor version are never reused.
-EXTRACTOR_VERSION = 2
+#: from another extractor version are never reused.  3: a shortened callee or
+#: base that is an attribute keeps its name (``text.short_segment``).
+EXTRACTOR_VERSION = 3
 
 
 def extract(path: str, data: bytes, max_bytes: int = DEFAULT_MAX_BYTES) -> Extraction:
@@ -276,7 +277,7 @@ class _Collector:
                     others.append((kw, KIND_NEAR_MISS))
             elif type(value) is ast.Attribute and value.attr == arg:
                 others.append((kw, KIND_ATTRIBUTE))
-        callee = shorten(self.source.segment(node.func))
+        callee = short_segment(self.source, node.func)
         dict_call = type(node.func) is ast.Name and node.func.id == "dict"
         for kw in puns:
             self.add(kw, kw.arg, KIND_CALL, callee, node, named, len(puns), depth, in_fstring,
@@ -368,7 +369,7 @@ class _Collector:
             depth=depth,
             in_fstring=in_fstring,
             value=value.id if type(value) is ast.Name else shorten(source.segment(value)),
-            base=shorten(source.segment(base)) if base is not None else "",
+            base=short_segment(source, base) if base is not None else "",
             base_kind=_base_kind(base) if base is not None else "",
             dict_call=dict_call,
         ))
