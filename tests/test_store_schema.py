@@ -45,3 +45,17 @@ def test_written_parquet_has_the_explicit_schema(tmp_path):
         assert stored.remove_metadata() == schema.arrow_schema(columns + schema.RULE_COLUMNS)
     back = pd.read_parquet(tmp_path / "files.parquet")
     assert back.dtypes.astype(str).to_dict() == schema.pandas_dtypes(schema.FILES + schema.RULE_COLUMNS)
+
+
+def test_categorical_columns_are_string_columns_that_round_trip():
+    tables = {name: columns + schema.RULE_COLUMNS for name, columns in schema.RAW.items()}
+    kinds = {column: kind for columns in tables.values() for column, kind in columns}
+    assert {kinds[name] for name in schema.CATEGORICAL} == {schema.STR}
+    found = {name: [c for c, _ in columns if c in schema.CATEGORICAL] for name, columns in tables.items()}
+    assert found == {"occurrences": ["kind", "base_kind", "test_rule"], "files": ["status", "encoding", "test_rule"],
+                     "functions": ["kind", "test_rule"]}
+    table = pd.DataFrame({"kind": pd.array(["call", "class", "call"], dtype="str"), "n": [1, 2, 3]})
+    shown = frames.categorical(table)
+    assert shown["kind"].dtype == "category" and shown["kind"].cat.categories.tolist() == ["call", "class"]
+    assert frames.categorical(shown) is shown and frames.categorical(None) is None
+    assert frames.as_stored(shown).equals(table) and frames.as_stored(table) is table

@@ -18,7 +18,8 @@ def split_counts(calls: pd.DataFrame, key: Union[str, pd.Series]) -> pd.DataFram
     aligned with it), as columns ``nontest``, ``test`` and ``total``."""
     keys = calls[key] if isinstance(key, str) else key
     test = calls["in_test"].astype(bool)
-    table = pd.DataFrame({"nontest": (~test).groupby(keys).sum(), "test": test.groupby(keys).sum()})
+    table = pd.DataFrame({"nontest": (~test).groupby(keys, observed=True).sum(),
+                          "test": test.groupby(keys, observed=True).sum()})
     table["total"] = table["nontest"] + table["test"]
     return table.astype("int64")
 

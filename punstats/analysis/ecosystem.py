@@ -24,7 +24,7 @@ from typing import Any, Dict, Iterable, List, Sequence
 
 import pandas as pd
 
-from punstats.analysis.summary import call_occurrences, percent, scanned_files
+from punstats.analysis.summary import call_occurrences, nonzero_counts, percent, scanned_files
 from punstats.model.statuses import OK
 
 SCOPES = ("all", "nontest")
@@ -55,7 +55,7 @@ def measures(occurrences: pd.DataFrame, files: pd.DataFrame) -> Dict[str, Any]:
 
 
 def _counts(values: pd.Series) -> Dict[str, int]:
-    return {str(k): int(v) for k, v in values.value_counts().items()}
+    return {str(k): v for k, v in nonzero_counts(values).items()}
 
 
 def quantile(values: Sequence[float], q: float) -> float:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional, Set, Tuple
 
 from punstats.model.kinds import KIND_CALL
 from punstats.model.statuses import OK, SKIPPED_STATUSES
+from punstats.store.frames import as_stored
 from punstats.store.schema import scalar
 
 if TYPE_CHECKING:
@@ -42,9 +43,15 @@ def long_occurrences(occurrences: pd.DataFrame, threshold: int) -> pd.DataFrame:
     return calls[calls["name_len"] >= threshold]
 
 
+def nonzero_counts(values: pd.Series) -> Dict[Any, int]:
+    """How often each value occurs, most common first; a categorical's unused
+    categories (``value_counts`` lists them with 0) left out."""
+    return {value: int(count) for value, count in values.value_counts().items() if count}
+
+
 def top(values: pd.Series, n: int = TOP_N) -> List[List[Any]]:
     """The ``n`` most common values, ties broken alphabetically."""
-    return _top(Counter(dict(values.value_counts().items())), n)
+    return _top(Counter(nonzero_counts(values)), n)
 
 
 def percent(part: int, whole: int) -> float:
@@ -55,8 +62,8 @@ def summarize(occurrences: pd.DataFrame, files: pd.DataFrame, long_threshold: in
     """The counts of a scan (provenance is added by the caller)."""
     import pyarrow as pa
     totals = Totals(long_threshold)
-    totals.add_files(pa.Table.from_pandas(files, preserve_index=False))
-    totals.add_occurrences(pa.Table.from_pandas(occurrences, preserve_index=False))
+    totals.add_files(pa.Table.from_pandas(as_stored(files), preserve_index=False))
+    totals.add_occurrences(pa.Table.from_pandas(as_stored(occurrences), preserve_index=False))
     return totals.counts()
 
 
@@ -64,7 +71,7 @@ def parameters(functions: pd.DataFrame) -> Dict[str, int]:
     """Definition side: how functions (and lambdas) declare their parameters."""
     import pyarrow as pa
     totals = Totals(0)
-    totals.add_functions(pa.Table.from_pandas(functions, preserve_index=False))
+    totals.add_functions(pa.Table.from_pandas(as_stored(functions), preserve_index=False))
     return totals.parameters()
 
 

@@ -13,7 +13,7 @@ __getattr__, __dir__ = lazy_exports(__name__, {
     "punstats.store.staging": ("FILES_FILE", "FUNCTIONS_FILE", "OCCURRENCES_FILE", "SUMMARY_FILE", "Staging",
                                "StoreError", "check_output"),
     "punstats.store.frames": ("FILE_COLUMNS", "FUNCTION_COLUMNS", "OCCURRENCE_COLUMNS", "Tables", "apply_rule",
-                              "field_names", "raw_tables"),
+                              "as_stored", "categorical", "field_names", "raw_tables"),
     "punstats.store.provenance": ("provenance_metadata",),
     "punstats.store.rules": ("DEFAULT_LONG_THRESHOLD", "DEFAULT_TEST_RULE", "RULE_NAMES", "TEST_DIRS",
                              "TEST_FILE_PATTERNS", "TestRule", "parse_test_rule"),

@@ -16,6 +16,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from punstats.store import schema
+from punstats.store.frames import as_stored
 from punstats.store.provenance import provenance_metadata
 from punstats.store.staging import (  # noqa: F401  (their home before staging)
     FILES_FILE,
@@ -156,7 +157,7 @@ def write(directory: str, occurrences: Any, files: Any, summary: Dict[str, Any],
         frames = {"occurrences": occurrences, "files": files, "functions": functions}
         for name, table in out.tables.items():
             columns = table.schema.remove_metadata()
-            out.put(name, pa.Table.from_pandas(frames[name], schema=columns, preserve_index=False))
+            out.put(name, pa.Table.from_pandas(as_stored(frames[name]), schema=columns, preserve_index=False))
         rows = out.close()
     except OSError as exc:
         staging.abort()

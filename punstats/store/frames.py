@@ -9,7 +9,9 @@ CSV copies of the tables).  Each parquet file also carries the scan's
 provenance in its key-value metadata under ``punstats``, so a table copied
 on its own still says what it measured.  Test flags are applied here
 (``apply_rule``) and never stored in the cache, so a rule can change
-without extracting anything again.
+without extracting anything again.  ``categorical`` gives the columns with few
+distinct values (``schema.CATEGORICAL``) the dtype a ``ScanResult`` shows them in,
+``as_stored`` the dtype they are written and summarized in.
 """
 from __future__ import annotations
 
@@ -76,3 +78,23 @@ def apply_rule(table: pd.DataFrame, rule: TestRule) -> pd.DataFrame:
     table["test_rule"] = pd.array([rule.label] * len(table), dtype="str")
     return table
 
+
+def categorical(table: Any) -> Any:
+    """``table`` (a DataFrame, or None) with its ``schema.CATEGORICAL`` columns as pandas
+    categoricals, whose categories are the values present (sorted)."""
+    import pandas as pd
+    if table is None:
+        return None
+    names = [name for name in schema.CATEGORICAL
+             if name in table.columns and not isinstance(table[name].dtype, pd.CategoricalDtype)]
+    return table.astype({name: "category" for name in names}) if names else table
+
+
+def as_stored(table: Any) -> Any:
+    """``table`` (a DataFrame, or None) with its categoricals back to the strings they are
+    stored as (``schema.PANDAS_DTYPES``): what parquet holds and the summary counts."""
+    import pandas as pd
+    if table is None:
+        return None
+    names = [name for name in table.columns if isinstance(table[name].dtype, pd.CategoricalDtype)]
+    return table.astype({name: schema.PANDAS_DTYPES[schema.STR] for name in names}) if names else table

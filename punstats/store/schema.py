@@ -64,6 +64,11 @@ FUNCTIONS: Columns = (
 RULE_COLUMNS: Columns = (("in_test", BOOL), ("test_rule", STR))
 
 
+#: String columns with few distinct values: pandas categoricals in the DataFrames of a
+#: ``ScanResult`` (``frames.categorical``), stored as strings all the same.
+CATEGORICAL = ("kind", "status", "base_kind", "test_rule", "encoding")
+
+
 #: The raw columns of each table, by table name (the order of ``frames.Tables``).
 RAW: Dict[str, Columns] = {"occurrences": OCCURRENCES, "files": FILES, "functions": FUNCTIONS}
 
