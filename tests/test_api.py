@@ -116,3 +116,65 @@ def test_a_lazy_scan_keeps_its_tables_on_disk_until_used_and_removes_them_with_i
     gc.collect()
     assert not os.path.exists(directory)
     assert punstats.scan(str(tmp_path), jobs=1).directory is None  # eager: in memory, nothing left on disk
+
+
+CATEGORICAL = {"occurrences": ["kind", "base_kind", "test_rule"], "files": ["status", "encoding", "test_rule"],
+               "functions": ["kind", "test_rule"]}
+
+
+def make_mixed_project(root):
+    """``make_project`` plus an attribute occurrence, a lambda and a file that does not parse."""
+    make_project(root)
+    (root / "pkg" / "more.py").write_text("f(configuration=self.configuration)\ng = lambda: 0\n")
+    (root / "pkg" / "broken.py").write_text("def (:\n")
+
+
+def categorical_columns(result):
+    import pandas as pd
+    return {name: [c for c in getattr(result, name).columns
+                   if isinstance(getattr(result, name)[c].dtype, pd.CategoricalDtype)] for name in CATEGORICAL}
+
+
+def test_low_cardinality_columns_are_categoricals_whatever_made_the_result(tmp_path):
+    make_mixed_project(tmp_path)
+    out = str(tmp_path / "out")
+    results = {"scan": punstats.scan(str(tmp_path), jobs=1), "stored": punstats.scan(str(tmp_path), jobs=1, output=out),
+               "lazy": punstats.scan(str(tmp_path), jobs=1, eager=False), "load": punstats.load(out)}
+    for how, result in results.items():
+        assert categorical_columns(result) == CATEGORICAL, how
+        assert sorted(result.files["status"].cat.categories) == ["ok", "syntax_error"], how
+        assert result.occurrences["name"].dtype == "str" and result.files["path"].dtype == "str", how
+    assert categorical_columns(results["load"].with_rules("substring")) == CATEGORICAL
+    some = punstats.load(out, columns={"occurrences": ["name", "kind"]})
+    assert some.occurrences["kind"].dtype == "category" and some.occurrences["name"].dtype == "str"
+
+
+def test_a_summary_of_categoricals_counts_only_what_occurs(tmp_path):
+    from punstats import analysis
+    make_mixed_project(tmp_path)
+    result = punstats.load(punstats.scan(str(tmp_path), jobs=1, output=str(tmp_path / "out")).directory)
+    assert result.summary["failed_by_reason"] == {"syntax_error": 1}
+    again = result.with_rules("substring")
+    assert again.summary["failed_by_reason"] == {"syntax_error": 1}
+    assert again.files["test_rule"].cat.categories.tolist() == ["substring"]
+    counts = analysis.summarize(result.occurrences, result.files, result.summary["long_threshold"])
+    assert counts == {key: result.summary[key] for key in counts}  # as the scan counted, streaming
+    parsed = result.files[result.files["status"] == "ok"]  # "syntax_error" stays a category, with no row
+    assert parsed["status"].value_counts().to_dict() == {"ok": 4, "syntax_error": 0}  # what pandas lists
+    assert analysis.summarize(result.occurrences, parsed, 10)["failed_by_reason"] == {}
+    assert analysis.top(parsed["status"]) == [["ok", 4]]
+    calls = analysis.call_occurrences(result.occurrences)
+    assert analysis.split_counts(calls, "kind").index.tolist() == ["call"]
+
+
+def test_a_result_of_categoricals_is_saved_as_the_scan_stored_it(tmp_path):
+    make_mixed_project(tmp_path)
+    first, second = str(tmp_path / "first"), str(tmp_path / "second")
+    punstats.scan(str(tmp_path), jobs=1, output=first)
+    loaded = punstats.load(first)
+    loaded.with_rules("components").save(second)  # in memory, categoricals and all
+    for name in CATEGORICAL:
+        assert (tmp_path / "first" / (name + ".parquet")).read_bytes() == \
+            (tmp_path / "second" / (name + ".parquet")).read_bytes(), name
+        again = getattr(punstats.load(second), name)
+        assert again.equals(getattr(loaded, name)) and (again.dtypes == getattr(loaded, name).dtypes).all(), name

@@ -42,7 +42,9 @@ class ScanResult:
     """A scan: its tables (DataFrames) and its summary (counts plus provenance).
 
     A result of a stored scan (``load``, ``scan(output=...)``) reads each
-    table from its ``directory`` when first used.
+    table from its ``directory`` when first used.  Its columns with few
+    distinct values (``kind``, ``status``, ``base_kind``, ``test_rule``,
+    ``encoding``) are pandas categoricals; they are stored as strings.
     """
 
     occurrences: pd.DataFrame
@@ -56,10 +58,16 @@ class ScanResult:
         value = object.__getattribute__(self, name)
         if value is STORED and name in _TABLES:
             columns = (object.__getattribute__(self, "columns") or {}).get(name)
-            value = store.read_table(object.__getattribute__(self, "directory"), name,
-                                     list(columns) if columns else None)
+            value = store.categorical(store.read_table(object.__getattribute__(self, "directory"), name,
+                                                       list(columns) if columns else None))
             object.__setattr__(self, name, value)
         return value
+
+    def __post_init__(self) -> None:
+        for name in _TABLES:
+            value = object.__getattribute__(self, name)
+            if value is not STORED:
+                object.__setattr__(self, name, store.categorical(value))
 
     @classmethod
     def stored(cls, directory: str, summary: Dict[str, Any],
