@@ -6,6 +6,7 @@ import pytest
 from punstats import engines as engine
 from punstats.discover import read as read_module
 from punstats.discover.tree import discover
+from punstats.engines import local
 from punstats.engines.local import batches, extract_candidate, run
 from punstats.model.discovery import Candidate
 from punstats.model.statuses import UNREADABLE
@@ -19,10 +20,31 @@ def make_tree(root, n):
 def test_pool_and_in_process_give_the_same_results_in_the_same_order(tmp_path, monkeypatch):
     make_tree(tmp_path, engine.MIN_FILES_FOR_POOL + 30)
     candidates = discover(str(tmp_path)).candidates
-    monkeypatch.setattr(engine, "BATCH_BYTES", 100)  # many small batches, finishing out of order
+    monkeypatch.setattr(local, "BATCH_BYTES", 100)  # many small batches, finishing out of order
+    assert len(batches(candidates)) > 2 * local.IN_FLIGHT_PER_WORKER * 2  # more than are ever in flight
     pooled = run(candidates, jobs=2)
     assert pooled == run(candidates, jobs=1)
     assert [e.record.path for e in pooled] == [c.path for c in candidates]
+
+
+def test_a_scan_starts_its_workers_before_it_discovers_the_corpus(tmp_path, monkeypatch):
+    """So that the workers do not inherit the list of discovered files."""
+    import multiprocessing
+
+    import punstats
+    from punstats.runs import pipeline
+    make_tree(tmp_path, engine.MIN_FILES_FOR_POOL + 5)
+    seen = []
+    real = pipeline._discover
+
+    def discovering(*args):
+        seen.append(len(multiprocessing.active_children()))
+        return real(*args)
+    monkeypatch.setattr(pipeline, "_discover", discovering)
+    assert punstats.scan(str(tmp_path), jobs=2, cache=False).summary["files"] == engine.MIN_FILES_FOR_POOL + 5
+    assert punstats.scan(str(tmp_path), jobs=1, cache=False).summary["files"] == engine.MIN_FILES_FOR_POOL + 5
+    assert seen == [2, 0]
+    assert multiprocessing.active_children() == []  # and closed with the scan
 
 
 def test_progress_counts_every_file(tmp_path):

@@ -30,23 +30,21 @@ def tree(tmp_path):
 
 
 def kill_on(marker):
-    """A batch function that kills its worker on the batch holding killer.py (once, if ``marker``)."""
-    real = local._extract_batch
+    """A per-file extraction that kills its worker at killer.py (once, if ``marker``)."""
+    real = local.extract_candidate
 
-    def batch(candidates, max_bytes):
-        if any(c.path == "killer.py" for c in candidates):
+    def candidate(candidate, max_bytes):
+        if candidate.path == "killer.py":
             if marker is None or not os.path.exists(marker):
                 if marker is not None:
                     open(marker, "w").close()
                 os.kill(os.getpid(), signal.SIGKILL)
-        return real(candidates, max_bytes)
-    # pickled by name: the forked workers find it where the real one was
-    batch.__module__, batch.__qualname__ = real.__module__, real.__qualname__
-    return batch
+        return real(candidate, max_bytes)
+    return candidate  # the forked workers call it where the real one was
 
 
 def test_a_worker_killed_once_is_retried_and_nothing_is_lost(tree, tmp_path, monkeypatch):
-    monkeypatch.setattr(local, "_extract_batch", kill_on(str(tmp_path / "killed-once")))
+    monkeypatch.setattr(local, "extract_candidate", kill_on(str(tmp_path / "killed-once")))
     result = punstats.scan(str(tree), jobs=2, cache=False)
     assert (tmp_path / "killed-once").exists()
     assert set(result.files["status"]) == {"ok"}
@@ -54,7 +52,7 @@ def test_a_worker_killed_once_is_retried_and_nothing_is_lost(tree, tmp_path, mon
 
 
 def test_a_batch_that_kills_its_worker_twice_is_recorded(tree, tmp_path, monkeypatch):
-    monkeypatch.setattr(local, "_extract_batch", kill_on(None))
+    monkeypatch.setattr(local, "extract_candidate", kill_on(None))
     cache = str(tmp_path / "cache.sqlite3")
     result = punstats.scan(str(tree), jobs=2, cache=cache)
     files = result.files.set_index("path")

@@ -51,7 +51,7 @@ def test_results_in_any_order_are_stored_in_candidate_order(tmp_path, monkeypatc
 
 
 def test_row_groups_do_not_change_the_data(tmp_path, stdlib_subset_scan_dir, monkeypatch):
-    monkeypatch.setattr(disk, "ROW_GROUP_ROWS", 1000)
+    monkeypatch.setattr(disk, "ROW_GROUP_ROWS", dict.fromkeys(disk.ROW_GROUP_ROWS, 1000))
     stored = punstats.load(stdlib_subset_scan_dir)
     stored.with_rules().save(str(tmp_path / "small-groups"))
     assert pq.ParquetFile(tmp_path / "small-groups" / "functions.parquet").metadata.num_row_groups > 1

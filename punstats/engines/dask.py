@@ -17,7 +17,7 @@ from punstats.engines.base import (
     _distributed,
     default_jobs,
 )
-from punstats.engines.local import BATCH_BYTES, _collector, _extract_batch, batches
+from punstats.engines.local import BATCH_BYTES, _collector, _extract_batch, _fields, batches
 from punstats.model.discovery import Candidate
 from punstats.model.limits import DEFAULT_MAX_BYTES
 from punstats.model.records import Extraction
@@ -148,7 +148,7 @@ def run_dask(candidates: Sequence[Candidate], scheduler: Optional[str] = None, j
         except Exception as exc:  # noqa: BLE001 -- it answered the probe, then went away
             raise EngineError("cannot connect to the Dask scheduler at %s: %s" % (address, _one_line(exc))) from None
         _check_workers(client, timeout)
-        futures = {client.submit(_extract_batch, [candidates[i] for i in group], max_bytes, pure=False): group
+        futures = {client.submit(_extract_batch, [_fields(candidates[i]) for i in group], max_bytes, pure=False): group
                    for group in batches(candidates, batch_bytes or BATCH_BYTES)}
         try:
             for future in distributed.as_completed(futures, loop=client.loop):

@@ -11,13 +11,21 @@ pool; the batches whose results had not come are retried once, each alone in
 a fresh one-worker pool, and the files of a batch that kills its worker again
 are recorded as ``worker_died``; the run goes on.  Never more than
 ``MAX_JOBS`` workers: more processes than cores only cost memory and start-up.
+
+``Workers`` forks the pool before there is anything to extract: a scan starts
+it before discovering the corpus, so that the workers do not inherit (and the
+memory of the process tree does not count once per worker) the list of every
+discovered file.  Candidates travel to the workers as plain tuples: pickling
+the records themselves would give each one a ``__dict__`` that stays.
 """
 from __future__ import annotations
 
+import contextlib
+import itertools
 import multiprocessing
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from typing import Callable, List, Optional, Sequence
+from typing import Callable, Dict, List, Optional, Sequence
 
 from punstats.discover.read import candidate_bytes
 from punstats.engines.base import MAX_JOBS, Progress, Sink, default_jobs
@@ -29,6 +37,10 @@ from punstats.model.statuses import WORKER_DIED
 
 #: Below this many files a pool costs more than it saves.
 MIN_FILES_FOR_POOL = 64
+
+
+#: Batches sent ahead per worker: enough to keep it busy, few enough to hold little.
+IN_FLIGHT_PER_WORKER = 3
 
 
 #: Target bytes of source per task sent to a worker.
@@ -45,12 +57,52 @@ def extract_candidate(candidate: Candidate, max_bytes: int = DEFAULT_MAX_BYTES) 
     return data if isinstance(data, Extraction) else extract(candidate.path, data, max_bytes)
 
 
-def _extract_batch(batch: Sequence[Candidate], max_bytes: int) -> List[Extraction]:
-    return [extract_candidate(candidate, max_bytes) for candidate in batch]
+def _extract_batch(batch: Sequence[tuple], max_bytes: int) -> List[Extraction]:
+    return [extract_candidate(Candidate(*fields), max_bytes) for fields in batch]
 
 
-def batches(candidates: Sequence[Candidate], batch_bytes: int = BATCH_BYTES) -> List[List[int]]:
-    """Indices of ``candidates`` grouped into tasks, largest files first."""
+def _fields(candidate: Candidate) -> tuple:
+    """``candidate`` as the tuple ``_extract_batch`` takes (``Candidate(*fields)``)."""
+    return (candidate.path, candidate.location, candidate.size, candidate.status, candidate.error,
+            candidate.data)
+
+
+def _context():
+    return multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
+
+
+class Workers:
+    """A pool of ``jobs`` worker processes, started by ``start`` (before the corpus
+    is discovered) and used by ``run``; closed on leaving the ``with`` block.  A pool
+    that broke (a worker died) is not used again."""
+
+    def __init__(self, jobs: Optional[int] = None) -> None:
+        self.jobs = min(default_jobs() if jobs is None else jobs, MAX_JOBS)
+        self.pool: Optional[ProcessPoolExecutor] = None
+
+    def start(self) -> "Workers":
+        if self.pool is None and self.jobs > 1:
+            self.pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=_context())
+            self.pool.submit(int).result()  # a fork pool starts every worker at its first task
+        return self
+
+    def take(self) -> Optional[ProcessPoolExecutor]:
+        """The started pool, if it is still sound."""
+        return None if self.pool is None or getattr(self.pool, "_broken", False) else self.pool
+
+    def __enter__(self) -> "Workers":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+            self.pool = None
+
+
+def batches(candidates: Sequence[Candidate], batch_bytes: Optional[int] = None) -> List[List[int]]:
+    """Indices of ``candidates`` grouped into tasks of about ``batch_bytes`` (default
+    ``BATCH_BYTES``), largest files first."""
+    batch_bytes = batch_bytes or BATCH_BYTES
     order = sorted(range(len(candidates)), key=lambda i: (-candidates[i].size, i))
     groups: List[List[int]] = []
     current: List[int] = []
@@ -85,12 +137,14 @@ def _collector(count: int, progress: Optional[Progress], on_batch: Optional[Sink
 
 def run(candidates: Sequence[Candidate], jobs: Optional[int] = None,
         max_bytes: int = DEFAULT_MAX_BYTES, progress: Optional[Progress] = None,
-        on_batch: Optional[Sink] = None, keep: bool = True) -> List[Extraction]:
+        on_batch: Optional[Sink] = None, keep: bool = True,
+        workers: Optional[Workers] = None) -> List[Extraction]:
     """Extract every candidate; the result is in the order of ``candidates``.
 
     ``on_batch`` sees the results as they arrive (e.g. to store them before
     the run ends); with ``keep=False`` they go only there, the result is
-    empty and nothing is held here."""
+    empty and nothing is held here.  ``workers``: a started pool to use
+    (else one is forked here, with ``jobs`` workers)."""
     jobs = default_jobs() if jobs is None else jobs
     if jobs < 1:
         raise ValueError("jobs must be at least 1")
@@ -99,10 +153,10 @@ def run(candidates: Sequence[Candidate], jobs: Optional[int] = None,
         for index, candidate in enumerate(candidates):
             take([index], [extract_candidate(candidate, max_bytes)])
         return slots  # type: ignore[return-value]
-    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
-    lost = _run_pool(candidates, batches(candidates), min(jobs, MAX_JOBS), max_bytes, take, context)
+    started = workers.take() if workers is not None else None
+    lost = _run_pool(candidates, batches(candidates), min(jobs, MAX_JOBS), max_bytes, take, started)
     for group in lost:  # once more, each alone, so that one bad batch cannot take others down
-        if not _run_pool(candidates, [group], 1, max_bytes, take, context):
+        if not _run_pool(candidates, [group], 1, max_bytes, take):
             continue
         take(group, [failure(candidates[i].path, WORKER_DIED, WORKER_DIED_REASON, size=candidates[i].size)
                      for i in group])
@@ -110,19 +164,32 @@ def run(candidates: Sequence[Candidate], jobs: Optional[int] = None,
 
 
 def _run_pool(candidates: Sequence[Candidate], groups: Sequence[Sequence[int]], jobs: int, max_bytes: int,
-              take: Callable[[Sequence[int], Sequence[Extraction]], None], context) -> List[Sequence[int]]:
-    """Run ``groups`` in a fresh pool, handing each result to ``take``; the groups whose
-    results never came because a worker died."""
-    lost = []
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-        futures = {pool.submit(_extract_batch, [candidates[i] for i in group], max_bytes): group
-                   for group in groups}
-        for future in as_completed(futures):
-            group = futures.pop(future)  # popped: a finished batch is not held
+              take: Callable[[Sequence[int], Sequence[Extraction]], None],
+              started: Optional[ProcessPoolExecutor] = None) -> List[Sequence[int]]:
+    """Run ``groups`` in ``started`` (else in a fresh pool of ``jobs``), handing each result
+    to ``take``; the groups whose results never came because a worker died.  Only a few
+    batches are in flight at a time: the others are not yet copied for the workers."""
+    lost: List[Sequence[int]] = []
+    waiting = iter(groups)
+    with contextlib.nullcontext(started) if started else ProcessPoolExecutor(jobs, _context()) as pool:
+        running: Dict[Future, Sequence[int]] = {}
+
+        def submit(group: Sequence[int]) -> None:
             try:
-                result = future.result()
+                running[pool.submit(_extract_batch, [_fields(candidates[i]) for i in group], max_bytes)] = group
             except BrokenProcessPool:
                 lost.append(group)
-                continue
-            take(group, result)
+        for group in itertools.islice(waiting, IN_FLIGHT_PER_WORKER * jobs):
+            submit(group)
+        while running:
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in done:
+                group = running.pop(future)  # popped: a finished batch is not held
+                try:
+                    take(group, future.result())
+                except BrokenProcessPool:
+                    lost.append(group)
+                for group in itertools.islice(waiting, 1):
+                    submit(group)
+    lost.extend(waiting)  # never sent: the pool broke first
     return lost

@@ -147,7 +147,16 @@ class _Output:
         return dict(self.totals.counts(), parameters=self.totals.parameters())
 
 
-def _runner(options: ScanOptions, progress: Progress) -> Callable[..., Any]:
+def _workers(options: ScanOptions, stack: contextlib.ExitStack) -> Any:
+    """The local engine's worker pool, started now, before the corpus is discovered
+    (so that the workers do not inherit its file list); None when no pool would be used."""
+    if options.engine != "local" or options.python is not None or options.jobs == 1:
+        return None
+    from punstats.engines.local import Workers
+    return stack.enter_context(Workers(options.jobs)).start()
+
+
+def _runner(options: ScanOptions, progress: Progress, workers: Any = None) -> Callable[..., Any]:
     """The engine of ``options``: ``run(candidates, sink)``, the rows going to the sink only."""
     from punstats import engines
 
@@ -157,7 +166,7 @@ def _runner(options: ScanOptions, progress: Progress) -> Callable[..., Any]:
                                     max_bytes=options.max_bytes, progress=progress, on_batch=on_batch,
                                     keep=False)
         return engines.run(chunk, jobs=options.jobs, max_bytes=options.max_bytes, progress=progress,
-                           on_batch=on_batch, keep=False)
+                           on_batch=on_batch, keep=False, workers=workers)
     return run
 
 
@@ -166,25 +175,26 @@ Tables = Tuple[Dict[str, Any], Dict[str, int], Optional[Dict[str, int]]]  # (cou
 
 def _tables(staging: Staging, options: ScanOptions, found: Discovery, provenance: Dict[str, Any],
             cache: Optional[BlobCache], pool: Any, progress: Progress,
-            read_blob: Optional[Callable[[str], bytes]], csv: bool) -> Tables:
+            read_blob: Optional[Callable[[str], bytes]], csv: bool, workers: Any = None) -> Tables:
     """The stored tables of ``found`` in ``staging``, with their counts."""
     if cache is not None and pool is None:
-        return _through_cache(staging, options, found, provenance, cache, progress, read_blob, csv)
+        return _through_cache(staging, options, found, provenance, cache, _runner(options, progress, workers),
+                              progress, read_blob, csv)
     output = _Output(staging, options, provenance, len(found.candidates), csv)
     if pool is not None:  # another interpreter: its results come back whole
         from punstats.engines import interp
         extractions = interp.extract_candidates(found.candidates, pool, options.max_bytes, cache, progress)
         output.add(range(len(extractions)), extractions)
     else:
-        _runner(options, progress)(found.candidates, output.add)
+        _runner(options, progress, workers)(found.candidates, output.add)
     output.finish()
     rows = output.close()
     return output.counts(), rows, None
 
 
 def _through_cache(staging: Staging, options: ScanOptions, found: Discovery, provenance: Dict[str, Any],
-                   cache: BlobCache, progress: Progress, read_blob: Optional[Callable[[str], bytes]],
-                   csv: bool) -> Tables:
+                   cache: BlobCache, run: Callable[..., Any], progress: Progress,
+                   read_blob: Optional[Callable[[str], bytes]], csv: bool) -> Tables:
     """As ``_tables``, reusing what the cache knows: the stored files of this
     corpus state and settings, else its raw tables, else per-file results."""
     from punstats.store import reuse
@@ -196,7 +206,7 @@ def _through_cache(staging: Staging, options: ScanOptions, found: Discovery, pro
             (progress or (lambda n: None))(state.prepared.count)
             return hit[0], hit[1], state.reused()
     output = _Output(staging, options, provenance, len(found.candidates), csv)
-    cache_counts = reuse.cached_tables(state, cache, _runner(options, progress), found.root, output.raw,
+    cache_counts = reuse.cached_tables(state, cache, run, found.root, output.raw,
                                        options.max_bytes, progress, read_blob=read_blob)
     rows = output.close()
     counts = output.counts()
@@ -234,6 +244,7 @@ def _scan_into(staging: Staging, options: ScanOptions, corpus: Corpus, cache: An
             stack.callback(blob_cache.close)
         # with a cache, a revision's blobs are read only when not cached (revisions share most of them)
         lazy = corpus.is_revision and blob_cache is not None and options.python is None
+        workers = _workers(options, stack)
         found = _discover(options, corpus, lazy)
         read_blob = None
         if lazy:
@@ -249,7 +260,7 @@ def _scan_into(staging: Staging, options: ScanOptions, corpus: Corpus, cache: An
             parser = (pool.info["python"], pool.info["implementation"])
         provenance = _provenance(corpus, found, parser)
         counts, rows, cache_counts = _tables(staging, options, found, provenance, blob_cache, pool, progress,
-                                             read_blob, csv)
+                                             read_blob, csv, workers)
     provenance["created"] = now()
     if cache_counts is not None:  # how this run got its results; the results do not depend on it
         provenance["cache"] = cache_counts
