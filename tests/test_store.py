@@ -61,6 +61,32 @@ def test_row_groups_do_not_change_the_data(tmp_path, stdlib_subset_scan_dir, mon
         assert again.equals(before)
 
 
+def row_groups(directory):
+    return {name: [pq.ParquetFile(os.path.join(directory, name + ".parquet")).metadata.row_group(i).num_rows
+                   for i in range(pq.ParquetFile(os.path.join(directory, name + ".parquet")).metadata.num_row_groups)]
+            for name in ("occurrences", "files", "functions")}
+
+
+def test_row_groups_end_at_the_same_rows_whether_results_came_from_the_cache_or_the_workers(tmp_path, monkeypatch):
+    monkeypatch.setattr(disk, "ROW_GROUP_ROWS", dict.fromkeys(disk.ROW_GROUP_ROWS, 7))
+    monkeypatch.setenv("PUNSTATS_CACHE_DIR", str(tmp_path / "cache"))
+    root = tmp_path / "tree"
+    root.mkdir()
+    for i in range(90):
+        (root / ("m%02d.py" % i)).write_text("def f%d(a, b=1):\n    g(a=a, b=b)\n" % i * (i % 4 + 1))
+    assert main(["scan", "-q", "-j", "2", "-o", str(tmp_path / "first"), str(root)]) == 0
+    (root / "m00.py").write_text("h(c=c)\n")  # the corpus changed: every other file's result comes from the cache
+    assert main(["scan", "-q", "-j", "2", "-o", str(tmp_path / "cached"), str(root)]) == 0
+    assert json.load(open(tmp_path / "cached" / "summary.json"))["cache"]["cached"] == 89
+    assert main(["scan", "-q", "-j", "2", "--no-cache", "-o", str(tmp_path / "cold"), str(root)]) == 0
+    groups = row_groups(tmp_path / "cold")
+    assert all(len(sizes) > 2 and set(sizes[:-1]) == {7} for sizes in groups.values())
+    assert row_groups(tmp_path / "cached") == groups
+    for name in groups:
+        assert pq.read_table(tmp_path / "cached" / (name + ".parquet")).equals(
+            pq.read_table(tmp_path / "cold" / (name + ".parquet")))
+
+
 def small_tree(root, text="f(a=a)\n"):
     root.mkdir(exist_ok=True)
     (root / "a.py").write_text(text)
