@@ -160,6 +160,12 @@ def test_long_attribute_base_keeps_its_name():
     assert len(o.base) == CALLEE_MAX_CHARS
 
 
+def test_long_attribute_value_keeps_the_name_it_puns():
+    (o,) = run("f(x=make(%s).config.x)" % ("v" * 60)).occurrences
+    assert o.value == "make(%s\u2026.x" % ("v" * (CALLEE_MAX_CHARS - len(".x") - 6))
+    assert len(o.value) == CALLEE_MAX_CHARS
+
+
 def test_coding_cookie_latin1_and_columns():
     source = "# -*- coding: latin-1 -*-\ns = '\xe9\xe9'; f(x=x)\n"
     result = extract("m.py", source.encode("latin-1"))

@@ -38,7 +38,7 @@ from typing import Dict, List, Optional, Tuple
 from punstats.extract import fields
 from punstats.extract.decode import DECODE_ERRORS, _decode_problem, decode_source
 from punstats.extract.fields import SKIP, SPECS, child_nodes  # noqa: F401  (child_nodes: for punstats.rewrite)
-from punstats.extract.text import SourceText, short_segment, shorten
+from punstats.extract.text import SourceText, short_segment
 from punstats.model.kinds import (
     BASE_CLS,
     BASE_EXPR,
@@ -69,8 +69,8 @@ from punstats.model.statuses import (
 )
 
 #: Bumped whenever a change could alter any extracted value; cached results
-#: from another extractor version are never reused.  3: a shortened callee or
-#: base that is an attribute keeps its name (``text.short_segment``).
+#: from another extractor version are never reused.  3: a shortened callee,
+#: base or value that is an attribute keeps its name (``text.short_segment``).
 EXTRACTOR_VERSION = 3
 
 
@@ -368,7 +368,7 @@ class _Collector:
             call_punnable=punnable,
             depth=depth,
             in_fstring=in_fstring,
-            value=value.id if type(value) is ast.Name else shorten(source.segment(value)),
+            value=value.id if type(value) is ast.Name else short_segment(source, value),
             base=short_segment(source, base) if base is not None else "",
             base_kind=_base_kind(base) if base is not None else "",
             dict_call=dict_call,
