@@ -27,24 +27,58 @@ def test_pool_and_in_process_give_the_same_results_in_the_same_order(tmp_path, m
     assert [e.record.path for e in pooled] == [c.path for c in candidates]
 
 
-def test_a_scan_starts_its_workers_before_it_discovers_the_corpus(tmp_path, monkeypatch):
-    """So that the workers do not inherit the list of discovered files."""
+def _workers_seen(monkeypatch):
+    """The number of worker processes alive each time a scan's discovery ends and its engine runs."""
+    import multiprocessing
+
+    from punstats.runs import pipeline
+    seen = []
+    real_discover = pipeline._discover
+
+    def discovering(*args):
+        found = real_discover(*args)
+        seen.append(("discovered", len(found.candidates), len(multiprocessing.active_children())))
+        return found
+    monkeypatch.setattr(pipeline, "_discover", discovering)
+    return seen
+
+
+def test_a_scan_starts_its_workers_as_soon_as_discovery_has_found_enough_files(tmp_path, monkeypatch):
+    """Not after: then they would inherit the list of every discovered file."""
     import multiprocessing
 
     import punstats
-    from punstats.runs import pipeline
-    make_tree(tmp_path, engine.MIN_FILES_FOR_POOL + 5)
-    seen = []
-    real = pipeline._discover
+    make_tree(tmp_path, engine.MIN_FILES_FOR_POOL * 3)
+    started = []
+    real_start = local.Workers.start
 
-    def discovering(*args):
-        seen.append(len(multiprocessing.active_children()))
-        return real(*args)
-    monkeypatch.setattr(pipeline, "_discover", discovering)
-    assert punstats.scan(str(tmp_path), jobs=2, cache=False).summary["files"] == engine.MIN_FILES_FOR_POOL + 5
-    assert punstats.scan(str(tmp_path), jobs=1, cache=False).summary["files"] == engine.MIN_FILES_FOR_POOL + 5
-    assert seen == [2, 0]
+    def start(self):
+        started.append(len(multiprocessing.active_children()))
+        return real_start(self)
+    monkeypatch.setattr(local.Workers, "start", start)
+    seen = _workers_seen(monkeypatch)
+    assert punstats.scan(str(tmp_path), jobs=2, cache=False).summary["files"] == engine.MIN_FILES_FOR_POOL * 3
+    assert started == [0]  # once, from within discovery
+    assert seen == [("discovered", engine.MIN_FILES_FOR_POOL * 3, 2)]
     assert multiprocessing.active_children() == []  # and closed with the scan
+
+
+def test_a_small_scan_or_one_process_starts_no_workers(tmp_path, monkeypatch):
+    import punstats
+    make_tree(tmp_path, engine.MIN_FILES_FOR_POOL - 1)
+    seen = _workers_seen(monkeypatch)
+    punstats.scan(str(tmp_path), jobs=2, cache=False)
+    make_tree(tmp_path, engine.MIN_FILES_FOR_POOL + 5)
+    punstats.scan(str(tmp_path), jobs=1, cache=False)
+    assert seen == [("discovered", engine.MIN_FILES_FOR_POOL - 1, 0), ("discovered", engine.MIN_FILES_FOR_POOL + 5, 0)]
+
+
+def test_discovery_calls_its_threshold_once_when_it_reaches_it(tmp_path):
+    make_tree(tmp_path, 30)
+    heard = []
+    walk_order = [c.path for c in discover(str(tmp_path), threshold=(10, heard.append)).candidates]
+    assert heard == [10] and len(walk_order) == 30
+    assert discover(str(tmp_path), threshold=(31, heard.append)) and heard == [10]
 
 
 def test_progress_counts_every_file(tmp_path):
@@ -102,3 +136,19 @@ def test_on_batch_sees_every_result_once_as_it_arrives(tmp_path, monkeypatch):
                       on_batch=lambda group, extractions, seen=seen: seen.extend(zip(group, extractions)))
         assert sorted(index for index, _ in seen) == list(range(len(candidates)))
         assert all(results[index] == extraction for index, extraction in seen)
+
+
+def test_a_revision_hears_its_threshold_before_any_blob_is_read(tmp_path, monkeypatch):
+    from gitrepo import commit, init
+
+    from punstats.discover import revision
+    init(tmp_path)
+    sha = commit(tmp_path, {"m%02d.py" % i: "f(a=a)\n" for i in range(12)})
+    events = []
+    real_read = revision._read
+    monkeypatch.setattr(revision, "_read", lambda *args: events.append("read") or real_read(*args))
+    found = revision.discover_git(str(tmp_path / ".git"), sha, threshold=(10, lambda n: events.append(n)))
+    assert events == [10, "read"] and len(found.candidates) == 12
+    events.clear()
+    revision.discover_git(str(tmp_path / ".git"), sha, threshold=(13, lambda n: events.append(n)))
+    assert events == ["read"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from punstats.discover.tree import DEFAULT_EXTENSIONS, excluded_name
-from punstats.model.discovery import Candidate, Discovery
+from punstats.model.discovery import Candidate, Discovery, Threshold
 from punstats.model.limits import DEFAULT_MAX_BYTES
 from punstats.model.statuses import SUBMODULE, SYMLINK, TOO_LARGE, UNREADABLE
 from punstats.sources.git import (
@@ -33,16 +33,19 @@ def excluded_reason_for(parts: Sequence[str], venv_dirs: frozenset) -> Optional[
 
 def discover_git(gitdir: str, commit: str, extensions: Tuple[str, ...] = DEFAULT_EXTENSIONS,
                  max_bytes: int = DEFAULT_MAX_BYTES, exclude_dirs: bool = True, subdir: str = "",
-                 with_data: bool = True) -> Discovery:
+                 with_data: bool = True, threshold: Optional[Threshold] = None) -> Discovery:
     """The candidates of a commit, like ``discover.discover`` for a directory.
 
     Candidates carry their bytes (``data``) read from the object store, so no
     worker needs git.  With ``with_data=False`` they carry the blob id in
-    ``location`` (``git:<oid>``) and nothing is read.
+    ``location`` (``git:<oid>``) and nothing is read.  ``threshold`` (see
+    ``model.discovery.Threshold``) is heard before any blob is read.
     """
     prefix = subdir.strip("/") + "/" if subdir else ""
     wanted, candidates, skipped_dirs = _select(list_tree(gitdir, commit, subdir), prefix, extensions,
                                                exclude_dirs)
+    if threshold is not None and len(wanted) + len(candidates) >= threshold[0]:
+        threshold[1](threshold[0])
     candidates += _read(gitdir, wanted, prefix, max_bytes, with_data)
     candidates.sort(key=lambda c: c.path)  # the order discover.discover gives a directory
     root = gitdir if not subdir else "%s:%s" % (gitdir, subdir.strip("/"))

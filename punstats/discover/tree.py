@@ -19,7 +19,7 @@ import stat
 from collections import Counter
 from typing import Callable, List, Optional, Tuple
 
-from punstats.model.discovery import Candidate, Discovery
+from punstats.model.discovery import Candidate, Discovery, Threshold
 from punstats.model.limits import DEFAULT_MAX_BYTES
 from punstats.model.statuses import (
     BROKEN_LINK,
@@ -79,12 +79,14 @@ def _inside(path: str, root: str) -> bool:
 def discover(root: str, extensions: Tuple[str, ...] = DEFAULT_EXTENSIONS,
              follow_links: bool = False, max_bytes: int = DEFAULT_MAX_BYTES,
              exclude_dirs: bool = True,
-             ignore: Optional[Callable[[str, bool], Optional[str]]] = None) -> Discovery:
+             ignore: Optional[Callable[[str, bool], Optional[str]]] = None,
+             threshold: Optional[Threshold] = None) -> Discovery:
     """Every entry under ``root`` whose name ends with one of ``extensions``.
 
     ``root`` may also be a single file, which is then the only candidate.
     ``ignore(relpath, is_dir)`` (``discover.ignore``) names why an entry is
-    left out (counted among the skipped), or None.
+    left out (counted among the skipped), or None.  ``threshold``: see
+    ``model.discovery.Threshold``.
     """
     root = os.path.abspath(root)
     if os.path.isfile(root):  # a link the user named is followed
@@ -100,7 +102,7 @@ def discover(root: str, extensions: Tuple[str, ...] = DEFAULT_EXTENSIONS,
         os.scandir(real_root).close()
     except OSError as exc:
         raise PermissionError(exc.errno, "cannot list the root directory: %s" % (exc.strerror or exc), root) from None
-    walk = _Walk(real_root, extensions, follow_links, max_bytes, exclude_dirs, ignore)
+    walk = _Walk(real_root, extensions, follow_links, max_bytes, exclude_dirs, ignore, threshold)
     walk.run()
     walk.candidates.sort(key=lambda c: c.path)
     # the root as text (undecodable bytes escaped): it is recorded and a cache key, never read
@@ -115,13 +117,15 @@ class _Walk:
     """
 
     def __init__(self, real_root: str, extensions: Tuple[str, ...], follow_links: bool, max_bytes: int,
-                 exclude_dirs: bool, ignore: Optional[Callable[[str, bool], Optional[str]]]) -> None:
+                 exclude_dirs: bool, ignore: Optional[Callable[[str, bool], Optional[str]]],
+                 threshold: Optional[Threshold] = None) -> None:
         self.real_root = real_root
         self.extensions = extensions
         self.follow_links = follow_links
         self.max_bytes = max_bytes
         self.exclude_dirs = exclude_dirs
         self.ignore = ignore
+        self.threshold = threshold
         self.prefix = os.path.join(real_root, "")
         self.candidates: List[Candidate] = []
         self.skipped: Counter = Counter()
@@ -133,6 +137,8 @@ class _Walk:
     def add(self, entry_path: str, status: str = "", error: str = "", size: int = 0, location: str = "") -> None:
         rel = printable(entry_path[len(self.prefix):])  # every entry path is root + os.sep + ...
         self.candidates.append(Candidate(rel, location, size, status, error))
+        if self.threshold is not None and len(self.candidates) == self.threshold[0]:
+            self.threshold[1](self.threshold[0])
 
     def run(self) -> None:
         stack = [self.real_root]

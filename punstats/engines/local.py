@@ -13,9 +13,9 @@ are recorded as ``worker_died``; the run goes on.  Never more than
 ``MAX_JOBS`` workers: more processes than cores only cost memory and start-up.
 
 ``Workers`` forks the pool before there is anything to extract: a scan starts
-it before discovering the corpus, so that the workers do not inherit (and the
-memory of the process tree does not count once per worker) the list of every
-discovered file.  Candidates travel to the workers as plain tuples: pickling
+it as soon as discovery has found ``MIN_FILES_FOR_POOL`` files, before it looks
+for the rest, so that the workers do not inherit (and the memory of the process
+tree does not count once per worker) the list of every discovered file.  Candidates travel to the workers as plain tuples: pickling
 the records themselves would give each one a ``__dict__`` that stays.
 """
 from __future__ import annotations
@@ -72,7 +72,7 @@ def _context():
 
 
 class Workers:
-    """A pool of ``jobs`` worker processes, started by ``start`` (before the corpus
+    """A pool of ``jobs`` worker processes, started by ``start`` (while the corpus
     is discovered) and used by ``run``; closed on leaving the ``with`` block.  A pool
     that broke (a worker died) is not used again."""
 

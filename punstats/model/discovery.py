@@ -1,9 +1,10 @@
-"""What discovery hands on: one ``Candidate`` per file, and the whole ``Discovery``.
+"""What discovery hands on: one ``Candidate`` per file, and the whole ``Discovery``;
+and the ``Threshold`` it can be given, to hear when it has found enough files.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, Optional, Tuple
+from typing import Callable, Dict, Optional, Tuple
 
 
 @dataclass(frozen=True)
@@ -24,3 +25,8 @@ class Discovery:
     candidates: Tuple[Candidate, ...]
     skipped_dirs: Dict[str, int] = field(default_factory=dict)
 
+
+#: ``(n, callback)``: discovery calls ``callback(n)`` once, as soon as it has found ``n``
+#: candidates, before it looks for the rest (or reads a revision's blobs).  A scan starts
+#: its worker pool then, so that the workers do not inherit the list of every file.
+Threshold = Tuple[int, Callable[[int], object]]

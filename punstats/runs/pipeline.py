@@ -22,7 +22,7 @@ from punstats.discover.revision import discover_git
 from punstats.discover.tree import discover
 from punstats.extract.traversal import EXTRACTOR_VERSION
 from punstats.model.corpus import Corpus
-from punstats.model.discovery import Discovery
+from punstats.model.discovery import Discovery, Threshold
 from punstats.runs.options import ScanOptions
 from punstats.sources import resolve
 from punstats.sources.local import now
@@ -56,16 +56,16 @@ def _corpus(options: ScanOptions, path: Optional[str], corpus: Optional[Corpus])
     return corpus
 
 
-def _discover(options: ScanOptions, corpus: Corpus, lazy: bool) -> Discovery:
+def _discover(options: ScanOptions, corpus: Corpus, lazy: bool, threshold: Optional[Threshold] = None) -> Discovery:
     """The corpus's files; a revision's blobs are read here unless ``lazy``."""
     if corpus.is_revision:
         return discover_git(corpus.root, corpus.revision, options.extensions, max_bytes=options.max_bytes,
-                            exclude_dirs=options.exclude_dirs, with_data=not lazy)
+                            exclude_dirs=options.exclude_dirs, with_data=not lazy, threshold=threshold)
     from punstats.discover import ignore
     left_out = ignore.matcher(corpus.root, options.gitignore, options.exclude)
     return discover(corpus.root, options.extensions, follow_links=options.follow_links,
                     max_bytes=options.max_bytes, exclude_dirs=options.exclude_dirs,
-                    ignore=left_out.reason if left_out else None)
+                    ignore=left_out.reason if left_out else None, threshold=threshold)
 
 
 def _provenance(corpus: Corpus, found: Discovery, parser: Tuple[str, str]) -> Dict[str, Any]:
@@ -147,13 +147,16 @@ class _Output:
         return dict(self.totals.counts(), parameters=self.totals.parameters())
 
 
-def _workers(options: ScanOptions, stack: contextlib.ExitStack) -> Any:
-    """The local engine's worker pool, started now, before the corpus is discovered
-    (so that the workers do not inherit its file list); None when no pool would be used."""
+def _workers(options: ScanOptions, stack: contextlib.ExitStack) -> Tuple[Any, Optional[Threshold]]:
+    """(the local engine's worker pool, not started yet; the threshold at which discovery
+    starts it): as soon as discovery has found enough files to need a pool, before it
+    finds the rest, so that the workers do not inherit the list of every file.
+    (None, None) when no pool would be used."""
     if options.engine != "local" or options.python is not None or options.jobs == 1:
-        return None
-    from punstats.engines.local import Workers
-    return stack.enter_context(Workers(options.jobs)).start()
+        return None, None
+    from punstats.engines.local import MIN_FILES_FOR_POOL, Workers
+    workers = stack.enter_context(Workers(options.jobs))
+    return workers, (MIN_FILES_FOR_POOL, lambda found: workers.start())
 
 
 def _runner(options: ScanOptions, progress: Progress, workers: Any = None) -> Callable[..., Any]:
@@ -244,8 +247,8 @@ def _scan_into(staging: Staging, options: ScanOptions, corpus: Corpus, cache: An
             stack.callback(blob_cache.close)
         # with a cache, a revision's blobs are read only when not cached (revisions share most of them)
         lazy = corpus.is_revision and blob_cache is not None and options.python is None
-        workers = _workers(options, stack)
-        found = _discover(options, corpus, lazy)
+        workers, threshold = _workers(options, stack)
+        found = _discover(options, corpus, lazy, threshold)
         read_blob = None
         if lazy:
             from punstats.sources import git as gitsource
