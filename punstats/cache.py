@@ -177,6 +177,13 @@ def _guarded(default: Callable[[], Any]) -> Callable:
     return wrap
 
 
+def _padded(chunk: Sequence[str]) -> Sequence[str]:
+    """``chunk`` repeating its last key up to a power of two: a few distinct statements, not one per
+    length (each length is one more prepared statement in the connection's cache, up to 128 of them)."""
+    size = 1 << (len(chunk) - 1).bit_length()
+    return list(chunk) + [chunk[-1]] * (size - len(chunk))
+
+
 class BlobCache:
     """Get and put per-blob results; ``path=None``: the default location."""
 
@@ -221,8 +228,8 @@ class BlobCache:
         found: Dict[str, Any] = {}
         poisoned = []
         unique = sorted(set(blobs))
-        for start in range(0, len(unique), 500):
-            chunk = unique[start:start + 500]
+        for start in range(0, len(unique), 512):
+            chunk = _padded(unique[start:start + 512])
             rows = self._db.execute(
                 "SELECT blob, value FROM results WHERE kind=? AND version=? AND parser=? AND blob IN (%s)"
                 % ",".join("?" * len(chunk)), (kind, version, parser, *chunk))

@@ -38,6 +38,18 @@ def test_a_key_keeps_its_first_value_and_many_keys_are_asked_in_chunks(cache):
     assert cache.count() == 1234
 
 
+def test_asking_for_any_number_of_keys_uses_a_few_statements_so_the_connection_s_memory_stays_bounded(cache):
+    keys = ["%040x" % i for i in range(700)]
+    cache.put_many("extract", "1", "p", [(k, i) for i, k in enumerate(keys)])
+    statements = set()
+    cache._db.set_trace_callback(lambda sql: statements.add(sql.split(" IN (")[1].count(",") + 1)
+                                 if " IN (" in sql else None)  # the SQL as run, its values bound
+    for n in range(1, 701):
+        found = cache.get_many("extract", "1", "p", keys[:n])
+        assert len(found) == n and found[keys[n - 1]] == n - 1
+    assert statements == {1 << k for k in range(10)}  # one per power of two up to 512, not one per length
+
+
 def test_raw_entries_are_replaced_and_deleted(cache):
     assert cache.get_bytes("tables", "1", "p", "k") is None
     cache.put_bytes("tables", "1", "p", "k", b"\x00first")

@@ -205,6 +205,18 @@ def test_keep_keeps_each_unpacked_tree(tmp_path, index):
     assert len(trees) == 2 and all(os.path.isdir(os.path.join(t, "src")) for t in trees)
 
 
+def test_the_projects_are_scanned_with_arrow_on_the_system_allocator_and_its_pool_is_restored_after(
+        tmp_path, index):
+    import pyarrow as pa
+    populate(index)
+    before = pa.default_memory_pool().backend_name
+    seen = []
+    run_top(tmp_path, index, ["alpha", "iota"], on_done=lambda record, reused: seen.append(
+        pa.default_memory_pool().backend_name))
+    assert seen == ["system", "system"]  # runs.memory: freed memory goes back between projects
+    assert pa.default_memory_pool().backend_name == before
+
+
 def test_a_second_run_in_the_same_directory_needs_skip_existing(tmp_path, index):
     populate(index)
     run_top(tmp_path, index, ["alpha"])

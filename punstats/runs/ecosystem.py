@@ -9,7 +9,8 @@ deletes its unpacked tree (unless ``keep``) and trims the downloads to
 ``download_cap`` bytes (``runs.downloads``).  With the Dask engine, whole
 projects (fetch and scan) run on the workers instead (``runs.ecosystem_dask``)
 and only the storing happens here.  Nothing of a finished project stays in
-memory but one small record, so memory is flat in N.
+memory but one small record, and the memory its scan freed goes back to the
+system (``runs.memory``), so memory is flat in N.
 
 The output directory::
 
@@ -39,6 +40,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tupl
 from punstats import __version__
 from punstats.model.corpus import SourceError
 from punstats.runs.downloads import Fetcher, ahead
+from punstats.runs.memory import returned_memory
 from punstats.sources import pypi
 from punstats.sources.archives import Limits
 from punstats.sources.toppypi import Ranked, TopList
@@ -276,10 +278,11 @@ def run_top(top: TopList, projects: Sequence[Ranked], options: Options,
             finished = outcomes(todo, options, timing)
         else:
             finished = _local(todo, options, get, cache, timing)
-        for project, record, tables in finished:
-            _finish(output, project, record, tables, options)
-            if on_done:
-                on_done(record, False)
+        with returned_memory():  # freed buffers go back between projects: memory flat in N
+            for project, record, tables in finished:
+                _finish(output, project, record, tables, options)
+                if on_done:
+                    on_done(record, False)
     finally:
         if cache is not None and cache is not options.cache:
             cache.close()
