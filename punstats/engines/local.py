@@ -15,8 +15,9 @@ are recorded as ``worker_died``; the run goes on.  Never more than
 ``Workers`` forks the pool before there is anything to extract: a scan starts
 it as soon as discovery has found ``MIN_FILES_FOR_POOL`` files, before it looks
 for the rest, so that the workers do not inherit (and the memory of the process
-tree does not count once per worker) the list of every discovered file.  Candidates travel to the workers as plain tuples: pickling
-the records themselves would give each one a ``__dict__`` that stays.
+tree does not count once per worker) the list of every discovered file.
+Candidates travel to the workers as plain tuples: pickling the records
+themselves would give each one a ``__dict__`` that stays.
 """
 from __future__ import annotations
 

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import ctypes.util
 import sys
 from typing import Iterator
 
@@ -35,8 +34,8 @@ def fix_mmap_threshold(threshold: int = MMAP_THRESHOLD) -> bool:
     """glibc: blocks of ``threshold`` bytes or more are always mapped (and unmapped when freed)."""
     if not sys.platform.startswith("linux"):
         return False
-    try:
-        mallopt = ctypes.CDLL(ctypes.util.find_library("c") or None).mallopt
+    try:  # the running process's own symbols: its C library, without looking for it (no ldconfig run)
+        mallopt = ctypes.CDLL(None).mallopt
     except (OSError, AttributeError):  # not glibc (musl has no mallopt)
         return False
     return bool(mallopt(M_MMAP_THRESHOLD, threshold))
