@@ -358,3 +358,17 @@ def test_downloads_stream_to_disk_and_are_retried_once_after_a_network_error(tmp
     with open(os.path.join(str(tmp_path / "dl"), release.sha256, "big-1.0.tar.gz"), "rb") as handle:
         assert handle.read() == data  # the half body of the first try is gone
     assert corpus.archive["files"] == 1
+
+
+def test_the_combined_dataset_holds_the_stored_types_not_the_notebook_categoricals(tmp_path, index):
+    import pyarrow.parquet as pq
+
+    from punstats.store import schema
+    populate(index)
+    run_top(tmp_path, index, names=["alpha", "iota"])
+    for name, column in (("files", "status"), ("occurrences", "kind")):
+        for path in sorted((tmp_path / "out" / name).iterdir()):
+            assert pq.read_schema(path).field(column).type == schema.ARROW_TYPES[schema.STR]
+    frame = pd.read_parquet(tmp_path / "out" / "occurrences")
+    assert sorted(frame["project"].unique()) == ["alpha", "iota"]
+    assert (frame["kind"] == "call").sum() == (3 + 2 + 2) + (6 + 2)  # the punnable counts the run recorded

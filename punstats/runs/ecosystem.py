@@ -151,14 +151,16 @@ def _compact(summary: Dict[str, Any]) -> Dict[str, Any]:
 
 
 def _table_bytes(project: Ranked, result: Any) -> Dict[str, bytes]:
-    """The project's rows of the combined dataset: parquet with ``project`` and ``rank`` columns."""
+    """The project's rows of the combined dataset: its stored tables (as the scan wrote
+    them, in the stored types), with ``project`` and ``rank`` columns."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     from punstats.store.disk import provenance_metadata
+    from punstats.store.staging import TABLE_FILES
     tables = {}
     for name in TABLES:
-        table = pa.Table.from_pandas(getattr(result, name), preserve_index=False)
+        table = pq.read_table(os.path.join(result.directory, TABLE_FILES[name]))
         table = table.append_column("project", pa.array([project.name] * len(table), pa.string()))
         table = table.append_column("rank", pa.array([project.rank] * len(table), pa.int32()))
         metadata = dict(table.schema.metadata or {})
@@ -205,7 +207,7 @@ def _scan(corpus: Any, options: Options, cache: Any) -> Any:
     from punstats.runs import scan as api
     return api.scan(corpus=corpus, jobs=options.jobs, test_rule=options.test_rule,
                     long_threshold=options.long_threshold, cache=cache, engine=options.engine,
-                    scheduler=options.scheduler)
+                    scheduler=options.scheduler, eager=False)  # its stored tables are copied as they are
 
 
 def outcome(project: Ranked, fetched: Tuple[Any, Any, float], fetcher: Fetcher, options: Options,
