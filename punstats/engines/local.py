@@ -22,8 +22,10 @@ themselves would give each one a ``__dict__`` that stays.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import itertools
 import multiprocessing
+import operator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Callable, Dict, List, Optional, Sequence
@@ -62,10 +64,8 @@ def _extract_batch(batch: Sequence[tuple], max_bytes: int) -> List[Extraction]:
     return [extract_candidate(Candidate(*fields), max_bytes) for fields in batch]
 
 
-def _fields(candidate: Candidate) -> tuple:
-    """``candidate`` as the tuple ``_extract_batch`` takes (``Candidate(*fields)``)."""
-    return (candidate.path, candidate.location, candidate.size, candidate.status, candidate.error,
-            candidate.data)
+#: ``candidate`` as the tuple ``_extract_batch`` takes (``Candidate(*fields)``), in field order.
+_fields = operator.attrgetter(*(field.name for field in dataclasses.fields(Candidate)))
 
 
 def _context():
