@@ -30,6 +30,7 @@ import hashlib
 import json
 import os
 import random
+import re
 import sqlite3
 import sys
 import time
@@ -70,10 +71,29 @@ def downloads(directory: Optional[str] = None) -> Dict[str, int]:
     return sizes
 
 
+#: The names punstats gives what it puts in each download folder: an archive's sha256 (the
+#: archive and its unpacked trees), a wheel's scratch folder, a URL's hash (a bare clone) and
+#: a clone being made.  ``clear_downloads`` removes these and nothing else.
+DOWNLOAD_NAMES = {"sdists": re.compile(r"[0-9a-f]{64}|\.wheel-[A-Za-z0-9_]+"),
+                  "repos": re.compile(r"[0-9a-f]{24}(\.partial-[0-9]+)?")}
+
+
 def clear_downloads(directory: Optional[str] = None) -> None:
+    """Remove what punstats downloaded; a folder that also holds anything else keeps it."""
     import shutil
     for name in DOWNLOAD_DIRS:
-        shutil.rmtree(os.path.join(directory or default_dir(), name), ignore_errors=True)
+        folder = os.path.join(directory or default_dir(), name)
+        if os.path.islink(folder) or not os.path.isdir(folder):
+            continue
+        for entry in os.listdir(folder):
+            if DOWNLOAD_NAMES[name].fullmatch(entry):
+                path = os.path.join(folder, entry)
+                if os.path.islink(path) or not os.path.isdir(path):
+                    os.unlink(path)
+                else:
+                    shutil.rmtree(path, ignore_errors=True)
+        with contextlib.suppress(OSError):
+            os.rmdir(folder)  # only if empty
 
 
 def blob_id(data: bytes) -> str:

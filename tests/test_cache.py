@@ -103,10 +103,10 @@ def test_where_the_cache_lives(monkeypatch, tmp_path):
 
 
 def test_downloads_are_measured_and_cleared_and_the_results_stay(tmp_path):
-    (tmp_path / "sdists" / "pkg").mkdir(parents=True)
-    (tmp_path / "sdists" / "pkg" / "a.tar.gz").write_bytes(b"x" * 100)
-    (tmp_path / "repos").mkdir()
-    (tmp_path / "repos" / "HEAD").write_bytes(b"y" * 7)
+    (tmp_path / "sdists" / ("ab" * 32)).mkdir(parents=True)
+    (tmp_path / "sdists" / ("ab" * 32) / "a.tar.gz").write_bytes(b"x" * 100)
+    (tmp_path / "repos" / ("cd" * 12)).mkdir(parents=True)
+    (tmp_path / "repos" / ("cd" * 12) / "HEAD").write_bytes(b"y" * 7)
     with BlobCache(str(tmp_path / caches.FILE_NAME)) as c:
         c.put_many("extract", "1", "p", [("a", 1)])
     assert caches.downloads(str(tmp_path)) == {"sdists": 100, "repos": 7}
@@ -115,3 +115,16 @@ def test_downloads_are_measured_and_cleared_and_the_results_stay(tmp_path):
     assert not (tmp_path / "sdists").exists() and (tmp_path / caches.FILE_NAME).exists()
     with BlobCache(str(tmp_path / caches.FILE_NAME)) as c:
         assert c.count() == 1
+
+
+def test_clearing_removes_only_what_punstats_downloaded(tmp_path):
+    """A cache directory pointed at a folder of the user's keeps the user's files."""
+    (tmp_path / "repos" / "my-project" / ".git").mkdir(parents=True)
+    (tmp_path / "repos" / "my-project" / "setup.py").write_text("mine\n")
+    (tmp_path / "repos" / ("cd" * 12)).mkdir()
+    (tmp_path / "sdists").mkdir()
+    (tmp_path / "sdists" / "notes.txt").write_text("mine\n")
+    caches.clear_downloads(str(tmp_path))
+    assert sorted(os.listdir(tmp_path / "repos")) == ["my-project"]
+    assert (tmp_path / "repos" / "my-project" / "setup.py").read_text() == "mine\n"
+    assert sorted(os.listdir(tmp_path / "sdists")) == ["notes.txt"]

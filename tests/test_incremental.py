@@ -126,7 +126,8 @@ def test_cache_command_shows_and_clears(corpus, capsys):
     stats = json.loads(capsys.readouterr().out)
     assert stats["path"].startswith(os.environ["PUNSTATS_CACHE_DIR"])
     assert stats["entries"]["extract"]["count"] > 0 and stats["bytes"] > 0
-    clone = os.path.join(os.environ["PUNSTATS_CACHE_DIR"], "repos", "x")
+    # a folder named as punstats names a clone (a hash of its URL)
+    clone = os.path.join(os.environ["PUNSTATS_CACHE_DIR"], "repos", "0123456789abcdef01234567")
     os.makedirs(clone)
     with open(os.path.join(clone, "HEAD"), "w") as handle:
         handle.write("ref: refs/heads/main\n")

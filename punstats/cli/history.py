@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
-from typing import Any, Dict, List
+from typing import Any, Callable, Dict, List, Optional
 
 from punstats.cli.common import UsageError, _progress_bar, jobs_options, json_options, quiet_options, rule_options
 
@@ -37,6 +37,24 @@ def _records(table: Any) -> List[Dict[str, Any]]:
     return rows
 
 
+def _place(output: str, repo: str) -> Any:
+    """The history's staging directory: a place that cannot take it is an error before any work."""
+    from punstats.runs import history as histories
+    try:
+        return histories.staging(output, repo)
+    except ValueError as exc:  # StoreError
+        raise UsageError(str(exc)) from None
+
+
+def _figure(table: Any, name: str) -> Optional[Callable[[str], List[str]]]:
+    """What draws the trend figure into a directory; None without the plot extra (the table is the result)."""
+    try:
+        from punstats.present import plots
+    except ImportError:
+        return None
+    return lambda directory: plots.save(plots.history_trend(table, name), directory)
+
+
 def cmd_history(args: argparse.Namespace) -> int:
     from punstats.runs import history as histories
     from punstats.sources import git as gitsource
@@ -50,26 +68,22 @@ def cmd_history(args: argparse.Namespace) -> int:
     if not commits:
         raise UsageError("no first-parent commit of %s in that window" % args.rev_range)
     name = gitsource.git_corpus(args.repo, commits[-1].sha).name.split("@")[0]
-    output = args.output or os.path.join("data", name + "-history")
+    place = _place(args.output or os.path.join("data", name + "-history"), args.repo)
     bar = _progress_bar(args.quiet, name, unit="revision")
     bar.start(len(commits))
     try:
         table = histories.history(args.repo, commits, cache=not args.no_cache, jobs=args.jobs, test_rule=rule,
                                   long_threshold=args.long, on_revision=lambda commit, row: bar.update(1))
+    except BaseException:
+        place.abort()
+        raise
     finally:
         bar.close()
-    os.makedirs(output, exist_ok=True)
-    table.to_parquet(os.path.join(output, "history.parquet"), index=False)
-    table.to_csv(os.path.join(output, "history.csv"), index=False)
-    with open(os.path.join(output, "history.json"), "w", encoding="utf-8") as handle:
-        json.dump(histories.provenance(args.repo, commits, vars(args)), handle, indent=2)
-    written = [os.path.join(output, "history.parquet")]
     try:
-        from punstats.present import plots
-    except ImportError:
-        pass  # the table is the result; the figure needs the plot extra
-    else:
-        written += plots.save(plots.history_trend(table, name), output)
+        written = histories.store(place, table, histories.provenance(args.repo, commits, vars(args)),
+                                  _figure(table, name))
+    except ValueError as exc:  # StoreError
+        raise UsageError(str(exc)) from None
     if args.json:
         print(json.dumps(_records(table), indent=2, ensure_ascii=False))
     else:

@@ -85,6 +85,8 @@ def _scan_compat(args: argparse.Namespace, rule: Any) -> int:
 
 
 def _output_dirs(args: argparse.Namespace, names: Sequence[str]) -> List[str]:
+    """Where each scan is stored: ``-o`` for one path; else one folder per scan, named after it."""
+    from punstats.store.places import PlaceError, plain_name
     base = args.output
     result, used = [], set()
     for name in names:
@@ -92,6 +94,11 @@ def _output_dirs(args: argparse.Namespace, names: Sequence[str]) -> List[str]:
         while unique in used:
             unique, n = "%s-%d" % (name, n), n + 1
         used.add(unique)
+        if base is None or len(names) > 1:
+            try:
+                plain_name(unique, "corpus name")
+            except PlaceError as exc:
+                raise UsageError("%s: give --name NAME or -o DIR" % exc) from None
         if base is None:
             result.append(os.path.join("data", unique))
         elif len(names) == 1:
@@ -107,6 +114,11 @@ def _named(corpora: List[Any], names: Optional[List[str]]) -> List[Any]:
         return corpora
     if len(names) != len(corpora):
         raise UsageError("give --name once per PATH (%d names for %d paths)" % (len(names), len(corpora)))
+    from punstats.store.places import PlaceError, plain_name
+    try:
+        names = [plain_name(name, "--name") for name in names]
+    except PlaceError as exc:
+        raise UsageError(str(exc)) from None
     return [dataclasses.replace(c, name=n) for c, n in zip(corpora, names)]
 
 

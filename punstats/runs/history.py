@@ -10,12 +10,21 @@ changed between them.
 from __future__ import annotations
 
 import dataclasses
+import os
+import platform
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
 import pandas as pd
 
+from punstats import __version__
 from punstats.runs.scan import scan
 from punstats.sources import git as gitsource
+from punstats.store.places import Layout
+from punstats.store.staging import WRITING_FILE, Staging
+
+#: What a stored history's directory holds; ``history.json`` (its provenance) marks it.
+HISTORY = Layout("history", frozenset({"history.parquet", "history.csv", "history.json"}), "history.json",
+                 WRITING_FILE, patterns=("*-history.png", "*-history.svg"))  # the trend figure
 
 #: The columns of a history table, after ``commit``, ``date`` and ``subject``.
 COUNT_COLUMNS = ("files", "parsed", "failed", "calls", "keywords", "punnable", "punnable_pct",
@@ -78,8 +87,31 @@ def history(repo: str, commits: Sequence[gitsource.Commit], *, cache: Any = True
 
 
 def provenance(repo: str, commits: Sequence[gitsource.Commit], options: Dict[str, Any]) -> Dict[str, Any]:
-    return {"repo": repo, "revisions": len(commits),
+    return {"repo": repo, "revisions": len(commits), "punstats_version": __version__,
+            "python": "%s %s" % (platform.python_implementation(), platform.python_version()),
             "first": dataclasses.asdict(commits[0]) if commits else None,
             "last": dataclasses.asdict(commits[-1]) if commits else None,
             "options": {k: v for k, v in options.items() if isinstance(v, (str, int, float, bool, list))}}
+
+
+def staging(output: str, repo: str) -> Staging:
+    """Where a history of ``repo`` is written, checked before any revision is read: a place
+    that is, or holds, the repository or the current or home directory, or that holds other
+    files than a stored history, is a ``StoreError``."""
+    return Staging(output, [("the repository", repo)], layout=HISTORY)
+
+
+def store(place: Staging, table: pd.DataFrame, about: Dict[str, Any],
+          figure: Optional[Callable[[str], List[str]]] = None) -> List[str]:
+    """Write the table (parquet and CSV), the figure (``figure(directory)``) and ``about``
+    (``history.json``) into ``place`` and put it in place whole; the files, as stored."""
+    try:
+        table.to_parquet(place.file("history.parquet"), index=False)
+        table.to_csv(place.file("history.csv"), index=False)
+        names = ["history.parquet"] + [os.path.basename(p) for p in (figure(place.path) if figure else [])]
+    except BaseException:
+        place.abort()
+        raise
+    place.commit(about)
+    return [os.path.join(place.name, name) for name in names]
 

@@ -13,8 +13,9 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
+import os
 import platform
-from typing import Any, Callable, Dict, Optional, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 from punstats import __version__
 from punstats.cache import BlobCache
@@ -229,7 +230,8 @@ def run_scan(options: ScanOptions, path: Optional[str] = None, corpus: Optional[
     corpus = _corpus(options, path, corpus)
     if corpus.is_revision:  # git objects: no .gitignore applies
         options = dataclasses.replace(options, gitignore=False)
-    staging = Staging(output)  # before any work: a place that cannot take the scan is an error now
+    # before any work: a place that cannot take the scan (or that holds the corpus) is an error now
+    staging = Staging(output, _corpus_places(corpus))
     try:
         summary, rows = _scan_into(staging, options, corpus, cache, progress, on_discovered, csv)
         staging.commit(dict(summary, rows=rows))  # summary.json says how many rows each table holds
@@ -237,6 +239,14 @@ def run_scan(options: ScanOptions, path: Optional[str] = None, corpus: Optional[
         staging.abort()
         raise
     return summary, staging
+
+
+def _corpus_places(corpus: Corpus) -> List[Tuple[str, str]]:
+    """The corpus's places on disk, which its scan's output must not be nor hold."""
+    places = [("the corpus", corpus.root)]
+    if os.path.lexists(corpus.source):  # a path the user named: an archive, a work tree
+        places.append(("the corpus", corpus.source))
+    return places
 
 
 def _scan_into(staging: Staging, options: ScanOptions, corpus: Corpus, cache: Any, progress: Progress,

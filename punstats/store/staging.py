@@ -19,7 +19,9 @@ import os
 import shutil
 import tempfile
 import time
-from typing import Any, Dict, Optional
+from typing import Any, Dict, FrozenSet, Iterable, Optional, Tuple
+
+from punstats.store import places
 
 OCCURRENCES_FILE = "occurrences.parquet"
 
@@ -48,38 +50,54 @@ def _one_line(exc: BaseException) -> str:
     return " ".join(str(exc).split()) or type(exc).__name__
 
 
-def _stored_names() -> set:
+def _stored_names() -> FrozenSet[str]:
     names = set(TABLE_FILES.values()) | {SUMMARY_FILE}
-    return names | {name.replace(".parquet", ".csv") for name in TABLE_FILES.values()}
+    return frozenset(names | {name.replace(".parquet", ".csv") for name in TABLE_FILES.values()})
 
 
-def check_output(directory: str) -> None:
-    """``StoreError`` unless a stored scan can be put at ``directory``: nothing
-    there, an empty directory, or a stored scan (which is then replaced)."""
-    if os.path.lexists(directory) and not os.path.isdir(directory):
-        raise StoreError("cannot store the scan in %s: it exists and is not a directory" % directory)
-    if os.path.isdir(directory):
-        others = sorted(set(os.listdir(directory)) - _stored_names())
-        if others:
-            raise StoreError("cannot store the scan in %s: it holds other files than a stored scan (%s)"
-                             % (directory, ", ".join(others[:3]) + (", ..." if len(others) > 3 else "")))
+#: A stored scan's directory.
+SCAN = places.Layout("scan", _stored_names(), SUMMARY_FILE, WRITING_FILE)
+
+
+def check_output(directory: str, protect: Iterable[Tuple[str, str]] = (), layout: places.Layout = SCAN) -> str:
+    """The resolved path of ``directory`` if a stored scan can be put there, else ``StoreError``.
+
+    The path is resolved first (``missing/..`` is where it leads); the place must not be
+    the file system's root, the current, home or cache directory, an entry of ``protect``
+    (what, path), or an ancestor of one; and what is there must be nothing, an empty
+    directory, or a stored scan (which is then replaced)."""
+    try:
+        target = places.resolve_output(directory, protect)
+    except places.PlaceError as exc:
+        raise StoreError(str(exc)) from None
+    if os.path.lexists(target):
+        problem = places.replaceable_problem(target, layout)
+        if problem:
+            raise StoreError("cannot store the %s in %s: %s" % (layout.what, directory, problem))
+    return target
 
 
 class Staging:
     """A stored scan being written next to ``directory``, swapped in by ``commit``."""
 
-    def __init__(self, directory: Optional[str]) -> None:
-        """``directory`` None: a private temporary directory (the tables are read back, then removed)."""
-        self.target = os.path.realpath(directory) if directory is not None else None  # through a link
+    def __init__(self, directory: Optional[str], protect: Iterable[Tuple[str, str]] = (),
+                 layout: places.Layout = SCAN) -> None:
+        """``directory`` None: a private temporary directory (the tables are read back, then removed).
+
+        ``protect``: (what, path) pairs the place must not be, nor hold (the corpus);
+        ``layout``: what the directory holds (a stored scan, a history)."""
+        self.target: Optional[str] = None
+        self.layout = layout
         self.name = directory or "a temporary directory"  # as the user wrote it
+        if directory is not None:
+            self.target = check_output(directory, protect, layout)  # resolved, through links and ..
         try:
             if self.target is None:
                 self.path = tempfile.mkdtemp(prefix="punstats-scan-")
             else:
-                check_output(self.name)
                 parent = os.path.dirname(self.target)
                 os.makedirs(parent, exist_ok=True)
-                _remove_stale(self.target)
+                _remove_stale(self.target, layout)
                 self.path = tempfile.mkdtemp(prefix="." + os.path.basename(self.target) + ".partial-", dir=parent)
                 os.chmod(self.path, 0o777 & ~_umask())  # as os.makedirs would create it
             _write_synced(os.path.join(self.path, WRITING_FILE), b"%d\n" % os.getpid())
@@ -94,14 +112,17 @@ class Staging:
     def commit(self, summary: Dict[str, Any]) -> None:
         """Write ``summary.json``, then put the whole directory in place at once."""
         try:
-            _write_synced(self.file(SUMMARY_FILE),
+            _write_synced(self.file(self.layout.summary),
                           (json.dumps(summary, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
             for name in os.listdir(self.path):
                 if name != WRITING_FILE:
                     _fsync(self.file(name))
             os.remove(self.file(WRITING_FILE))
             if self.target is not None:
-                _swap_in(self.path, self.target)
+                _swap_in(self.path, self.target, self.name, self.layout)
+        except StoreError:
+            self.abort()
+            raise
         except OSError as exc:
             self.abort()
             raise StoreError("cannot store the scan in %s: %s" % (self.name, _one_line(exc))) from None
@@ -111,27 +132,45 @@ class Staging:
             shutil.rmtree(self.path, ignore_errors=True)
 
 
-def _remove_stale(target: str) -> None:
-    """Remove what scans of ``target`` that were killed left beside it."""
+def _remove_stale(target: str, layout: places.Layout) -> None:
+    """Remove what scans of ``target`` that were killed left beside it: only directories
+    of the names they use, holding only what a scan writes (or a swapped-out scan)."""
     parent, name = os.path.split(target)
     for entry in os.listdir(parent):
         if not entry.startswith(("." + name + ".partial-", "." + name + ".old-")):
             continue
         path = os.path.join(parent, entry)
-        try:
-            with open(os.path.join(path, WRITING_FILE), "rb") as handle:
-                pid = int(handle.read().strip())
-            if pid > 0:
-                os.kill(pid, 0)  # raises unless a scan still writes it
-                continue
-        except ProcessLookupError:
-            pass
-        except PermissionError:  # alive, another user's
-            continue
-        except (OSError, ValueError):  # no marker: swapped out, or just created
-            if time.time() - os.lstat(path).st_mtime < STALE_SECONDS:
-                continue
-        shutil.rmtree(path, ignore_errors=True)
+        if _ours(path, layout) and not _still_written(path):
+            shutil.rmtree(path, ignore_errors=True)
+
+
+def _ours(path: str, layout: places.Layout) -> bool:
+    """A directory a scan left: a stored scan being written or swapped out, or an ``.old-`` holder of one."""
+    if os.path.islink(path) or not os.path.isdir(path):
+        return False
+    entries = os.listdir(path)
+    if WRITING_FILE in entries:  # a scan wrote its pid there first thing: what else is there is its own
+        return True
+    if entries == ["scan"]:  # .old-*: the previous scan, moved aside
+        path = os.path.join(path, "scan")
+    return places.replaceable_problem(path, layout) is None
+
+
+def _still_written(path: str) -> bool:
+    """A scan that is alive may still be writing ``path``."""
+    try:
+        with open(os.path.join(path, WRITING_FILE), "rb") as handle:
+            pid = int(handle.read(32).strip())
+        if pid > 0:
+            os.kill(pid, 0)  # raises unless a scan still writes it
+            return True
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # alive, another user's
+        return True
+    except (OSError, ValueError):  # no marker: swapped out, or just created
+        return time.time() - os.lstat(path).st_mtime < STALE_SECONDS
+    return False
 
 
 #: A staging directory without its marker is left alone for this long (it may be just created).
@@ -208,15 +247,26 @@ def _exchange(a: str, b: str) -> bool:
     raise OSError(code, os.strerror(code), b)
 
 
-def _swap_in(staged: str, target: str) -> None:
-    """``staged`` becomes ``target``; a previous ``target`` is removed only once replaced."""
-    if not os.path.isdir(target):
+def _swap_in(staged: str, target: str, name: str, layout: places.Layout) -> None:
+    """``staged`` becomes ``target``; a previous ``target`` is removed only once replaced,
+    and only if it is still what may be replaced (checked again once it is out of the way,
+    so a directory filled since the check is put back and the scan refused)."""
+    if not os.path.lexists(target):
         os.rename(staged, target)
     elif _exchange(staged, target):
-        shutil.rmtree(staged, ignore_errors=True)  # now the previous scan
+        problem = places.replaceable_problem(staged, layout)  # now the previous content
+        if problem:
+            _exchange(staged, target)
+            raise StoreError("cannot store the %s in %s: %s" % (layout.what, name, problem))
+        shutil.rmtree(staged, ignore_errors=True)
     else:
         old = tempfile.mkdtemp(prefix="." + os.path.basename(target) + ".old-", dir=os.path.dirname(target))
         os.rename(target, os.path.join(old, "scan"))
+        problem = places.replaceable_problem(os.path.join(old, "scan"), layout)
+        if problem:
+            os.rename(os.path.join(old, "scan"), target)
+            os.rmdir(old)
+            raise StoreError("cannot store the %s in %s: %s" % (layout.what, name, problem))
         os.rename(staged, target)
         shutil.rmtree(old, ignore_errors=True)
     parent = os.open(os.path.dirname(target), os.O_RDONLY)
