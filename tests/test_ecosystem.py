@@ -226,6 +226,18 @@ def test_a_second_run_in_the_same_directory_needs_skip_existing(tmp_path, index)
         run_top(tmp_path, index, ["alpha"], skip_existing=True, long_threshold=3)
 
 
+def test_a_run_refuses_a_directory_of_other_files_and_removes_none_of_them(tmp_path, index):
+    """A run cleans what a killed run left (hidden .tmp files) only in a directory that holds a run."""
+    populate(index)
+    mine = tmp_path / "out" / "projects"
+    mine.mkdir(parents=True)
+    (mine / ".draft.tmp").write_text("the user's\n")
+    (tmp_path / "out" / "thesis.tex").write_text("the user's\n")
+    with pytest.raises(run.RunError, match=r"out holds other files than a run \(thesis.tex\); choose an empty"):
+        run_top(tmp_path, index, ["alpha"])
+    assert (mine / ".draft.tmp").read_text() == "the user's\n" and sorted(os.listdir(mine)) == [".draft.tmp"]
+
+
 def test_trim_keeps_the_downloads_under_the_cap_and_never_deletes_one_in_use(tmp_path):
     folder = tmp_path / "dl"
     for i, sha in enumerate(("a" * 64, "b" * 64, "c" * 64)):

@@ -133,6 +133,11 @@ def _prepare(output: str, top: TopList, options: Options) -> None:
             if before.get(key) != run[key]:
                 raise RunError("%s was made with another %s (%s); use another -o"
                                % (output, "project list" if key == "list" else key, before.get(key)))
+    elif os.path.isdir(output):
+        others = sorted(set(os.listdir(output)) - {RUN_FILE, JOURNAL, ECOSYSTEM_FILE, "projects"} - set(TABLES))
+        if others:  # a run writes beside, and cleans, only what is its own
+            raise RunError("%s holds other files than a run (%s); choose an empty or new -o"
+                           % (output, ", ".join(others[:3]) + (", ..." if len(others) > 3 else "")))
     try:
         for sub in ("projects",) + TABLES:
             os.makedirs(os.path.join(output, sub), exist_ok=True)
