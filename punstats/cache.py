@@ -71,10 +71,13 @@ def downloads(directory: Optional[str] = None) -> Dict[str, int]:
     return sizes
 
 
+#: The folder of one downloaded archive (and its unpacked trees): the archive's sha256.
+ARCHIVE_FOLDER = r"[0-9a-f]{64}"
+
 #: The names punstats gives what it puts in each download folder: an archive's sha256 (the
 #: archive and its unpacked trees), a wheel's scratch folder, a URL's hash (a bare clone) and
 #: a clone being made.  ``clear_downloads`` removes these and nothing else.
-DOWNLOAD_NAMES = {"sdists": re.compile(r"[0-9a-f]{64}|\.wheel-[A-Za-z0-9_]+"),
+DOWNLOAD_NAMES = {"sdists": re.compile(ARCHIVE_FOLDER + r"|\.wheel-[A-Za-z0-9_]+"),
                   "repos": re.compile(r"[0-9a-f]{24}(\.partial-[0-9]+)?")}
 
 

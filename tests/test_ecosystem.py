@@ -259,6 +259,18 @@ def test_trim_keeps_the_downloads_under_the_cap_and_never_deletes_one_in_use(tmp
     assert sorted(p.name for p in folder.rglob("*.tar.gz")) == ["p2.tar.gz", "p3.tar.gz"]
 
 
+def test_trim_deletes_only_downloaded_archives(tmp_path):
+    """A downloads folder shared with other files keeps them, however old and large."""
+    folder = tmp_path / "dl"
+    (folder / "my-sdists").mkdir(parents=True)
+    (folder / "my-sdists" / "mine.tar.gz").write_bytes(b"x" * 1000)
+    os.utime(folder / "my-sdists" / "mine.tar.gz", (1000, 1000))
+    (folder / ("a" * 64)).mkdir()
+    (folder / ("a" * 64) / "p.tar.gz").write_bytes(b"x" * 100)
+    downloads.Fetcher(run.Options(output=str(tmp_path), downloads=str(folder), download_cap=50), None).trim()
+    assert sorted(p.name for p in folder.rglob("*.tar.gz")) == ["mine.tar.gz"]
+
+
 def cli_run(tmp_path, index, out, *extra):
     return [sys.executable, "-m", "punstats", "corpus", "top-pypi:6", "--top-pypi-list",
             str(tmp_path / "list.json"), "--index-url", index.index_url, "-o", str(out), "-j", "1",

@@ -11,12 +11,14 @@ running ahead of the consumer, in rank order.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
+from punstats.cache import ARCHIVE_FOLDER
 from punstats.sources import pypi
 from punstats.sources.toppypi import Ranked
 
@@ -112,10 +114,12 @@ class Fetcher:
             return self.fetched
 
     def archives(self) -> List[Tuple[float, int, str, str]]:
-        """(mtime, size, sha256 folder, path) of every downloaded archive."""
+        """(mtime, size, sha256 folder, path) of every downloaded archive: only in the
+        folders punstats names (an archive's sha256), never in anything else there."""
         found: List[Tuple[float, int, str, str]] = []
         try:
-            folders = [e for e in os.scandir(self.directory) if e.is_dir(follow_symlinks=False)]
+            folders = [e for e in os.scandir(self.directory) if e.is_dir(follow_symlinks=False)
+                       and re.fullmatch(ARCHIVE_FOLDER, e.name)]
         except OSError:
             return found
         for folder in folders:
