@@ -208,3 +208,15 @@ def test_a_stored_history_is_marked_and_replaced_whole(small_repo, capsys):
     assert run(capsys, "history", "-q", "--every", "commit", "repo", "-o", "trend")[0] == 0
     assert {"history.parquet", "history.csv", "history.json"} <= set(os.listdir(small_repo.parent / "trend"))
     assert sorted(p for p in os.listdir(small_repo.parent) if p.startswith(".")) == []
+
+
+def test_saving_a_result_never_replaces_its_corpus(tmp_path):
+    import punstats
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "a.py").write_text("f(x=x)\n")
+    result = punstats.scan(str(corpus), jobs=1)
+    (corpus / "a.py").unlink()  # now an empty directory, which a scan could take were it not the corpus
+    with pytest.raises(StoreError, match="it is the corpus"):
+        result.save(str(corpus))
+    assert os.listdir(corpus) == []

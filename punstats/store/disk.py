@@ -156,7 +156,8 @@ def read_table(directory: str, name: str, columns: Optional[list] = None) -> Any
 def write(directory: str, occurrences: Any, files: Any, summary: Dict[str, Any], csv: bool = False,
           functions: Any = None) -> Dict[str, int]:
     """Store DataFrames (with their rule columns) as a scan in ``directory``, replacing it whole."""
-    staging = Staging(directory)
+    root = summary.get("root")
+    staging = Staging(directory, [("the corpus", root)] if isinstance(root, str) else ())
     try:
         out = TableFiles(staging.path, summary, csv=csv, functions=functions is not None)
         frames = {"occurrences": occurrences, "files": files, "functions": functions}
