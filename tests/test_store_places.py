@@ -119,6 +119,16 @@ def test_a_summary_json_not_written_by_punstats_is_not_a_stored_scan(workdir, ca
     assert json.loads((out / "summary.json").read_text()) == {"mine": 1}
 
 
+def test_a_directory_named_as_a_table_is_not_part_of_a_stored_scan(workdir, capsys):
+    assert run(capsys, "scan", "-q", "src", "-o", "out")[0] == 0
+    (workdir / "out" / "files.csv").mkdir()
+    (workdir / "out" / "files.csv" / "mine.txt").write_text("the user's\n")
+    status, err = run(capsys, "scan", "-q", "src", "-o", "out")
+    assert (status, err) == (2, "punstats: error: cannot store the scan in out: it holds other files than "
+                                "a stored scan (files.csv)")
+    assert (workdir / "out" / "files.csv" / "mine.txt").read_text() == "the user's\n"
+
+
 def test_a_stored_scan_is_replaced_and_an_empty_directory_taken(workdir, capsys):
     (workdir / "out").mkdir()
     assert run(capsys, "scan", "-q", "src", "-o", "out")[0] == 0

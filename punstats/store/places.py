@@ -113,13 +113,22 @@ def replaceable_problem(directory: str, layout: Layout) -> Optional[str]:
     entries = set(os.listdir(directory))
     if not entries:
         return None
-    others = sorted(name for name in entries if not layout.holds(name))
+    others = sorted(name for name in entries if not layout.holds(name)
+                    or (name != layout.marker and _is_directory(os.path.join(directory, name))))
     if others:
         return "it holds other files than a stored %s (%s)" % (layout.what, ", ".join(others[:3])
                                                                 + (", ..." if len(others) > 3 else ""))
     if layout.marker in entries or _is_summary(os.path.join(directory, layout.summary)):
         return None
     return "it holds no %s written by punstats, so it is not a stored %s" % (layout.summary, layout.what)
+
+
+def _is_directory(path: str) -> bool:
+    """A directory, not a link to one: a result writes files only, so one is not its own."""
+    try:
+        return stat.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False
 
 
 def _is_summary(path: str) -> bool:
