@@ -1,6 +1,8 @@
 """``punstats.discover.ignore``: .gitignore honoured by default, --no-ignore, --exclude, and the record of it."""
 import json
 import os
+import subprocess
+import sys
 
 from gitrepo import init
 
@@ -73,3 +75,19 @@ def test_exclude_with_a_revision_is_a_usage_error(tmp_path, capsys):
     assert main(["scan", str(tmp_path), "--rev", "HEAD", "--exclude", "x", "--no-save"]) == 2
     assert capsys.readouterr().err == ("punstats: error: --exclude applies to directories; "
                                        "a revision is read from git as committed\n")
+
+
+def test_a_gitignore_that_is_a_fifo_or_a_device_is_not_read(tmp_path):
+    """Read, it would block for ever (a FIFO) or without end (/dev/zero): it is passed over."""
+    (tmp_path / ".git").mkdir()
+    os.mkfifo(str(tmp_path / ".gitignore"))  # above the root
+    root = tmp_path / "corpus"
+    (root / "sub").mkdir(parents=True)
+    (root / "a.py").write_text("f(x=x)\n")
+    (root / "sub" / "b.py").write_text("f(y=y)\n")
+    os.mkfifo(str(root / ".gitignore"))
+    (root / "sub" / ".gitignore").symlink_to("/dev/zero")
+    done = subprocess.run([sys.executable, "-m", "punstats", "scan", str(root), "--no-save", "--json", "-j", "1"],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)[0]["punnable"] == 2

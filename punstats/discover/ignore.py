@@ -14,6 +14,8 @@ from __future__ import annotations
 import os
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from punstats.sources.local import read_small
+
 #: The reasons an entry is left out, as counted among the skipped entries.
 GITIGNORE = "gitignore"
 EXCLUDED = "excluded"
@@ -24,12 +26,15 @@ def _spec(lines: Sequence[str]):
     return pathspec.GitIgnoreSpec.from_lines(lines)
 
 
+#: A ``.gitignore`` larger than this is not read (none of a real project's comes near it).
+GITIGNORE_BYTES = 16 * 1024 * 1024
+
+
 def _read_lines(path: str) -> List[str]:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            return handle.read().splitlines()
-    except OSError:
-        return []
+    """The lines of a ``.gitignore`` that is a regular file; none for a FIFO, a device or a
+    file over ``GITIGNORE_BYTES``, which are never opened for a read that could block."""
+    text = read_small(path, GITIGNORE_BYTES)
+    return text.splitlines() if text is not None else []
 
 
 def _work_tree_ancestors(root: str) -> List[str]:
