@@ -5,7 +5,10 @@ Every server here is on 127.0.0.1, in daemon threads, and stops itself: a redire
 a listener that records who connected (the place a refused redirect must never reach)
 and a server that trickles its answer one byte at a time.
 """
+import os
 import socket
+import subprocess
+import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -216,3 +219,37 @@ def test_a_trickling_download_ends_the_command_at_the_deadline(monkeypatch, tmp_
     assert capsys.readouterr().err == ("punstats: error: %s/trickle-body: no complete answer within the "
                                        "deadline of 1 s\n" % server.base)
     assert elapsed < 4
+
+
+@pytest.fixture
+def fifo(tmp_path):
+    path = tmp_path / "list.fifo"
+    os.mkfifo(path)
+    return str(path)
+
+
+@pytest.mark.parametrize("argv", [["top-pypi:1", "--top-pypi-list", "{fifo}"], ["{fifo}"]])
+def test_a_fifo_as_a_file_argument_is_an_error_not_a_hang(argv, fifo, tmp_path):
+    command = [sys.executable, "-m", "punstats", "corpus"] + [a.format(fifo=fifo) for a in argv] + ["-q"]
+    done = subprocess.run(command, cwd=str(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          timeout=20)
+    assert done.returncode == 2
+    assert done.stderr.startswith("punstats: error: ") and done.stderr.endswith(
+        "%s is not a regular file\n" % fifo)
+    assert done.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("option", [True, False])
+def test_a_device_a_directory_or_a_file_over_the_cap_is_a_one_line_error(option, tmp_path, monkeypatch, capsys):
+    from punstats.sources import local
+    monkeypatch.chdir(tmp_path)
+    big = tmp_path / "big.toml"
+    big.write_text("name = 'x'\n" * 20)
+    monkeypatch.setattr(local, "ARGUMENT_BYTES", 100)
+    for path, reason in ((os.devnull, "is not a regular file"), (str(tmp_path), "is not a regular file"),
+                         (str(big), "is over 100 bytes")):
+        argv = ["top-pypi:1", "--top-pypi-list", path] if option else [path]
+        assert main(["corpus"] + argv + ["-q"]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("punstats: error: ") and err.endswith("%s %s\n" % (path, reason))
+        assert err.count("\n") == 1
