@@ -60,6 +60,7 @@ class Server:
             protocol_version = "HTTP/1.0"
 
             def do_GET(self):
+                server.requests.append(self.path)
                 if self.path.startswith("/redirect/"):
                     self.send_response(302)
                     self.send_header("Location", server.targets[int(self.path.rsplit("/", 1)[1])])
@@ -91,7 +92,7 @@ class Server:
             def log_message(self, *args):
                 pass
 
-        self.targets, self.body = list(targets), body
+        self.targets, self.body, self.requests = list(targets), body, []
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
@@ -253,3 +254,18 @@ def test_a_device_a_directory_or_a_file_over_the_cap_is_a_one_line_error(option,
         err = capsys.readouterr().err
         assert err.startswith("punstats: error: ") and err.endswith("%s %s\n" % (path, reason))
         assert err.count("\n") == 1
+
+
+@pytest.mark.parametrize("index", ["ftp://127.0.0.1/pypi", "http://127.1/pypi", "http://pypi.org/pypi"])
+def test_an_index_url_the_rule_refuses_is_a_one_line_error_before_any_request(index, tmp_path, monkeypatch,
+                                                                              capsys):
+    monkeypatch.chdir(tmp_path)
+    server = Server(body=b'{"rows": [{"project": "a"}]}')
+    try:
+        status = main(["corpus", "top-pypi:1", "--top-pypi-list", server.base + "/list", "--index-url", index,
+                       "-q"])
+    finally:
+        server.close()
+    assert status == 2
+    assert capsys.readouterr().err == "punstats: error: --index-url: %s\n" % http.refusal(index)
+    assert server.requests == []
