@@ -50,7 +50,7 @@ class Listener:
 
 
 class Server:
-    """``/redirect/N``: a 302 to ``targets[N]``; ``/trickle-body``, ``/trickle-headers``:
+    """``/redirect/N`` (and ``/redirect/N/...``): a 302 to ``targets[N]``; ``/trickle-body``, ``/trickle-headers``:
     an answer one byte every 0.1 s; ``/list``: ``body``."""
 
     def __init__(self, targets=(), body=b""):
@@ -63,7 +63,8 @@ class Server:
                 server.requests.append(self.path)
                 if self.path.startswith("/redirect/"):
                     self.send_response(302)
-                    self.send_header("Location", server.targets[int(self.path.rsplit("/", 1)[1])])
+                    number = self.path[len("/redirect/"):].split("/", 1)[0]
+                    self.send_header("Location", server.targets[int(number)])
                     self.send_header("Content-Length", "0")
                     self.end_headers()
                 elif self.path == "/trickle-body":
@@ -269,3 +270,20 @@ def test_an_index_url_the_rule_refuses_is_a_one_line_error_before_any_request(in
     assert status == 2
     assert capsys.readouterr().err == "punstats: error: --index-url: %s\n" % http.refusal(index)
     assert server.requests == []
+
+
+@pytest.mark.parametrize("scheme", ["http", "ftp"])
+def test_a_git_clone_follows_no_redirect_to_plain_http_or_ftp(scheme, listener, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("PUNSTATS_CACHE_DIR", str(tmp_path / "cache"))
+    server = Server()
+    server.targets = ["%s://127.0.0.1:%d/repo.git/info/refs?service=git-upload-pack" % (scheme, listener.port)]
+    try:
+        status = main(["scan", "git+%s/redirect/0" % server.base, "--no-save", "-q", "--no-cache"])
+    finally:
+        server.close()
+    err = capsys.readouterr().err
+    assert status == 2
+    assert err.startswith("punstats: error: cannot clone %s/redirect/0: " % server.base) and err.count("\n") == 1
+    assert server.requests and all(path.startswith("/redirect/0/info/refs") for path in server.requests)
+    time.sleep(0.2)
+    assert listener.connections == []
