@@ -14,6 +14,7 @@ import os
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional
 
+from punstats.model.corpus import SourceError
 from punstats.sources.projects import (
     CorpusError,
     CorpusFile,
@@ -94,6 +95,8 @@ def top_pypi_run(argument: str, top_list: Optional[str] = None, *, output: Optio
     from punstats.runs import ecosystem
     from punstats.sources import pypi, toppypi
     n = toppypi.parse_spec(argument)
+    if options.get("index_url") is not None and not pypi.fetchable(options["index_url"]):
+        raise SourceError("--index-url: " + pypi.refusal(options["index_url"]))
     getter = get or pypi.http_get
     ranked, projects = toppypi.top(n, top_list, getter)
     if options.get("index_url") is None:

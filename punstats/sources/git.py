@@ -12,8 +12,8 @@ for every key that names a program or an output encoding (``OVERRIDES``);
 commit objects are read raw with ``cat-file`` and parsed here, so no command
 that can verify a signature (and so run ``gpg.program``) or re-encode a
 message ever runs; no transport is allowed when reading, so a promisor remote
-cannot be fetched from lazily.  Clones allow only ``REMOTE_SCHEMES`` and fetch
-no submodules.
+cannot be fetched from lazily.  Clones allow only ``REMOTE_SCHEMES``, follow a
+redirect only on the first request and only to https, and fetch no submodules.
 
 Symbolic links (mode 120000) and submodules (mode 160000) are recorded with a
 status and never followed.
@@ -74,8 +74,11 @@ OVERRIDES = (
 REMOTE_SCHEMES = ("https://", "http://", "ssh://", "git://", "file://")
 
 
-#: The overrides of a clone or fetch: the documented transports, and only those.
-FETCH_OVERRIDES = OVERRIDES + tuple("protocol.%s.allow=always" % s.split(":")[0] for s in REMOTE_SCHEMES)
+#: The overrides of a clone or fetch: the documented transports, and only those; a redirect
+#: (followed for the first request only) may lead to https only: git asks curl to follow a
+#: redirect only to a transport "always" allowed, and the user's URL may use one allowed for "user".
+FETCH_OVERRIDES = OVERRIDES + ("http.followRedirects=initial",) + tuple(
+    "protocol.%s.allow=%s" % (s.split(":")[0], "always" if s == "https://" else "user") for s in REMOTE_SCHEMES)
 
 
 def _env(fetching: bool = False) -> Dict[str, str]:
@@ -83,8 +86,9 @@ def _env(fetching: bool = False) -> Dict[str, str]:
     env = dict(os.environ)
     env.update(GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull, GIT_TERMINAL_PROMPT="0",
                LC_ALL="C", GIT_NO_REPLACE_OBJECTS="1", GIT_NO_LAZY_FETCH="1", GIT_PAGER="cat",
-               GIT_LITERAL_PATHSPECS="1",
-               GIT_ALLOW_PROTOCOL="file:git:http:https:ssh" if fetching else "")
+               GIT_LITERAL_PATHSPECS="1", GIT_PROTOCOL_FROM_USER="1", GIT_ALLOW_PROTOCOL="")
+    if fetching:  # the protocol.* overrides decide (a list here would let redirects use all it names)
+        env.pop("GIT_ALLOW_PROTOCOL")
     for name in ("GIT_DIR", "GIT_WORK_TREE", "GIT_EXTERNAL_DIFF", "GIT_CONFIG"):
         env.pop(name, None)
     return env

@@ -1,14 +1,32 @@
 """HTTP for the sources: one GET with a one-line error, in memory or streamed to disk.
 
-This module owns how punstats talks to an index and a file server: HTTPS
-only, except plain HTTP to this machine (a local mirror, a test's fake index);
-a size limit; a timeout; every failure a ``FetchError`` with one line (and the
-HTTP status when there was one).  ``http_stream`` writes a body to a file as
-it arrives, so a download of any size needs little memory.
+This module owns how punstats talks to an index and a file server, and the
+one rule for which URLs it may ask (``fetchable``): HTTPS to any host; plain
+HTTP only to this machine (a local mirror, a test's fake index), decided by
+the parsed host being exactly ``127.0.0.1``, ``::1`` or ``localhost`` (other
+spellings of a loopback address, such as ``127.1`` or ``2130706433``, are
+refused), and only when the document that named the URL is on this machine
+too; no URL with user information (``user@host``).  The rule is checked for
+the first URL and for every redirect, before any connection to it; the opener
+has HTTP and HTTPS handlers only, so ``ftp:``, ``file:`` and ``data:`` are
+never opened.
+
+Every request has an overall deadline (``DEADLINE_SECONDS``, wall clock from
+the request to the last byte, across redirects) besides the per-socket
+timeout: when it passes, the connection is shut down, so a server trickling
+its headers or body one byte at a time ends the request.  Each answer has a
+size limit.  Every failure is a ``FetchError`` with one line (and the HTTP
+status when there was one).  ``http_stream`` writes a body to a file as it
+arrives, so a download of any size needs little memory.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
+import http.client
+import socket
+import threading
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -17,12 +35,22 @@ from typing import Any, BinaryIO, Callable, List, Optional
 from punstats import __version__
 from punstats.model.corpus import SourceError
 
+#: Seconds one socket operation (connect, one read) may wait.
 TIMEOUT_SECONDS = 60
+
+#: Seconds one request may take in all, from asking to the last byte (redirects included).
+DEADLINE_SECONDS = 600
 
 #: Archives larger than this are not downloaded.
 MAX_DOWNLOAD_BYTES = 512 * 1024 * 1024
 
-_LOOPBACK = ("127.0.0.1", "::1", "localhost")
+#: Redirects followed for one request.
+MAX_REDIRECTS = 5
+
+#: The hosts that are this machine: plain HTTP goes only to these, spelled exactly so.
+_LOOPBACK = frozenset(("127.0.0.1", "::1", "localhost"))
+
+_CHUNK = 1 << 16
 
 
 class FetchError(SourceError):
@@ -33,33 +61,205 @@ class FetchError(SourceError):
         self.status = status
 
 
+def _host(url: str) -> Optional[str]:
+    """The host of an http(s) URL without user information, blanks or control characters
+    and with a valid port; else None."""
+    if not url.isprintable() or any(c.isspace() for c in url):
+        return None
+    try:
+        parts = urllib.parse.urlsplit(url)
+        parts.port  # noqa: B018 (raises ValueError for a port that is not a number in range)
+    except ValueError:
+        return None
+    if parts.scheme not in ("http", "https") or "@" in parts.netloc or not parts.hostname:
+        return None
+    return parts.hostname
+
+
+def _on_this_machine(url: str) -> bool:
+    return _host(url) in _LOOPBACK
+
+
 def fetchable(url: str, base: Optional[str] = None) -> bool:
     """HTTPS, or plain HTTP to this machine (a local mirror, a test's index) when the
-    document that named ``url`` (``base``; None: the user did) is on this machine too."""
-    if url.startswith("https://"):
+    document that named ``url`` (``base``: a page, or the URL that redirected to it;
+    None: the user did) is on this machine too.  Nothing else: no other scheme, no
+    ``user@`` in the address, no other spelling of a loopback address."""
+    host = _host(url)
+    if host is None:
+        return False
+    if urllib.parse.urlsplit(url).scheme == "https":
         return True
-    loopback = lambda u: u.startswith("http://") and urllib.parse.urlsplit(u).hostname in _LOOPBACK  # noqa: E731
-    return loopback(url) and (base is None or loopback(base))
+    return host in _LOOPBACK and (base is None or _on_this_machine(base))
+
+
+def refusal(url: str) -> str:
+    """The one-line reason a URL the user named is refused."""
+    return "refusing to fetch %s: only https://, or http:// to 127.0.0.1, ::1 or localhost" % url
+
+
+class _Watch:
+    """One request's deadline: the connections it opened are shut down when it passes."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.deadline = time.monotonic() + seconds
+        self.lock = threading.Lock()
+        self.sockets: List[socket.socket] = []
+        self.expired = False
+        self.timer = threading.Timer(max(seconds, 0.0), self.expire)
+        self.timer.daemon = True
+
+    def __enter__(self) -> "_Watch":
+        self.timer.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.timer.cancel()
+
+    def left(self, timeout: float) -> float:
+        """``timeout``, shortened to what is left before the deadline (a little at least)."""
+        return max(min(timeout, self.deadline - time.monotonic()), 0.01)
+
+    def add(self, sock: socket.socket) -> None:
+        with self.lock:
+            self.sockets.append(sock)
+            if self.expired:
+                _shut(sock)
+
+    def expire(self) -> None:
+        with self.lock:
+            self.expired = True
+            for sock in self.sockets:
+                _shut(sock)
+
+    def check(self) -> None:
+        if self.expired or time.monotonic() > self.deadline:
+            self.expired = True
+            raise _Expired()
+
+
+def _shut(sock: socket.socket) -> None:
+    """Wake any read of ``sock`` (an SSL socket too: the socket below it) with end of file."""
+    try:
+        socket.socket.shutdown(sock, socket.SHUT_RDWR)
+    except OSError:  # already closed
+        pass
+
+
+class _Expired(Exception):
+    """The deadline passed while a body was read."""
+
+
+def _watched(base: Any) -> Any:
+    """``base`` (an HTTP(S) connection class) whose connections a ``_Watch`` can shut down."""
+    class Watched(base):  # type: ignore[misc,valid-type]
+        def __init__(self, *args: Any, watch: _Watch, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self.watch = watch
+
+        def connect(self) -> None:
+            self.timeout = self.watch.left(self.timeout)  # type: ignore[has-type]
+            super().connect()
+            self.watch.add(self.sock)
+    return Watched
+
+
+_HTTPConnection = _watched(http.client.HTTPConnection)
+_HTTPSConnection = _watched(http.client.HTTPSConnection)
+
+
+class _HTTPHandler(urllib.request.HTTPHandler):
+    def __init__(self, watch: _Watch) -> None:
+        super().__init__()
+        self.watch = watch
+
+    def http_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
+        return self.do_open(functools.partial(_HTTPConnection, watch=self.watch), req)
+
+
+class _HTTPSHandler(urllib.request.HTTPSHandler):
+    def __init__(self, watch: _Watch) -> None:
+        super().__init__()
+        self.watch = watch
+
+    def https_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
+        return self.do_open(functools.partial(_HTTPSConnection, watch=self.watch), req,
+                            context=self._context)  # type: ignore[attr-defined]
+
+
+class _Redirects(urllib.request.HTTPRedirectHandler):
+    """Follows a redirect only to a URL ``fetchable`` from the one that redirected,
+    checked before urllib looks at it (it would follow ``ftp:``) and again as built."""
+
+    max_redirections = MAX_REDIRECTS
+
+    def http_error_302(self, req: urllib.request.Request, fp: Any, code: int, msg: str,
+                       headers: Any) -> Any:
+        location = headers.get("location") or headers.get("uri")
+        if location is not None:
+            _check_redirect(req.full_url, urllib.parse.urljoin(req.full_url, location), fp, code)
+        return super().http_error_302(req, fp, code, msg, headers)
+
+    http_error_301 = http_error_303 = http_error_307 = http_error_308 = http_error_302
+
+    def redirect_request(self, req: urllib.request.Request, fp: Any, code: int, msg: str, headers: Any,
+                         newurl: str) -> Optional[urllib.request.Request]:
+        _check_redirect(req.full_url, newurl, fp, code)
+        return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+
+def _check_redirect(url: str, target: str, fp: Any, code: int) -> None:
+    if not fetchable(target, url):
+        fp.close()
+        raise FetchError("%s redirects to %s, which punstats does not fetch (only https://, or http:// "
+                         "from and to 127.0.0.1, ::1 or localhost)" % (url, " ".join(target.split())), code)
+
+
+def _opener(watch: _Watch) -> urllib.request.OpenerDirector:
+    """HTTP and HTTPS only (no FTP, file or data handler), redirects checked, connections watched."""
+    opener = urllib.request.OpenerDirector()
+    for handler in (urllib.request.ProxyHandler(), urllib.request.UnknownHandler(), _HTTPHandler(watch),
+                    _HTTPSHandler(watch), _Redirects(), urllib.request.HTTPDefaultErrorHandler(),
+                    urllib.request.HTTPErrorProcessor()):
+        opener.add_handler(handler)
+    return opener
 
 
 def _read(url: str, timeout: float, max_bytes: int, write: Callable[[bytes], Any]) -> None:
     """GET ``url`` and hand its body to ``write`` in chunks; ``FetchError`` with one line otherwise."""
     if not fetchable(url):
-        raise FetchError("refusing to fetch a non-HTTPS URL: %s" % url)
+        raise FetchError(refusal(url))
     request = urllib.request.Request(url, headers={"User-Agent": "punstats/%s" % __version__})
-    total = 0
+    watch = _Watch(DEADLINE_SECONDS)
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
-            for chunk in iter(lambda: response.read(1 << 20), b""):
-                total += len(chunk)
-                if total > max_bytes:
-                    raise FetchError("%s: larger than %d bytes" % (url, max_bytes))
-                write(chunk)
+        with watch, _opener(watch).open(request, timeout=timeout) as response:
+            _body(url, response, watch, max_bytes, write)
+        if watch.expired:  # a body cut short by the deadline is no body
+            raise _Expired()
+    except FetchError:
+        raise
     except urllib.error.HTTPError as exc:
         raise FetchError("%s: HTTP %d %s" % (url, exc.code, exc.reason), exc.code) from None
-    except (urllib.error.URLError, OSError) as exc:
+    except (_Expired, urllib.error.URLError, OSError, http.client.HTTPException, ValueError) as exc:
+        if watch.expired or isinstance(exc, _Expired):
+            raise FetchError("%s: no complete answer within the deadline of %g s" % (url, watch.seconds)) from None
         reason = getattr(exc, "reason", None) or exc
         raise FetchError("cannot reach %s: %s" % (urllib.parse.urlsplit(url).netloc, reason)) from None
+
+
+def _body(url: str, response: Any, watch: _Watch, max_bytes: int, write: Callable[[bytes], Any]) -> None:
+    """The body in chunks as they arrive, each one checked against the size limit and the deadline."""
+    total = 0
+    while True:
+        watch.check()
+        chunk = response.read1(_CHUNK)
+        if not chunk:
+            return
+        total += len(chunk)
+        if total > max_bytes:
+            raise FetchError("%s: larger than %d bytes" % (url, max_bytes))
+        write(chunk)
 
 
 def http_get(url: str, timeout: float = TIMEOUT_SECONDS, max_bytes: int = MAX_DOWNLOAD_BYTES) -> bytes:

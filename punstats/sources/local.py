@@ -76,6 +76,39 @@ def read_small(path: str, limit: int = METADATA_BYTES) -> Optional[str]:
     return data.decode("utf-8", "replace")
 
 
+#: The most a file argument read whole (a corpus file, a project list) may hold.
+ARGUMENT_BYTES = 64 * 1024 * 1024
+
+
+def read_regular(path: str, what: str, limit: Optional[int] = None) -> bytes:
+    """The bytes of ``path``, a file the user named (``what`` it is, for the message);
+    a one-line ``SourceError`` when it is missing, not a regular file (a FIFO, a device,
+    a directory: refused before any read, the open non-blocking so a FIFO swapped in
+    cannot hang it) or over ``limit`` bytes (None: ``ARGUMENT_BYTES``)."""
+    limit = ARGUMENT_BYTES if limit is None else limit
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            raise SourceError("%s %s is not a regular file" % (what, path))
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    except OSError as exc:
+        raise SourceError("cannot read %s %s: %s" % (what, path, exc.strerror or exc)) from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise SourceError("%s %s is not a regular file" % (what, path))
+        if info.st_size > limit:
+            raise SourceError("%s %s is over %d bytes" % (what, path, limit))
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            data = handle.read(limit + 1)
+    except OSError as exc:
+        raise SourceError("cannot read %s %s: %s" % (what, path, exc.strerror or exc)) from None
+    finally:
+        os.close(fd)
+    if len(data) > limit:
+        raise SourceError("%s %s is over %d bytes" % (what, path, limit))
+    return data
+
+
 def git_head(directory: str) -> "tuple[str, str]":
     """(commit, committer date) of a git work tree's HEAD, read from files.
 

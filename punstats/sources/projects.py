@@ -32,6 +32,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from punstats.model.corpus import Corpus, SourceError
 from punstats.sources import pypi, resolve
+from punstats.sources.local import read_regular
 
 KINDS = ("pypi", "path", "git")
 
@@ -71,13 +72,14 @@ class CorpusFile:
 
 def load(path: str) -> CorpusFile:
     """Read and check a corpus file; ``CorpusError`` names the first bad entry."""
+    if not os.path.lexists(path):
+        raise CorpusError("no such corpus file: %s" % path)
     try:
-        with open(path, "rb") as handle:
-            data = tomllib.load(handle)
-    except FileNotFoundError:
-        raise CorpusError("no such corpus file: %s" % path) from None
-    except OSError as exc:
-        raise CorpusError("cannot read %s: %s" % (path, exc.strerror or exc)) from None
+        data = tomllib.loads(read_regular(path, "the corpus file").decode("utf-8"))
+    except SourceError as exc:
+        raise CorpusError(str(exc)) from None
+    except UnicodeDecodeError as exc:
+        raise CorpusError("%s is not UTF-8: %s" % (path, exc)) from None
     except tomllib.TOMLDecodeError as exc:
         raise CorpusError("%s is not valid TOML: %s" % (path, exc)) from None
     unknown = sorted(set(data) - TOP_KEYS)

@@ -53,6 +53,7 @@ from punstats.sources.http import (  # noqa: F401 (pypi.http_get, pypi.FetchErro
     fetchable,
     http_get,
     http_stream,
+    refusal,
 )
 
 PREFIX = "pypi:"

@@ -19,6 +19,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from punstats.model.corpus import SourceError
 from punstats.sources import pypi
+from punstats.sources.local import read_regular
 
 PREFIX = "top-pypi:"
 
@@ -63,11 +64,7 @@ def load_list(where: Optional[str] = None, get: pypi.Getter = pypi.http_get) -> 
     if "://" in location:
         body = get(location)
     else:
-        try:
-            with open(location, "rb") as handle:
-                body = handle.read(64 * 1024 * 1024)
-        except OSError as exc:
-            raise SourceError("cannot read the project list %s: %s" % (location, exc.strerror or exc)) from None
+        body = read_regular(location, "the project list")
     try:
         data = json.loads(body)
     except ValueError:
