@@ -116,10 +116,9 @@ def rewrite_candidates(candidates: Sequence[Candidate], root: str, mode: str = P
     tick = progress or (lambda n: None)
     if jobs == 1 or len(jobs_list) < 2:
         return tuple(_ticked(_rewrite_one(job), tick) for job in jobs_list)
-    from concurrent.futures import ProcessPoolExecutor
-
     from punstats.engines.base import default_jobs  # what "all cores" (jobs=None) means
-    with ProcessPoolExecutor(jobs or default_jobs()) as pool:
+    from punstats.engines.local import new_pool  # workers that die with this process
+    with new_pool(jobs or default_jobs()) as pool:
         return tuple(_ticked(r, tick) for r in pool.map(_rewrite_one, jobs_list, chunksize=4))
 
 
