@@ -126,3 +126,29 @@ def test_rewrite_write_killed_leaves_no_worker_holding_its_output(big, tmp_path)
     assert len(found) == 2 and left == [] and eof
     assert (big / "m000.py").read_text() == "f(x0=x0)\n"  # nothing was written
 
+
+def test_an_interpreter_worker_dies_with_the_scan(tmp_path):
+    """A --python that answers the hello, then never answers work (and never reads its input)."""
+    python = tmp_path / "python"
+    python.write_text("#!/bin/sh\nread line\n"
+                      "echo '{\"python\": \"3.11.0\", \"implementation\": \"CPython\", \"extractor_version\": 1}'\n"
+                      "exec sleep 3600\n")
+    python.chmod(0o755)
+    (tmp_path / "a.py").write_text("f(x=x)\n")
+    argv = ["scan", str(tmp_path / "a.py"), "--python", str(python), "-j", "2", "-q", "--no-cache", "--no-save"]
+    found, left, _ = kill_mid_run(argv, 2, str(tmp_path), program="import sys\nfrom punstats.cli import main\n"
+                                  "sys.exit(main(sys.argv[1:]))\n")
+    assert len(found) == 2 and left == []
+
+
+@pytest.mark.slow
+def test_a_local_dask_cluster_dies_with_the_scan(tmp_path):
+    """Dask's own guarantee (each worker process watches a pipe from its nanny, in this
+    process), checked: its workers and multiprocessing's resource tracker end too."""
+    pytest.importorskip("distributed")
+    program = ("import sys, time\nfrom punstats.engines.dask import local_cluster\n"
+               "if __name__ == '__main__':\n"
+               "    with local_cluster(2):\n"
+               "        time.sleep(3600)\n")
+    found, left, eof = kill_mid_run([], 3, str(tmp_path), program=program)  # the tracker and 2 workers
+    assert len(found) == 3 and left == [] and eof
