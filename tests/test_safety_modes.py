@@ -1,6 +1,6 @@
 """rewrite --write keeps all of a file it replaces (owner, the twelve mode bits, extended
 attributes and access lists) or does not replace it (not_written, and why): also a file
-with hard links."""
+with hard links; rewrite and expand exit 1 when a file could not be read or written back."""
 import errno
 import os
 import stat
@@ -8,7 +8,7 @@ import struct
 
 import pytest
 
-from punstats import rewrite
+from punstats import cli, rewrite
 from punstats.rewrite.source import FILE_NOT_WRITTEN
 
 PUNNABLE = "f(alpha=alpha)\n"
@@ -125,3 +125,56 @@ def test_a_file_with_hard_links_is_left_whole(source, tmp_path):
     os.link(str(source), str(other))
     assert_untouched(source, write(source), "has 2 hard links: replacing it would break them")
     assert os.path.samefile(str(source), str(other))
+
+
+@pytest.fixture
+def two(tmp_path, monkeypatch):
+    """a.py (hard-linked elsewhere, so not written) and b.py, in the working directory."""
+    root = tmp_path / "tree"
+    root.mkdir()
+    for name in ("a.py", "b.py"):
+        (root / name).write_text(PUNNABLE)
+    os.link(str(root / "a.py"), str(tmp_path / "elsewhere.py"))
+    monkeypatch.chdir(str(root))
+    return root
+
+
+def test_write_exits_1_when_a_file_was_not_written(two, capsys):
+    assert cli.main(["rewrite", ".", "--write", "-j", "1", "-q"]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert "untouched  a.py: not_written: has 2 hard links: replacing it would break them" in out
+    assert "files      2   changed 1" in out
+    assert (two / "a.py").read_text() == PUNNABLE and (two / "b.py").read_bytes() == PUNNED
+
+
+def test_expand_write_exits_1_too(two, capsys):
+    for name in ("a.py", "b.py"):
+        with open(str(two / name), "wb") as handle:  # in place: the hard link stays
+            handle.write(PUNNED)
+    assert cli.main(["expand", ".", "--write", "-j", "1", "-q"]) == 1
+    assert "untouched  a.py: not_written: has 2 hard links: replacing it would break them" in (
+        capsys.readouterr().out.splitlines())
+    assert (two / "a.py").read_bytes() == PUNNED and (two / "b.py").read_text() == PUNNABLE
+
+
+def test_diff_exits_1_when_a_file_could_not_be_read(two, capsys, monkeypatch):
+    real = rewrite.tree.read_source
+
+    def denied(location, max_bytes):
+        if location.endswith("a.py"):
+            raise PermissionError(errno.EACCES, "Permission denied")
+        return real(location, max_bytes)
+    monkeypatch.setattr(rewrite.tree, "read_source", denied)
+    assert cli.main(["rewrite", ".", "--diff", "-j", "1", "-q"]) == 1
+    captured = capsys.readouterr()
+    assert "+++ b/b.py" in captured.out and "a.py" not in captured.out
+    assert "untouched  a.py: unreadable: Permission denied" in captured.err.splitlines()
+
+
+def test_files_left_for_what_they_hold_do_not_change_the_exit_status(tmp_path, capsys):
+    (tmp_path / "a.py").write_text(PUNNABLE)
+    (tmp_path / "py2.py").write_text("print 'hello'\n")
+    for flag in ("--diff", "--write"):
+        assert cli.main(["rewrite", str(tmp_path), flag, "-j", "1", "-q"]) == 0
+        assert "untouched  %s: syntax_error" % (tmp_path / "py2.py").name in "".join(capsys.readouterr())
+    assert (tmp_path / "a.py").read_bytes() == PUNNED
