@@ -108,7 +108,7 @@ def test_cli_write_prints_the_refusal_and_the_summary(tree, capsys, monkeypatch)
         return real(directory, name, old)
 
     monkeypatch.setattr(rewrite.tree, "_unchanged", edited_meanwhile)
-    assert cli.main(["rewrite", ".", "--write", "-j", "1"]) == 0
+    assert cli.main(["rewrite", ".", "--write", "-j", "1"]) == 1  # a file not written
     out = capsys.readouterr().out.splitlines()
     assert "untouched  a.py: not_written: changed since it was read: left as it is now" in out
     assert "files      2   changed 1" in out

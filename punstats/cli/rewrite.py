@@ -1,4 +1,10 @@
 """``punstats rewrite`` and ``expand``.
+
+Exit status: 0; 1 when a file could not be read or written back
+(``rewrite.FILE_FAULTS``: listed as untouched, the others done), in every mode
+(summary, ``--diff``, ``--write``); 2 for a usage error.  Files left untouched
+because of what they hold (they do not parse, or fail the round trip) are
+listed and do not change it, as a scan records them and exits 0.
 """
 from __future__ import annotations
 
@@ -8,12 +14,18 @@ from typing import Any
 
 from punstats.cli.common import UsageError, _progress_bar, jobs_options, quiet_options
 
+#: The exit status when a file could not be read or written back.
+FILES_LEFT = 1
+
+EXIT_STATUS = ("exit status: 0; 1 when a file could not be read or written back (it is listed as "
+               "untouched: unreadable, not_written); 2 for a usage error")
+
 
 def _add_rewrite_commands(commands: Any) -> None:
     for name, help_text in (("rewrite", "rewrite f(x=x) as f(x=) (PEP 736); prints a summary, a diff, or writes"),
                             ("expand", "rewrite f(x=) back to f(x=x), so punned code runs on today's Python")):
         p = commands.add_parser(name, help=help_text, description=help_text[0].upper() + help_text[1:] + ".",
-                                parents=[jobs_options(), quiet_options()])
+                                parents=[jobs_options(), quiet_options()], epilog=EXIT_STATUS)
         p.add_argument("path", metavar="PATH", help="directory or file")
         out = p.add_mutually_exclusive_group()
         out.add_argument("--diff", action="store_true", help="print a unified diff (git apply accepts it)")
@@ -57,5 +69,5 @@ def cmd_rewrite(args: argparse.Namespace) -> int:
         results = rewrite.write_back(results)
     report = sys.stderr if args.diff else sys.stdout
     print(format_rewrite(results, rewrite.summarize(results), args.write), file=report)
-    return 0
+    return FILES_LEFT if any(result.error in rewrite.FILE_FAULTS for result in results) else 0
 

@@ -9,12 +9,16 @@ exactly as ``engine.run`` does, for ``scan --python``.
 An interpreter must answer the worker's hello within ``HELLO_TIMEOUT``
 seconds with what a Python 3.8 or later running punstats' worker answers;
 anything else (not Python, too old, garbage, silence) is an
-``InterpreterError`` naming it, and the process is ended.
+``InterpreterError`` naming it, and the process is ended.  The worker dies
+with this process, even by ``kill -9`` (``model.processes.die_with_parent``,
+set between fork and exec); what a wrapper script starts in turn is in the
+worker's process group and sees its input end.
 """
 from __future__ import annotations
 
 import base64
 import contextlib
+import functools
 import json
 import os
 import selectors
@@ -34,6 +38,7 @@ from punstats.extract.compat import COMPAT_VERSION
 from punstats.extract.definitions import DEFINITIONS_VERSION
 from punstats.model.discovery import Candidate
 from punstats.model.limits import DEFAULT_MAX_BYTES
+from punstats.model.processes import die_with_parent
 from punstats.model.records import Extraction, from_plain
 
 WORKER_PATH = os.path.abspath(worker.__file__)
@@ -78,7 +83,8 @@ class Interpreter:
         try:
             self._proc = subprocess.Popen([python, "-I", WORKER_PATH], stdin=subprocess.PIPE,
                                           stdout=subprocess.PIPE, stderr=self._stderr,
-                                          start_new_session=True)  # its own group: ended whole
+                                          start_new_session=True,  # its own group: ended whole
+                                          preexec_fn=functools.partial(die_with_parent, os.getpid()))
         except OSError as exc:
             raise InterpreterError("cannot run %s: %s" % (python, exc.strerror or exc)) from None
         self._lock = threading.Lock()

@@ -18,6 +18,11 @@ for the rest, so that the workers do not inherit (and the memory of the process
 tree does not count once per worker) the list of every discovered file.
 Candidates travel to the workers as plain tuples: pickling the records
 themselves would give each one a ``__dict__`` that stays.
+
+Every worker dies with the process that forked it (``model.processes.die_with_parent``,
+its pid passed down, so a parent that died first is seen too): a scan killed
+with ``kill -9`` leaves no worker behind holding its output pipe.  Pools are
+forked by the thread that uses them (the run's), which outlives them.
 """
 from __future__ import annotations
 
@@ -26,6 +31,7 @@ import dataclasses
 import itertools
 import multiprocessing
 import operator
+import os
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Callable, Dict, List, Optional, Sequence
@@ -35,6 +41,7 @@ from punstats.engines.base import MAX_JOBS, Progress, Sink, default_jobs
 from punstats.extract.traversal import extract
 from punstats.model.discovery import Candidate
 from punstats.model.limits import DEFAULT_MAX_BYTES
+from punstats.model.processes import die_with_parent
 from punstats.model.records import Extraction, failure
 from punstats.model.statuses import WORKER_DIED
 
@@ -72,6 +79,12 @@ def _context():
     return multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
 
 
+def new_pool(jobs: int) -> ProcessPoolExecutor:
+    """A process pool of ``jobs`` workers (fork where there is fork) that die with this process."""
+    return ProcessPoolExecutor(jobs, _context(), initializer=die_with_parent,
+                               initargs=(os.getpid(),))
+
+
 class Workers:
     """A pool of ``jobs`` worker processes, started by ``start`` (while the corpus
     is discovered) and used by ``run``; closed on leaving the ``with`` block.  A pool
@@ -83,7 +96,7 @@ class Workers:
 
     def start(self) -> "Workers":
         if self.pool is None and self.jobs > 1:
-            self.pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=_context())
+            self.pool = new_pool(self.jobs)
             self.pool.submit(int).result()  # a fork pool starts every worker at its first task
         return self
 
@@ -172,12 +185,12 @@ def _run_pool(candidates: Sequence[Candidate], groups: Sequence[Sequence[int]], 
     batches are in flight at a time: the others are not yet copied for the workers."""
     lost: List[Sequence[int]] = []
     waiting = iter(groups)
-    with contextlib.nullcontext(started) if started else ProcessPoolExecutor(jobs, _context()) as pool:
+    with contextlib.nullcontext(started) if started else new_pool(jobs) as executor:
         running: Dict[Future, Sequence[int]] = {}
 
         def submit(group: Sequence[int]) -> None:
             try:
-                running[pool.submit(_extract_batch, [_fields(candidates[i]) for i in group], max_bytes)] = group
+                running[executor.submit(_extract_batch, [_fields(candidates[i]) for i in group], max_bytes)] = group
             except BrokenProcessPool:
                 lost.append(group)
         for group in itertools.islice(waiting, IN_FLIGHT_PER_WORKER * jobs):

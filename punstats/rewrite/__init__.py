@@ -9,6 +9,7 @@ from punstats.rewrite.source import (  # noqa: F401
     EXPAND,
     FILE_DECODE,
     FILE_ENCODE,
+    FILE_FAULTS,
     FILE_NOT_WRITTEN,
     FILE_NULL,
     FILE_ROUND_TRIP,

@@ -65,6 +65,11 @@ FILE_UNREADABLE = "unreadable"  # not a regular file, vanished, no permission
 FILE_NOT_WRITTEN = "not_written"  # --write refused it: changed or vanished since read, or the write failed
 
 
+#: Files left untouched because they could not be read or written back, not because of
+#: what they hold: ``punstats rewrite`` and ``expand`` exit 1 when there is one.
+FILE_FAULTS = frozenset({FILE_UNREADABLE, FILE_NOT_WRITTEN})
+
+
 @dataclass(frozen=True)
 class Edit:
     """One keyword argument rewritten (positions in the original text)."""

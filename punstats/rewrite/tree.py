@@ -5,9 +5,12 @@ Writing back (``write_back``) is atomic and never goes elsewhere: the
 directory is opened through no symbolic link, the file must still hold the
 bytes that were read (a file edited or deleted meanwhile is refused, never
 overwritten or re-created), the new bytes go to a temporary file in the same
-directory, flushed and synced, with the old mode, which then replaces the
-file (``os.replace`` relative to the opened directory).  A failure leaves the
-file as it was and is recorded for it (``not_written``).
+directory, flushed and synced, with the old owner, mode (all of it: setuid,
+setgid and sticky bits too) and extended attributes (``rewrite.metadata``),
+which then replaces the file (``os.replace`` relative to the opened
+directory).  A failure, or anything of the file the replacement could not
+keep (a hard link, an owner only root may give), leaves the file as it was
+and is recorded for it (``not_written``).
 """
 from __future__ import annotations
 
@@ -21,6 +24,7 @@ from typing import Callable, Optional, Sequence, Tuple
 from punstats.discover.read import open_parent, read_source
 from punstats.model.discovery import Candidate
 from punstats.model.limits import DEFAULT_MAX_BYTES
+from punstats.rewrite.metadata import Identity, give, identity, unkeepable
 from punstats.rewrite.rewrap import LINE_LENGTH
 from punstats.rewrite.source import EXPAND, FILE_NOT_WRITTEN, FILE_UNREADABLE, PUN, Rewrite
 from punstats.rewrite.transform import expand, pun
@@ -116,10 +120,9 @@ def rewrite_candidates(candidates: Sequence[Candidate], root: str, mode: str = P
     tick = progress or (lambda n: None)
     if jobs == 1 or len(jobs_list) < 2:
         return tuple(_ticked(_rewrite_one(job), tick) for job in jobs_list)
-    from concurrent.futures import ProcessPoolExecutor
-
     from punstats.engines.base import default_jobs  # what "all cores" (jobs=None) means
-    with ProcessPoolExecutor(jobs or default_jobs()) as pool:
+    from punstats.engines.local import new_pool  # workers that die with this process
+    with new_pool(jobs or default_jobs()) as pool:
         return tuple(_ticked(r, tick) for r in pool.map(_rewrite_one, jobs_list, chunksize=4))
 
 
@@ -153,27 +156,29 @@ def _replace(location: str, old: bytes, new: bytes) -> str:
     except OSError as exc:
         return "cannot open its directory: %s" % (exc.strerror or exc)
     try:
-        info, problem = _unchanged(directory, name, old)
+        info, kept, problem = _unchanged(directory, name, old)
         if problem:
             return problem
-        return _swap_in(directory, name, new, info)
+        return _swap_in(directory, name, new, info, kept)
     finally:
         os.close(directory)
 
 
-def _unchanged(directory: int, name: str, old: bytes) -> Tuple[Optional[os.stat_result], str]:
-    """(its status, "") when ``name`` still is a regular file holding ``old``, else (None, why not)."""
+def _unchanged(directory: int, name: str, old: bytes) -> Tuple[Optional[os.stat_result], Optional[Identity], str]:
+    """(its status, its identity, "") when ``name`` still is a regular file holding ``old``,
+    else (None, None, why not)."""
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
         fd = os.open(name, flags, dir_fd=directory)
     except FileNotFoundError:
-        return None, "vanished since it was read: not re-created"
+        return None, None, "vanished since it was read: not re-created"
     except OSError as exc:
-        return None, "cannot read it again: %s" % (exc.strerror or exc)
+        return None, None, "cannot read it again: %s" % (exc.strerror or exc)
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            return None, "no longer a regular file"
+            return None, None, "no longer a regular file"
+        kept = identity(fd)
         current = b""
         while len(current) <= len(old):
             chunk = os.read(fd, max(1 << 20, len(old) + 1 - len(current)))
@@ -183,16 +188,20 @@ def _unchanged(directory: int, name: str, old: bytes) -> Tuple[Optional[os.stat_
     finally:
         os.close(fd)
     if current != old:
-        return None, "changed since it was read: left as it is now"
-    return info, ""
+        return None, None, "changed since it was read: left as it is now"
+    return info, kept, ""
 
 
-def _swap_in(directory: int, name: str, data: bytes, info: os.stat_result) -> str:
-    """Write ``data`` to a temporary file beside ``name``, then put it in its place; "" or why not."""
+def _swap_in(directory: int, name: str, data: bytes, info: os.stat_result, kept: Identity) -> str:
+    """Write ``data`` to a temporary file beside ``name`` with the identity ``kept`` of the
+    file, then put it in its place; "" or why not."""
+    refused = unkeepable(kept)
+    if refused:
+        return refused
     temp = ".%s.punstats-%d.tmp" % (name, os.getpid())
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
     try:
-        fd = os.open(temp, flags, stat.S_IMODE(info.st_mode), dir_fd=directory)
+        fd = os.open(temp, flags, 0o600, dir_fd=directory)  # its own mode once it is whole
     except OSError as exc:
         return "cannot create a temporary file beside it: %s" % (exc.strerror or exc)
     try:
@@ -200,12 +209,9 @@ def _swap_in(directory: int, name: str, data: bytes, info: os.stat_result) -> st
             view = memoryview(data)
             while view:
                 view = view[os.write(fd, view):]
-            os.fchmod(fd, stat.S_IMODE(info.st_mode))
-            if hasattr(os, "fchown"):
-                try:
-                    os.fchown(fd, info.st_uid, info.st_gid)
-                except OSError:
-                    pass  # not ours to give away: the mode is kept, the owner is who writes
+            problem = give(fd, kept)
+            if problem:
+                raise OSError(errno.EPERM, problem)
             os.fsync(fd)
         finally:
             os.close(fd)
