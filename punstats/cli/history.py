@@ -38,8 +38,10 @@ def _records(table: Any) -> List[Dict[str, Any]]:
 
 
 def cmd_history(args: argparse.Namespace) -> int:
+    from punstats.model.escape import terminal
     from punstats.runs import history as histories
     from punstats.sources import git as gitsource
+    from punstats.store.frames import csv_ready
     from punstats.store.rules import parse_test_rule
     try:
         rule = parse_test_rule(args.test_rule)
@@ -60,7 +62,7 @@ def cmd_history(args: argparse.Namespace) -> int:
         bar.close()
     os.makedirs(output, exist_ok=True)
     table.to_parquet(os.path.join(output, "history.parquet"), index=False)
-    table.to_csv(os.path.join(output, "history.csv"), index=False)
+    csv_ready(table).to_csv(os.path.join(output, "history.csv"), index=False)  # no formula in a subject
     with open(os.path.join(output, "history.json"), "w", encoding="utf-8") as handle:
         json.dump(histories.provenance(args.repo, commits, vars(args)), handle, indent=2)
     written = [os.path.join(output, "history.parquet")]
@@ -73,8 +75,9 @@ def cmd_history(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(_records(table), indent=2, ensure_ascii=False))
     else:
-        print(table[["commit", "date", "files", "keywords", "punnable", "punnable_pct", "long", "long_nontest",
-                     "files_extracted"]].assign(commit=table["commit"].str[:12]).to_string(index=False))
-        print("stored: %s" % ", ".join(written))
+        shown = table[["commit", "date", "files", "keywords", "punnable", "punnable_pct", "long", "long_nontest",
+                       "files_extracted"]].assign(commit=table["commit"].str[:12]).to_string(index=False)
+        print("\n".join(terminal(line) for line in shown.splitlines()))
+        print(terminal("stored: %s" % ", ".join(written)))
     return 0
 
