@@ -74,7 +74,8 @@ def test_escape_functions():
     assert escape.csv_cell("=1+2") == "'=1+2" and escape.csv_cell("\tx") == "'\tx"
     assert escape.csv_cell(-2) == -2 and escape.csv_cell(-2.5) == -2.5 and escape.csv_cell("a=b") == "a=b"
     assert escape.markdown_text("a|b\nc") == "a\\|b\\\\x0ac"
-    assert escape.rest_text(".. raw:: html") == "\\.. raw\\:: html"
+    assert escape.rest_text(".. raw:: html") == "\\.\\. raw\\:\\: html"
+    assert escape.rest_text("= =") == "\\ = =" and escape.rest_text(" ") == "\\\\x20"
     assert escape.rest_code("a``b") == "a\\`\\`b" and escape.rest_code("ab") == "``ab``"
 
 
@@ -239,3 +240,21 @@ def test_history_subject_and_directory_are_escaped(tmp_path, capsys):
     with open(out / "history.csv", newline="", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
     assert [row["subject"] for row in rows] == ["'=HYPERLINK(\x1b[31m)"] and rows[0]["punnable"] == "1"
+
+
+@pytest.mark.parametrize("name", [
+    "", " ", "= =", "====", "\\\\\\\\", ".. raw:: html", ".. _x: http://e", ".. |x| image:: y", "a::", "\n+:::",
+    "- x", "1. x", ": field: x", "`x`_", "|sub|", "[#]_", "``", "  ^", "a\n====", "x\x1b[2J\u202e"])
+def test_rest_cells_title_and_notes_hold_any_name(name):
+    from punstats.present.formats import Code, Label, Table, render
+    for cell in (name, Code(name)):
+        table = Table(header=(Label("H"), Label("N")), rows=((cell, 1), (Label("z"), 2)), title=(Label("T "), name),
+                      notes=("note " + name,), header_notes=(None, 0))
+        text = render(table, "rst")
+        tree = publish_doctree(text, settings_overrides={"report_level": 5, "halt_level": 5,
+                                                         "warning_stream": io.StringIO()})
+        assert not list(tree.findall(nodes.system_message)), text
+        [table_node] = list(tree.findall(nodes.table))
+        assert len(list(table_node.findall(nodes.row))) == 3
+        for kind in (nodes.raw, nodes.target, nodes.substitution_definition, nodes.literal_block, nodes.comment):
+            assert not list(tree.findall(kind)), text

@@ -71,18 +71,23 @@ _RST_SPECIAL = re.compile(r"([\\`*_|\[\]<>])")
 _RST_LIST_START = re.compile(r"^([-+*#(:]|\.\.|\w+[.)](\s|$))")  # a list, field list, directive
 
 
-#: A run of one punctuation character: a border, a transition or a title's underline.
+#: A run of one punctuation character: a border, a transition, a title's underline, ``::``.
 _RST_ADORNMENT = re.compile(r"""([!"#$%&'()*+,\-./:;<=>?@^_`{|}~])\1+""")
 
 
 def rest_text(text: str) -> str:
     """Plain text for reStructuredText, also a simple table's cell: on one line,
     inline markup escaped, and never the start of a list, a directive (``..``),
-    a comment, or a border or section underline."""
-    escaped = _RST_ADORNMENT.sub(lambda m: "\\" + m.group(), _RST_SPECIAL.sub(r"\\\1", visible(text)))
+    a comment, a border or section underline, or a literal block's ``::``."""
+    escaped = _RST_ADORNMENT.sub(lambda m: "".join("\\" + c for c in m.group()),
+                                 _RST_SPECIAL.sub(r"\\\1", visible(text)))
     if _RST_LIST_START.match(escaped):
         escaped = "\\" + escaped
-    return escaped or "\\ "  # an empty first cell would continue the row above
+    if not escaped.strip():  # a blank first cell would continue the row above
+        return "\\\\x20" * len(escaped) or "(empty)"
+    if re.fullmatch(r"[^\w\s]+(\s+[^\w\s]+)*", escaped.strip()):  # punctuation only: a transition, a border
+        escaped = "\\ " + escaped  # an escaped space, which reST removes
+    return escaped
 
 
 def rest_code(text: str) -> str:
