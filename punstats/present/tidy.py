@@ -7,7 +7,8 @@ shares floats in %), and the provenance of each scan in columns of its own,
 so a plain ``pandas.read_csv`` reads it and several scans stack into one
 long table.  A text cell that a spreadsheet would read as a formula (one that
 starts with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return) is written
-with a leading ``'`` (OWASP, "CSV injection"); numeric columns are never touched.  Every number comes from a scan's summary or ``punstats.analysis``.
+with a leading ``'`` (OWASP, "CSV injection"); numeric columns are never
+touched.  Every number comes from a scan's summary or ``punstats.analysis``.
 """
 from __future__ import annotations
 
