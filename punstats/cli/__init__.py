@@ -21,6 +21,7 @@ from typing import Dict, Optional, Sequence, Tuple
 
 from punstats import __version__
 from punstats.cli.common import USAGE_ERROR, UsageError, _Parser
+from punstats.model.escape import terminal
 
 #: command -> (module of punstats.cli, its function that adds the group's parsers, one-line help),
 #: in the order ``punstats --help`` lists them
@@ -84,7 +85,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         sys.stdout.flush()  # a full device fails here, not at exit after the traceback machinery
         return status
     except UsageError as exc:
-        print("punstats: error: %s" % exc, file=sys.stderr)
+        print("punstats: error: %s" % terminal(exc), file=sys.stderr)
         return USAGE_ERROR
     except KeyboardInterrupt:
         print("punstats: interrupted", file=sys.stderr)
@@ -96,7 +97,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if exc.errno not in (errno.ENOSPC, errno.EIO, errno.EDQUOT):  # stored files say so themselves
             raise
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing more goes there
-        print("punstats: error: cannot write the output: %s" % (exc.strerror or exc), file=sys.stderr)
+        print("punstats: error: cannot write the output: %s" % terminal(exc.strerror or exc), file=sys.stderr)
         return USAGE_ERROR
 
 

@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 from punstats.cli.common import json_options
+from punstats.model.escape import terminal
 
 
 def _add_cache_command(commands: Any) -> None:
@@ -33,11 +34,11 @@ def cmd_cache(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(stats, indent=2))
         return 0
-    print("cache  %s  (%s bytes on disk)" % (stats["path"], _n(stats["bytes"])))
+    print("cache  %s  (%s bytes on disk)" % (terminal(stats["path"]), _n(stats["bytes"])))
     for kind, entry in stats["entries"].items():
         print("  %-22s %8s entries  %12s bytes" % (kind, _n(entry["count"]), _n(entry["bytes"])))
     for name, size in stats["downloads"].items():
-        print("  %-22s %21s bytes" % (name + "/", _n(size)))
+        print("  %-22s %21s bytes" % (terminal(name + "/"), _n(size)))
     if removed is not None:
         print("removed %s entries and the downloads" % _n(removed))
     return 0

@@ -7,6 +7,8 @@ import argparse
 import sys
 from typing import Any, List, NoReturn, Optional
 
+from punstats.model.escape import terminal
+
 
 class Progress:
     """A progress bar on standard error when it is a terminal, and nothing otherwise.
@@ -25,7 +27,7 @@ class Progress:
         self.close()
         if self.enabled:
             from tqdm import tqdm
-            self._bar = tqdm(total=total, unit=self.unit, desc=label or self.label, file=sys.stderr,
+            self._bar = tqdm(total=total, unit=self.unit, desc=terminal(label or self.label), file=sys.stderr,
                              leave=False, dynamic_ncols=True)
 
     def update(self, n: int = 1) -> None:
@@ -40,10 +42,11 @@ class Progress:
     def note(self, text: str) -> None:
         """Show ``text`` after the counts (what is being worked on now)."""
         if self._bar is not None:
-            self._bar.set_postfix_str(text)
+            self._bar.set_postfix_str(terminal(text))
 
     def print(self, line: str) -> None:
-        """``line`` on standard output, above the bar when there is one."""
+        """``line`` (escaped for a terminal) on standard output, above the bar when there is one."""
+        line = terminal(line)
         if self._bar is not None:
             self._bar.write(line, file=sys.stdout)
         else:

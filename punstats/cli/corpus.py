@@ -22,6 +22,7 @@ from punstats.cli.common import (
     quiet_options,
     rule_options,
 )
+from punstats.model.escape import terminal
 
 
 def _add_corpus_commands(commands: Any) -> None:
@@ -95,7 +96,7 @@ def cmd_corpus(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps([r.summary for r in results], indent=2, ensure_ascii=False))
     else:
-        print("compare: punstats table %s" % " ".join(r.directory for r in results))
+        print(terminal("compare: punstats table %s" % " ".join(r.directory for r in results)))
     return 0
 
 
@@ -123,19 +124,20 @@ def cmd_top(args: argparse.Namespace) -> int:
         return 0
     from punstats.present import ecosystem as shown
     for line in shown.summary_lines(ecosystem):
-        print(line)
+        print(terminal(line))
     from punstats.store.staging import write_atomic
     tables = []
     for ending, text in shown.table_texts(records, ecosystem).items():
         tables.append(os.path.join(options.output, "ecosystem-table." + ending))
         write_atomic(tables[-1], text.encode())
-    print("PEP table: %s" % ", ".join(tables))
+    print(terminal("PEP table: %s" % ", ".join(tables)))
     print("dataset: pd.read_parquet(%r) (and %r); summary: %s" % (
         os.path.join(options.output, "occurrences"), os.path.join(options.output, "files"),
         os.path.join(options.output, "ecosystem.json")))
     if not args.no_figure:
         try:
-            print("figure: %s" % shown.save_figure(records, ecosystem, os.path.join(options.output, "ecosystem.png")))
+            figure = shown.save_figure(records, ecosystem, os.path.join(options.output, "ecosystem.png"))
+            print("figure: %s" % terminal(figure))
         except ImportError:
             print("figure: not drawn (matplotlib is not installed: pip install punstats[plot])")
     return 0

@@ -6,6 +6,7 @@ import argparse
 from typing import Any, List, Optional, Sequence
 
 from punstats.cli.common import UsageError, _one_line, _positive, _write_text
+from punstats.model.escape import terminal
 
 
 def _add_evidence_commands(commands: Any) -> None:
@@ -145,7 +146,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
         paths = plots.write_plots(results, args.output or plots.DEFAULT_DIRECTORY, args.format)
     except OSError as exc:
         raise UsageError("cannot write the figures: %s" % _one_line(exc)) from None
-    print("\n".join(paths))
+    print("\n".join(terminal(path) for path in paths))
     return 0
 
 
@@ -163,5 +164,5 @@ def cmd_report(args: argparse.Namespace) -> int:
         raise UsageError("%s with --long N" % exc) from None
     except OSError as exc:
         raise UsageError("cannot write the report: %s" % _one_line(exc)) from None
-    print(path)
+    print(terminal(path))
     return 0

@@ -56,6 +56,7 @@ def _figure(table: Any, name: str) -> Optional[Callable[[str], List[str]]]:
 
 
 def cmd_history(args: argparse.Namespace) -> int:
+    from punstats.model.escape import terminal
     from punstats.runs import history as histories
     from punstats.sources import git as gitsource
     from punstats.store.rules import parse_test_rule
@@ -87,8 +88,9 @@ def cmd_history(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(_records(table), indent=2, ensure_ascii=False))
     else:
-        print(table[["commit", "date", "files", "keywords", "punnable", "punnable_pct", "long", "long_nontest",
-                     "files_extracted"]].assign(commit=table["commit"].str[:12]).to_string(index=False))
-        print("stored: %s" % ", ".join(written))
+        shown = table[["commit", "date", "files", "keywords", "punnable", "punnable_pct", "long", "long_nontest",
+                       "files_extracted"]].assign(commit=table["commit"].str[:12]).to_string(index=False)
+        print("\n".join(terminal(line) for line in shown.splitlines()))
+        print(terminal("stored: %s" % ", ".join(written)))
     return 0
 

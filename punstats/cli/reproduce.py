@@ -8,6 +8,7 @@ import re
 from typing import Any, Dict, List, Tuple
 
 from punstats.cli.common import UsageError, _cache, _Parser, _positive, _progress_bar, json_options
+from punstats.model.escape import terminal
 from punstats.present.console import _n, format_reproduction, format_search
 from punstats.store.rules import DEFAULT_LONG_THRESHOLD
 
@@ -143,7 +144,7 @@ def cmd_reproduce_angelico(args: argparse.Namespace) -> int:
     except (ValueError, RuntimeError) as exc:
         raise UsageError(str(exc)) from None
     if args.lines:
-        print("\n".join(r.lines))
+        print("\n".join(terminal(line) for line in r.lines))
     print(json.dumps(r.as_dict(), indent=2, ensure_ascii=False) if args.json else format_reproduction(r))
     return 0
 
@@ -175,7 +176,7 @@ def cmd_reproduce_pep736(args: argparse.Namespace) -> int:
                 "commit_date", "punning_commit", "python", "source", "table", "search")
         print(json.dumps({k: {f: v[f] for f in keep if f in v} for k, v in result.items()}, indent=2))
         return 0
-    print(_format_pep736(result))
+    print("\n".join(terminal(line) for line in _format_pep736(result).splitlines()))
     return 0
 
 
@@ -285,5 +286,5 @@ def cmd_reproduce_rewrite(args: argparse.Namespace) -> int:
                                                                     ": " + r.error if r.error else ""))
         if args.diffs:
             lines.extend("    " + line for line in r.line_diff())
-    print("\n".join(lines))
+    print("\n".join(terminal(line) for line in lines))
     return 0

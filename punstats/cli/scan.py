@@ -23,6 +23,7 @@ from punstats.cli.common import (
     rule_options,
 )
 from punstats.discover.tree import DEFAULT_EXTENSIONS
+from punstats.model.escape import terminal
 from punstats.model.limits import DEFAULT_MAX_BYTES
 
 
@@ -75,12 +76,12 @@ def _scan_compat(args: argparse.Namespace, rule: Any) -> int:
         print(json.dumps(r.as_dict(), indent=2, ensure_ascii=False))
         return 0
     for line in r.lines:
-        print(line)
+        print(terminal(line))
     if r.stats_text:
-        print(r.stats_text)
-    print("# %s: %d lines, %d with identifiers of >= %d characters, %d of those outside tests (%s)%s"
+        print("\n".join(terminal(line) for line in r.stats_text.splitlines()))
+    print(terminal("# %s: %d lines, %d with identifiers of >= %d characters, %d of those outside tests (%s)%s"
           % (args.compat, r.compat.total, r.compat.long, args.long, r.compat.long_nontest,
-             r.configuration["test_rule"], "; " + r.crash if r.crash else ""), file=sys.stderr)
+             r.configuration["test_rule"], "; " + r.crash if r.crash else "")), file=sys.stderr)
     return 0
 
 

@@ -66,6 +66,7 @@ def length_overlay(results: Sequence[Any], up_to: int = COMPARE_UP_TO) -> Any:
     import matplotlib
     from matplotlib.ticker import FuncFormatter, MaxNLocator
 
+    from punstats.model.escape import figure_text
     from punstats.present import figure as plots
 
     summaries = [r.summary for r in results]
@@ -75,9 +76,9 @@ def length_overlay(results: Sequence[Any], up_to: int = COMPARE_UP_TO) -> Any:
     with matplotlib.rc_context(plots.STYLE):
         for index, name in enumerate(names):
             colour = plots.SCAN_COLOURS[index % len(plots.SCAN_COLOURS)]
-            axes.plot(list(data.index), data[name], color=colour, marker="o", markersize=3, label=name)
+            axes.plot(list(data.index), data[name], color=colour, marker="o", markersize=3, label=figure_text(name))
             axes.plot(list(data.index), data[name + " outside tests"], color=colour, linestyle="--",
-                      label=name + ", outside tests")
+                      label=figure_text(name + ", outside tests"))
         axes.set_title("f(x=x) keyword arguments with identifiers at least n characters long")
         axes.set_xlabel("n (identifier length, characters)")
         axes.set_ylabel("% of f(x=x) keyword arguments")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Sequence
 
+from punstats.model.escape import terminal
+
 
 def _n(value: int) -> str:
     return format(value, ",")
@@ -51,7 +53,7 @@ def format_summary(s: Dict[str, Any]) -> str:
     if "stored" in s:
         rows.append(("stored in", s["stored"]))
     width = max(len(label) for label, _ in rows)
-    return "\n".join("%-*s  %s" % (width, label, value) for label, value in rows)
+    return "\n".join("%-*s  %s" % (width, label, terminal(value)) for label, value in rows)
 
 
 def format_reproduction(r: Any) -> str:
@@ -81,7 +83,7 @@ def format_reproduction(r: Any) -> str:
         lines.append("    %s: %s" % (path, error))
     if r.crash:
         lines.append("  his script would have stopped: %s" % r.crash)
-    return "\n".join(lines)
+    return "\n".join(terminal(line) for line in lines)
 
 
 def format_search(result: Dict[str, Any]) -> str:
@@ -106,7 +108,7 @@ def format_search(result: Dict[str, Any]) -> str:
     lines.append("")
     lines.append("nearest configurations (L1 distance, best commit window each):")
     lines += [row(h) for h in result["nearest"]]
-    return "\n".join(lines)
+    return "\n".join(terminal(line) for line in lines)
 
 
 #: Refused archive members listed by name in the printed summary; all are in summary.json.
@@ -137,10 +139,10 @@ def _archive_rows(s: Dict[str, Any]) -> List[Any]:
 def format_corpus_line(stored: Any) -> str:
     s = stored.summary
     refused = len(s.get("refused_members", []))
-    return "%-20s %-32s files %7s  keywords %9s  f(x=x) %7s (%5.2f%%)%s  -> %s%s" % (
+    return terminal("%-20s %-32s files %7s  keywords %9s  f(x=x) %7s (%5.2f%%)%s  -> %s%s" % (
         stored.project.name, s["source"][:32], _n(s["files"]), _n(s["keywords"]), _n(s["punnable"]),
         s["punnable_pct"], "  refused %d" % refused if refused else "", stored.directory,
-        "  (already stored)" if stored.reused else "")
+        "  (already stored)" if stored.reused else ""))
 
 
 def format_rewrite(results: Sequence[Any], s: Any, written: bool) -> str:
@@ -158,7 +160,7 @@ def format_rewrite(results: Sequence[Any], s: Any, written: bool) -> str:
         ("untouched", "%s files (do not parse, or failed the round trip)" % _n(s.untouched)),
         ("lines", "%s removed, %s added, %s saved" % (_n(s.lines_removed), _n(s.lines_added), _n(s.lines_saved))),
     ]
-    return "\n".join(lines + ["%-9s  %s" % row for row in rows])
+    return "\n".join([terminal(line) for line in lines] + ["%-9s  %s" % row for row in rows])
 
 
 

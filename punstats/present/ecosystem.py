@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Sequence
 
+from punstats.model.escape import figure_text, terminal
 from punstats.present.formats import Code, Label, Percent, Table, render
 
 NONTEST_COLOUR = "#0072B2"
@@ -51,12 +52,12 @@ def project_line(record: Dict[str, Any], reused: bool = False) -> str:
     """One console line per finished project."""
     head = "%5d %-28s" % (record["rank"], record["project"][:28])
     if record["status"] != "scanned":
-        return "%s %s: %s" % (head, record["status"], record["message"])
+        return terminal("%s %s: %s" % (head, record["status"], record["message"]))
     s = record["summary"]
-    return "%s %-5s %-14s files %6s  keywords %8s  f(x=x) %6s (%5.2f%%)%s" % (
+    return terminal("%s %-5s %-14s files %6s  keywords %8s  f(x=x) %6s (%5.2f%%)%s" % (
         head, "sdist" if record["distribution"] == "sdist" else "wheel", record["version"][:14],
         format(s["files"], ","), format(s["keywords"], ","), format(s["punnable"], ","), s["punnable_pct"],
-        "  (already stored)" if reused else "")
+        "  (already stored)" if reused else ""))
 
 
 def summary_lines(ecosystem: Dict[str, Any]) -> List[str]:
@@ -103,7 +104,8 @@ def figure(records: Sequence[Dict[str, Any]], ecosystem: Dict[str, Any]):
     right.set_title("Identifier length, pooled")
     right.legend(loc="lower right", frameon=False)
     fig.suptitle("PEP 736 punnable arguments in the top %d PyPI projects (list of %s)"
-                 % (ecosystem["asked"], ecosystem["list"]["last_update"][:10]), fontsize=12)
+                 % (ecosystem["asked"], figure_text(ecosystem["list"]["last_update"][:10])), fontsize=12,
+                 parse_math=False)
     fig.tight_layout()
     return fig
 

@@ -20,6 +20,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
+from punstats.model.escape import figure_text
 from punstats.present.provenance import column_names, provenance, slug
 
 FORMATS = ("png", "svg")
@@ -53,6 +54,7 @@ STYLE: Any = {  # matplotlib rc parameters
     "axes.spines.right": False,
     "legend.frameon": False,
     "svg.hashsalt": "punstats",  # the same SVG for the same data
+    "text.parse_math": False,  # a `$` in a name is a dollar sign, never mathtext
 }
 
 
@@ -109,7 +111,7 @@ def caption(figure: Figure, notes: Sequence[str], y_inches: float = 0.06) -> Any
     right = figure.bbox.x1 - 0.01 * figure.bbox.width
     chars = int(width * 72 / (CAPTION_FONT_SIZE * 0.45))  # an over-estimate, narrowed until it fits
     while True:
-        lines = [line for note in notes for line in textwrap.wrap(note, chars, break_on_hyphens=False)]
+        lines = [line for note in notes for line in textwrap.wrap(figure_text(note), chars, break_on_hyphens=False)]
         text.set_text("\n".join(lines))
         if text.get_window_extent(renderer).x1 <= right or chars <= 20:
             break
@@ -129,7 +131,7 @@ def no_data(axes: Any, summary: Dict[str, Any]) -> bool:
     failed = int(summary.get("failed", 0))
     axes.set_axis_off()
     failures = " (%d file%s failed to parse)" % (failed, "" if failed == 1 else "s") if failed else ""
-    axes.text(0.5, 0.5, "%s has %s%s" % (summary["corpus"], what, failures),
+    axes.text(0.5, 0.5, "%s has %s%s" % (figure_text(summary["corpus"]), what, failures),
               ha="center", va="center", transform=axes.transAxes, fontsize=13, color="#444444")
     return True
 

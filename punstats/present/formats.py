@@ -4,29 +4,22 @@ from __future__ import annotations
 
 import csv
 import io
-import re
 import textwrap
 import unicodedata
 from dataclasses import dataclass
 from typing import List, Optional, Sequence, Tuple, Union
 
+from punstats.model.escape import (
+    csv_cell,
+    latex_text,
+    markdown_code,
+    markdown_text,
+    rest_code,
+    rest_text,
+    visible,
+)
+
 FORMATS = ("rst", "markdown", "csv", "latex")
-
-
-_RST_SPECIAL = re.compile(r"([\\`*_|\[\]<>])")
-
-
-_RST_LIST_START = re.compile(r"^([-+*#(]|\w+[.)](\s|$))")
-
-
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|#])")
-
-
-_LATEX_ESCAPES = {
-    "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-    "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
-    "<": r"\textless{}", ">": r"\textgreater{}",
-}
 
 
 @dataclass(frozen=True)
@@ -144,14 +137,11 @@ def _join_text(parts: Sequence[Text], plain, code) -> str:
 
 
 def _rst_plain(text: str, user: bool) -> str:
-    escaped = _RST_SPECIAL.sub(r"\\\1", text) if user else text
-    if _RST_LIST_START.match(escaped):  # would start a list or an enumeration
-        escaped = "\\" + escaped
-    return escaped
+    return rest_text(text) if user else text
 
 
 def _rst_code(text: str) -> str:
-    return "``%s``" % text
+    return rest_code(text)
 
 
 def _rst(table: Table, first_note: int) -> str:
@@ -178,20 +168,8 @@ def _rst(table: Table, first_note: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def markdown_text(text: str) -> str:
-    """Plain text for Markdown: every character that could be markup escaped."""
-    return _MD_SPECIAL.sub(r"\\\1", text)
-
-
 def _md_plain(text: str, user: bool) -> str:
     return markdown_text(text) if user else text.replace("|", "\\|")
-
-
-def markdown_code(text: str) -> str:
-    """A Markdown code span holding ``text`` (also inside a table cell)."""
-    ticks = "`" * (max((len(run) for run in re.findall("`+", text)), default=0) + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return ticks + pad + text.replace("|", "\\|") + pad + ticks
 
 
 def _markdown(table: Table, first_note: int) -> str:
@@ -217,6 +195,12 @@ def _markdown(table: Table, first_note: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _md_link(address: str) -> str:
+    """An address as a Markdown link target: nothing in it can end the link or the cell."""
+    from urllib.parse import quote
+    return quote(address, safe=":/?#@!$&'*+,;=%~")
+
+
 def _markdown_links(table: Table, first_note: int) -> str:
     """Markdown without footnotes, for sites that do not render them (Discourse)."""
     header_marks, _ = _marks(table)
@@ -224,7 +208,7 @@ def _markdown_links(table: Table, first_note: int) -> str:
     for cell, mark in zip(table.header, header_marks):
         link = table.note_links[mark] if mark is not None and mark < len(table.note_links) else None
         header.append(Code(cell.text) if isinstance(cell, Code) else cell if link is None else
-                      Label("[%s](%s)" % (_text(cell, _md_plain, markdown_code), link)))
+                      Label("[%s](%s)" % (_text(cell, _md_plain, markdown_code), _md_link(link))))
     plain = Table(tuple(header), table.rows, title=table.title)
     text = _markdown(plain, first_note)
     if table.notes:
@@ -236,24 +220,34 @@ def _csv_plain(text: str, user: bool) -> str:
     return text
 
 
+def _csv_code(text: str) -> str:
+    return text
+
+
+def _csv_cell(cell: Cell) -> Union[str, int]:
+    """A cell as written: text through ``csv_cell`` (no formula), numbers plain."""
+    if isinstance(cell, (int, Percent)):
+        return _number(cell, plain=True)
+    return csv_cell(_text(cell, _csv_plain, _csv_code))
+
+
 def _csv(table: Table, first_note: int) -> str:
     out = io.StringIO()
-    if table.title:
-        out.write("# %s\n" % _join_text(table.title, _csv_plain, str))
+    if table.title:  # comment lines: one line each, whatever a name holds
+        out.write("# %s\n" % visible(_join_text(table.title, _csv_plain, _csv_code)))
     for i, note in enumerate(table.notes):
-        out.write("# [%d] %s\n" % (first_note + i, note))
+        out.write("# [%d] %s\n" % (first_note + i, visible(note)))
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow([_text(cell, _csv_plain, str) for cell in table.header])
+    writer.writerow([_csv_cell(cell) for cell in table.header])
     for row in table.rows:
-        writer.writerow([_text(cell, _csv_plain, str, lambda c: _number(c, plain=True)) for cell in row])
+        writer.writerow([_csv_cell(cell) for cell in row])
     return out.getvalue()
 
 
 def _latex_plain(text: str, user: bool) -> str:
-    if not user:
-        text = text.replace(">=", "\0")
-    escaped = "".join(_LATEX_ESCAPES.get(ch, ch) for ch in text)
-    return escaped.replace("\0", r"$\geq$")
+    if user:
+        return latex_text(text)
+    return "$\\geq$".join(latex_text(part) for part in text.split(">="))
 
 
 def _latex_code(text: str) -> str:

@@ -20,6 +20,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from punstats import analysis
+from punstats.model.escape import figure_text
 from punstats.present.figure import (  # noqa: F401  (part of this module's API)
     CAPTION_FONT_SIZE,
     DEFAULT_DIRECTORY,
@@ -60,7 +61,7 @@ def length_histogram(result: Any) -> Plot:
                          label="long: %d or more characters (%s, %s outside tests)"
                          % (threshold, format(summary["long"], ","), format(summary["long_nontest"], ",")))
             axes.set_title("Identifier length of f(x=x) keyword arguments in %s (%s in all)"
-                           % (summary["corpus"], format(int(data["total"].sum()), ",")))
+                           % (figure_text(summary["corpus"]), format(int(data["total"].sum()), ",")))
             axes.set_xlabel("identifier length (characters)")
             axes.set_ylabel("f(x=x) keyword arguments")
             axes.set_xlim(0.4, max(lengths + [threshold]) + 0.6)
@@ -91,7 +92,7 @@ def length_cumulative(result: Any) -> Plot:
                               xy=(threshold, share), xytext=(12, 30), textcoords="offset points",
                               arrowprops={"arrowstyle": "->", "color": THRESHOLD_COLOUR})
             axes.set_title("f(x=x) keyword arguments with identifiers at least n characters long, %s"
-                           % summary["corpus"])
+                           % figure_text(summary["corpus"]))
             axes.set_xlabel("n (identifier length, characters)")
             axes.set_ylabel("% of f(x=x) keyword arguments")
             axes.set_ylim(0, 102)
@@ -115,9 +116,9 @@ def _stacked_bars(result: Any, data: pd.DataFrame, kind: str, title: str, ylabel
             for position, total in zip(positions, data["total"]):
                 axes.annotate(format(int(total), ","), xy=(int(total), position), xytext=(3, 0),
                               textcoords="offset points", va="center", fontsize=9)
-            axes.set_yticks(positions, [str(label) for label in data.index], fontsize=10, family="monospace")
+            axes.set_yticks(positions, [figure_text(label) for label in data.index], fontsize=10, family="monospace")
             axes.invert_yaxis()
-            axes.set_title(title)
+            axes.set_title(figure_text(title))
             axes.set_xlabel("f(x=x) keyword arguments")
             axes.set_ylabel(ylabel)
             _count_axis(axes.xaxis)
@@ -178,7 +179,7 @@ def projects(results: Sequence[Any]) -> Plot:
                               xy=(position + offset, row[column]), xytext=(0, 4), textcoords="offset points",
                               ha="center", va="bottom", fontsize=9)
         axes.set_xlim(-0.8, len(names) - 0.2)
-        axes.set_xticks(positions, names, rotation=30 if len(names) > 4 else 0,
+        axes.set_xticks(positions, [figure_text(name) for name in names], rotation=30 if len(names) > 4 else 0,
                         ha="right" if len(names) > 4 else "center")
         axes.set_title("f(x=x) among keyword arguments: all code and outside tests")
         axes.set_xlabel("scan")
@@ -212,7 +213,7 @@ def kinds(results: Sequence[Any]) -> Plot:
         for index, name in enumerate(names):
             positions = [row + (index - (len(names) - 1) / 2) * height for row in range(len(KIND_BARS))]
             values = [float(v) if v == v else 0.0 for v in data[name]]  # NaN: nothing to divide by
-            axes.barh(positions, values, height=height * 0.95, label=name,
+            axes.barh(positions, values, height=height * 0.95, label=figure_text(name),
                       color=SCAN_COLOURS[index % len(SCAN_COLOURS)])
             for position, value in zip(positions, values):
                 axes.annotate("%.2f%%" % value if value else "-", xy=(value, position), xytext=(3, 0),
@@ -246,7 +247,7 @@ def history_trend(table: pd.DataFrame, name: str) -> Plot:
         shares.set_ylabel("% of keyword\narguments")
         shares.set_ylim(0, max([float(v) for v in table["punnable_pct"]] + [1.0]) * 1.1)
         shares.yaxis.set_major_formatter(FuncFormatter(lambda value, _: "%g%%" % value))
-        counts.set_title("f(x=x) over the history of %s" % name)
+        counts.set_title("f(x=x) over the history of %s" % figure_text(name))
         shares.set_xlabel("commit date")
         figure.autofmt_xdate()
     notes = []

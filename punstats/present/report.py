@@ -19,6 +19,7 @@ import os
 import shlex
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
+from punstats.model.escape import visible
 from punstats.present import tables
 from punstats.present.provenance import PUBLIC_SOURCE, column_names, source_text, subject_of
 from punstats.store.rules import TEST_DIRS, TEST_FILE_PATTERNS
@@ -228,7 +229,7 @@ def render(results: Any, figure_sources: Optional[Dict[str, str]] = None,
     ]
     parts += _single_sections(results[0], figure, table) if len(results) == 1 else \
         _compare_sections(results, figure, table)
-    parts += ["## Reproduce", "```sh\n%s\n```" % "\n".join(_commands(summaries, scan_dirs))]
+    parts += ["## Reproduce", "```sh\n%s\n```" % "\n".join(visible(line) for line in _commands(summaries, scan_dirs))]
     return "\n\n".join(part for part in parts if part) + "\n"
 
 

@@ -5,7 +5,10 @@ observation (a scan, or a scan and a length, identifier, callee, directory
 or pattern), a ``scan`` column first, typed columns (counts are integers,
 shares floats in %), and the provenance of each scan in columns of its own,
 so a plain ``pandas.read_csv`` reads it and several scans stack into one
-long table.  Every number comes from a scan's summary or ``punstats.analysis``.
+long table.  A text cell that a spreadsheet would read as a formula (one that
+starts with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return) is written
+with a leading ``'`` (OWASP, "CSV injection"); numeric columns are never
+touched.  Every number comes from a scan's summary or ``punstats.analysis``.
 """
 from __future__ import annotations
 
@@ -98,7 +101,9 @@ def frame_of(kind: str, results: Sequence[Any], n: int, rows: Optional[Sequence[
 
 
 def to_csv(frame: pd.DataFrame) -> str:
-    return frame.to_csv(index=False, lineterminator="\n")
+    """``frame`` as CSV; string cells that a spreadsheet would take for a formula start with ``'``."""
+    from punstats.store.frames import csv_ready
+    return csv_ready(frame).to_csv(index=False, lineterminator="\n")
 
 
 __all__: List[str] = ["PROVENANCE_COLUMNS", "frame_of", "kinds_frame", "summary_frame", "to_csv"]

@@ -19,6 +19,7 @@ import pandas as pd
 from punstats import __version__
 from punstats.runs.scan import scan
 from punstats.sources import git as gitsource
+from punstats.store.frames import csv_ready
 from punstats.store.places import Layout
 from punstats.store.staging import WRITING_FILE, Staging
 
@@ -107,7 +108,7 @@ def store(place: Staging, table: pd.DataFrame, about: Dict[str, Any],
     (``history.json``) into ``place`` and put it in place whole; the files, as stored."""
     try:
         table.to_parquet(place.file("history.parquet"), index=False)
-        table.to_csv(place.file("history.csv"), index=False)
+        csv_ready(table).to_csv(place.file("history.csv"), index=False)  # no formula in a subject
         names = ["history.parquet"] + [os.path.basename(p) for p in (figure(place.path) if figure else [])]
     except BaseException:
         place.abort()

@@ -17,7 +17,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from punstats.store import schema
-from punstats.store.frames import as_stored
+from punstats.store.frames import as_stored, csv_ready
 from punstats.store.provenance import provenance_metadata
 from punstats.store.staging import (  # noqa: F401  (their home before staging)
     FILES_FILE,
@@ -94,7 +94,7 @@ class TableFiles:
 
     def _put_csv(self, name: str, table: pa.Table) -> None:
         path = os.path.join(self.directory, TABLE_FILES[name].replace(".parquet", ".csv"))
-        frame = table.replace_schema_metadata(self.tables[name].schema.metadata).to_pandas()
+        frame = csv_ready(table.replace_schema_metadata(self.tables[name].schema.metadata).to_pandas())
         frame.to_csv(path, index=False, mode="a" if name in self._csv_started else "w",
                      header=name not in self._csv_started)
         self._csv_started.add(name)

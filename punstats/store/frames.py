@@ -98,3 +98,19 @@ def as_stored(table: Any) -> Any:
         return None
     names = [name for name in table.columns if isinstance(table[name].dtype, pd.CategoricalDtype)]
     return table.astype({name: schema.PANDAS_DTYPES[schema.STR] for name in names}) if names else table
+
+
+def csv_ready(table: Any) -> Any:
+    """``table`` (a DataFrame) as a CSV file may hold it: each string cell through
+    ``model.escape.csv_cell`` (a leading ``'`` where a spreadsheet would see a
+    formula); numeric, boolean and date columns unchanged, so they stay typed."""
+    import pandas as pd
+
+    from punstats.model.escape import csv_cell
+    names = [name for name in table.columns
+             if pd.api.types.is_object_dtype(table[name].dtype) or pd.api.types.is_string_dtype(table[name].dtype)
+             or isinstance(table[name].dtype, pd.CategoricalDtype)]
+    if not names:
+        return table
+    return table.assign(**{str(name): table[name].astype(object).map(csv_cell, na_action="ignore")
+                           for name in names})

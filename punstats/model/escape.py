@@ -1,0 +1,119 @@
+"""Text from a corpus made safe for each output medium: one function per medium.
+
+Names from a corpus (paths, directory and corpus names, callee and value
+source text, revisions, error messages quoting source) can hold anything.
+Every renderer passes such text through the function of its medium, at its
+boundary: ``terminal`` for lines printed to a terminal, ``csv_cell`` for CSV
+cells (OWASP "CSV injection"), ``markdown_text``/``markdown_code``,
+``rest_text``/``rest_code`` and ``latex_text`` for the table formats and the
+report, ``figure_text`` for figure labels.  It lives in ``model`` because the
+stored CSV copies (``store``), the renderers (``present``) and the command
+line (``cli``) all use it.  Standard library only, Python 3.8 syntax.
+"""
+import re
+from typing import Any
+
+#: What must never reach an output raw: C0 and C1 control characters (ESC, CSI,
+#: BEL, CR, LF, backspace, ...), DEL, line and paragraph separators, and the
+#: Unicode bidirectional controls that reorder what a reader sees.
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def _escape(match: "re.Match[str]") -> str:
+    code = ord(match.group())
+    return "\\x%02x" % code if code < 0x100 else "\\u%04x" % code
+
+
+def visible(text: str) -> str:
+    """``text`` on one line with every control character shown escaped
+    (ESC as ``\\x1b``, a newline as ``\\x0a``, U+202E as ``\\u202e``)."""
+    return _UNSAFE.sub(_escape, text)
+
+
+def terminal(text: Any) -> str:
+    """Text for a terminal line (standard output or error): no control sequence,
+    no line break, no bidi override reaches the terminal."""
+    return visible(str(text))
+
+
+#: The first characters that make a spreadsheet read a cell as a formula (OWASP).
+CSV_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: Any) -> Any:
+    """A CSV cell: a string that a spreadsheet would take for a formula gets a
+    leading ``'``; anything else (numbers, missing values) is returned as it is."""
+    if isinstance(value, str) and value.startswith(CSV_FORMULA_START):
+        return "'" + value
+    return value
+
+
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|#~])")
+
+
+def markdown_text(text: str) -> str:
+    """Plain text for Markdown, also inside a table cell: every character that
+    could be markup escaped, on one line."""
+    return _MD_SPECIAL.sub(r"\\\1", visible(text))
+
+
+def markdown_code(text: str) -> str:
+    """A Markdown code span holding ``text``, on one line (also inside a table cell)."""
+    text = visible(text)
+    ticks = "`" * (max((len(run) for run in re.findall("`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") or not text.strip() else ""
+    return ticks + pad + text.replace("|", "\\|") + pad + ticks
+
+
+_RST_SPECIAL = re.compile(r"([\\`*_|\[\]<>])")
+
+
+_RST_LIST_START = re.compile(r"^([-+*#(:]|\.\.|\w+[.)](\s|$))")  # a list, field list, directive
+
+
+#: A run of one punctuation character: a border, a transition, a title's underline, ``::``.
+_RST_ADORNMENT = re.compile(r"""([!"#$%&'()*+,\-./:;<=>?@^_`{|}~])\1+""")
+
+
+def rest_text(text: str) -> str:
+    """Plain text for reStructuredText, also a simple table's cell: on one line,
+    inline markup escaped, and never the start of a list, a directive (``..``),
+    a comment, a border or section underline, or a literal block's ``::``."""
+    escaped = _RST_ADORNMENT.sub(lambda m: "".join("\\" + c for c in m.group()),
+                                 _RST_SPECIAL.sub(r"\\\1", visible(text)))
+    if _RST_LIST_START.match(escaped):
+        escaped = "\\" + escaped
+    if not escaped.strip():  # a blank first cell would continue the row above
+        return "\\\\x20" * len(escaped) or "(empty)"
+    if re.fullmatch(r"[^\w\s]+(\s+[^\w\s]+)*", escaped.strip()):  # punctuation only: a transition, a border
+        escaped = "\\ " + escaped  # an escaped space, which reST removes
+    return escaped
+
+
+def rest_code(text: str) -> str:
+    """An inline literal holding ``text``, or escaped text when no inline literal can hold it."""
+    shown = visible(text)
+    if not shown.strip() or "`" in shown or shown != shown.strip():
+        return rest_text(text)
+    return "``%s``" % shown
+
+
+_LATEX_ESCAPES = {
+    "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+    "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+    "<": r"\textless{}", ">": r"\textgreater{}",
+}
+
+
+def latex_text(text: str) -> str:
+    """Text for LaTeX: every special character escaped, on one line."""
+    return "".join(_LATEX_ESCAPES.get(ch, ch) for ch in visible(text))
+
+
+def figure_text(text: Any) -> str:
+    """Text for a figure (a title, a tick label, a legend entry, a caption line):
+    on one line, with no control character (an SVG is XML, which cannot hold
+    them, and matplotlib's missing-glyph warning would print them raw).  ``$``
+    is left alone: figures are drawn with ``text.parse_math`` off, so that no
+    name is read as mathtext (which could fail the drawing)."""
+    return visible(str(text))
