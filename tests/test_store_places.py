@@ -57,7 +57,7 @@ def test_an_archive_whose_name_makes_the_output_the_current_directory_deletes_no
     (".", "it names the directory itself"),
     ("a/../..", "it holds a path separator"),
     ("", "it is empty"),
-    ("a\nb", "it holds a control character"),
+    ("a\\b", "it holds a path separator"),
     ("x" * 256, "longer than 255 bytes"),
 ])
 def test_a_name_that_is_not_one_plain_path_component_is_refused(workdir, capsys, name, problem):

@@ -45,10 +45,10 @@ def _name_problem(name: str) -> str:
         return "it is empty"
     if name in (".", ".."):
         return "it names the directory itself" if name == "." else "it names the parent directory"
+    if "\0" in name:
+        return "it holds a NUL character"
     if "/" in name or "\\" in name:
         return "it holds a path separator"
-    if any(ord(c) < 32 or ord(c) == 127 for c in name):
-        return "it holds a control character"
     if len(os.fsencode(name)) > NAME_MAX:
         return "longer than %d bytes" % NAME_MAX
     return ""
