@@ -1,12 +1,17 @@
 """Reading tar streams with bounds: what a damaged stream raises, extended headers
-refused before they are read into memory, and a real end of archive told apart
-from damage (``tarfile`` ends quietly at a damaged header or a cut-off block).
+refused before they are read into memory, the stream opened through a
+``bounded.Budget``, and a real end of archive told apart from damage
+(``tarfile`` ends quietly at a damaged header or a cut-off block).
 """
 from __future__ import annotations
 
+import os
 import tarfile
 import zipfile
 import zlib
+
+from punstats.model.corpus import SourceError
+from punstats.sources.bounded import Budget, open_stream
 
 try:
     from lzma import LZMAError
@@ -17,6 +22,10 @@ except ImportError:  # an interpreter built without lzma
 
 #: What reading a damaged compressed stream or archive raises.
 STREAM_ERRORS = (OSError, EOFError, ValueError, zlib.error, LZMAError, zipfile.BadZipFile, tarfile.TarError)
+
+
+def one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split()) or type(exc).__name__
 
 
 #: The largest GNU long-name or pax header read (tarfile reads one whole into memory).
@@ -36,6 +45,19 @@ class BoundedTarInfo(tarfile.TarInfo):
             raise tarfile.ReadError("a %s header of %d bytes at byte %d, over the limit of %d"
                                     % (kind, self.size, self.offset, MAX_HEADER_BYTES))
         return super()._proc_member(tar)
+
+
+def open_tar(path: str, budget: Budget) -> tarfile.TarFile:
+    """The tar archive at ``path`` (compressed or not, by its content), read through ``budget``."""
+    stream = open_stream(path, budget)
+    try:
+        return tarfile.open(fileobj=stream, mode="r:", tarinfo=BoundedTarInfo)  # type: ignore[call-overload]
+    except STREAM_ERRORS as exc:
+        stream.close()
+        raise SourceError("cannot read %s: %s" % (os.path.basename(path), one_line(exc))) from None
+    except BaseException:
+        stream.close()
+        raise
 
 
 def check_end(tar: tarfile.TarFile) -> None:
