@@ -21,7 +21,7 @@ from fakeindex import FakePyPI, sdist, top_list
 
 from punstats import cli
 from punstats.model.corpus import SourceError
-from punstats.sources import bounded, pypi
+from punstats.sources import bounded, pypi, tarstream
 from punstats.sources.archives import Limits, unpack, unpack_cached
 
 MiB = 1 << 20
@@ -200,6 +200,41 @@ def test_the_bounded_reader_reads_and_seeks_as_a_file(monkeypatch):
         assert reader.tell() == plain.tell()
     assert reader.read() == plain.read()
     assert budget.used >= len(data)
+
+
+def _sparse_10(map_text):
+    """A pax header for a GNU sparse 1.0 member whose data begins with ``map_text`` (the sparse map)."""
+    info = tarfile.TarInfo("p/GNUSparseFile.0/s.py")
+    info.size = len(map_text)
+    info.pax_headers = {"GNU.sparse.major": "1", "GNU.sparse.minor": "0", "GNU.sparse.name": "p/s.py",
+                        "GNU.sparse.realsize": "10"}
+    return info.tobuf(tarfile.PAX_FORMAT) + map_text + bytes(-len(map_text) % 512)
+
+
+def _sparse_old(blocks):
+    """An old GNU sparse member (type S) followed by ``blocks`` extension blocks of its map."""
+    header = bytearray(tarfile.TarInfo("p/s.py").tobuf(tarfile.GNU_FORMAT))
+    header[156:157] = tarfile.GNUTYPE_SPARSE
+    header[482] = 1  # an extension block follows
+    header[148:156] = b"        "
+    header[148:155] = b"%06o\0" % sum(header)
+    extension = bytearray(512)
+    extension[504] = 1
+    return bytes(header) + bytes(extension) * blocks + bytes(512) + bytes(1024)
+
+
+@pytest.mark.parametrize("member", [
+    lambda: _sparse_10(b"100000\n" + b"1\n" * 20000),
+    lambda: _sparse_old(50),
+])
+def test_a_sparse_map_is_refused_before_it_is_read_into_memory(tmp_path, monkeypatch, member):
+    monkeypatch.setattr(tarstream, "MAX_HEADER_BYTES", 4096)
+    path = tmp_path / "s-1.0.tar.gz"
+    path.write_bytes(gzip.compress(member()))
+    with pytest.raises(SourceError, match=r"^cannot read s-1.0.tar.gz: a sparse map at byte \d+ over the "
+                                          r"limit of 4096 bytes$"):
+        unpack(str(path), str(tmp_path / "out"))
+    assert not (tmp_path / "out").exists()
 
 
 def test_a_nested_archive_is_a_file_never_unpacked(tmp_path, small_cap, spy):
