@@ -11,6 +11,7 @@ import io
 import json
 import os
 import random
+import struct
 import tarfile
 import time
 import zipfile
@@ -21,7 +22,7 @@ from fakeindex import FakePyPI, sdist, top_list
 
 from punstats import cli
 from punstats.model.corpus import SourceError
-from punstats.sources import bounded, pypi, tarstream
+from punstats.sources import archives, bounded, pypi, tarstream
 from punstats.sources.archives import Limits, unpack, unpack_cached
 
 MiB = 1 << 20
@@ -263,6 +264,65 @@ def test_a_zip_bomb_is_an_error_for_the_archive(tmp_path, small_cap, spy):
         unpack(path, str(tmp_path / "out"))
     assert spy["bytes"] <= CAP + 2 * bounded.CHUNK
     assert not (tmp_path / "out").exists()
+
+
+def test_zip_members_whose_decompressor_cannot_be_bounded_are_refused_unread(tmp_path, spy):
+    """One read of a bzip2 or lzma zip member decompresses all it is given: a few KB can be gigabytes."""
+    path = make_zip(tmp_path / "z-1.0.zip", [("z/zeros.py", bytes(BOMB))], zipfile.ZIP_BZIP2)
+    with zipfile.ZipFile(path, "a", compression=zipfile.ZIP_LZMA) as archive:
+        archive.writestr("z/lzma.py", b"f(x=x)\n")
+    with zipfile.ZipFile(path, "a") as archive:
+        archive.writestr("z/ok.py", b"f(x=x)\n")
+    result = unpack(path, str(tmp_path / "out"))
+    assert [(r.member, r.reason) for r in result.refused] == [("z/zeros.py", archives.COMPRESSION),
+                                                              ("z/lzma.py", archives.COMPRESSION)]
+    assert result.refused[0].detail == "method 12: its output is not bounded while reading"
+    assert os.listdir(str(tmp_path / "out" / "z")) == ["ok.py"]
+    assert spy["bytes"] == 0  # ok.py is stored, the others never opened
+
+
+def _patch_sizes(data, name, size):
+    """``data`` (a zip) with ``name``'s uncompressed size set to ``size`` in both its headers."""
+    data = bytearray(data)
+    encoded = name.encode()
+    local = data.index(b"PK\x03\x04")  # the first local header
+    assert data[local + 30:local + 30 + len(encoded)] == encoded
+    struct.pack_into("<L", data, local + 22, size)
+    central = data.index(b"PK\x01\x02")
+    assert data[central + 46:central + 46 + len(encoded)] == encoded
+    struct.pack_into("<L", data, central + 24, size)
+    return bytes(data)
+
+
+def test_zip_sizes_in_the_headers_are_not_trusted(tmp_path, spy):
+    """A member that inflates to more than it declares stops at what it declares (and is corrupt);
+    a huge declared size is refused before anything is read."""
+    plain = tmp_path / "plain.zip"
+    make_zip(plain, [("z/liar.py", bytes(4 * MiB))])
+    (tmp_path / "liar-1.0.zip").write_bytes(_patch_sizes(plain.read_bytes(), "z/liar.py", 1000))
+    result = unpack(str(tmp_path / "liar-1.0.zip"), str(tmp_path / "a"))
+    assert [(r.member, r.reason) for r in result.refused] == [("z/liar.py", archives.CORRUPT)]
+    assert spy["bytes"] <= bounded.CHUNK + 64 * 1024 and not (tmp_path / "a" / "z" / "liar.py").exists()
+    (tmp_path / "huge-1.0.zip").write_bytes(_patch_sizes(plain.read_bytes(), "z/liar.py", 0xFFFFFFF0))
+    result = unpack(str(tmp_path / "huge-1.0.zip"), str(tmp_path / "b"))
+    assert [(r.member, r.reason, r.detail) for r in result.refused] == [
+        ("z/liar.py", archives.MEMBER_TOO_LARGE, "4294967280 bytes, over the limit of 134217728")]
+
+
+def test_a_second_member_of_the_same_name_is_refused(tmp_path):
+    path = tmp_path / "d-1.0.zip"
+    with pytest.warns(UserWarning, match="Duplicate name"):
+        make_zip(path, [("d/a.py", b"first = 1\n"), ("d/a.py", b"second = 2\n")])
+    result = unpack(str(path), str(tmp_path / "out"))
+    assert [(r.member, r.reason) for r in result.refused] == [("d/a.py", archives.CONFLICT)]
+    assert (tmp_path / "out" / "d" / "a.py").read_bytes() == b"first = 1\n" and result.files == 1
+
+
+def test_a_zip_directory_of_too_many_entries_is_refused_before_it_is_parsed(tmp_path):
+    path = make_zip(tmp_path / "many-1.0.zip", [("m/%d.py" % i, b"") for i in range(50)])
+    with pytest.raises(SourceError, match=r"^cannot read many-1.0.zip: 11 members or more, over the limit of 10$"):
+        unpack(path, str(tmp_path / "out"), Limits(max_files=10))
+    assert unpack(path, str(tmp_path / "fits"), Limits(max_files=50)).files == 50
 
 
 # -- the limits in the provenance; pypi: and top-pypi:N --------------------------------------------

@@ -14,7 +14,7 @@ import tempfile
 import zipfile
 from contextlib import closing
 from dataclasses import asdict, dataclass, field
-from typing import BinaryIO, List, Optional, Tuple
+from typing import BinaryIO, List, Optional, Set, Tuple
 
 from punstats.model.corpus import SourceError
 from punstats.sources import bounded
@@ -27,7 +27,7 @@ def default_dir() -> str:
 
 
 #: Bumped when unpacking could produce a different tree; part of the tree's cache key.
-UNPACK_VERSION = 1
+UNPACK_VERSION = 2
 
 
 MANIFEST = "unpack.json"
@@ -52,6 +52,7 @@ TOTAL_TOO_LARGE = "total_too_large"
 TOO_MANY_FILES = "too_many_files"
 CONFLICT = "conflict"
 ENCRYPTED = "encrypted"
+COMPRESSION = "unsupported_compression"
 CORRUPT = "corrupt"
 FILTERED = "filtered"
 
@@ -146,6 +147,7 @@ class _Writer:
         self.files = 0
         self.bytes = 0
         self.refused: List[Refusal] = []
+        self.written: Set[Tuple[str, ...]] = set()  # files, so that a second of the same name is refused
         self.budget = bounded.Budget(limits.max_decompressed_bytes, limits.max_seconds)
 
     def refuse(self, name: str, reason: str, detail: str = "") -> None:
@@ -188,6 +190,8 @@ class _Writer:
     def file(self, parts: Tuple[str, ...], size: int, source: BinaryIO) -> None:
         if not parts:
             raise _Refused(BAD_NAME, "a file with an empty name")
+        if parts in self.written:
+            raise _Refused(CONFLICT, "a file of the same name was unpacked before")
         self.check_size(size)
         path = self.target(parts)
         if len(parts) > 1:
@@ -215,6 +219,7 @@ class _Writer:
             _remove(path)
             raise _Refused(CORRUPT, one_line(exc)) from None
         os.chmod(path, 0o644)
+        self.written.add(parts)
         self.files += 1
         self.bytes += written
 
@@ -306,6 +311,8 @@ def _zip_member(writer: _Writer, archive: zipfile.ZipFile, info: zipfile.ZipInfo
         return
     if info.flag_bits & 0x1:
         raise _Refused(ENCRYPTED)
+    if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):  # one read of bzip2 or lzma
+        raise _Refused(COMPRESSION, "method %d: its output is not bounded while reading" % info.compress_type)
     writer.check_size(info.file_size)
     with archive.open(info) as source:
         writer.file(parts, info.file_size, bounded.BoundedReader(source, writer.budget))
@@ -313,9 +320,15 @@ def _zip_member(writer: _Writer, archive: zipfile.ZipFile, info: zipfile.ZipInfo
 
 def _unpack_zip(path: str, writer: _Writer) -> None:
     try:
+        with open(path, "rb") as handle:
+            entries = bounded.zip_entries_over(handle, writer.limits.max_files)
         archive = zipfile.ZipFile(path)
     except (zipfile.BadZipFile, OSError, EOFError) as exc:
         raise SourceError("cannot read %s: %s" % (os.path.basename(path), exc)) from None
+    if entries is not None:
+        archive.close()
+        raise SourceError("cannot read %s: %d members or more, over the limit of %d"
+                          % (os.path.basename(path), entries, writer.limits.max_files))
     with archive:
         for info in archive.infolist():
             try:

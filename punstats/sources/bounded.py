@@ -13,7 +13,9 @@ from __future__ import annotations
 import bz2
 import gzip
 import lzma
+import struct
 import time
+import zipfile
 from typing import Any, BinaryIO, Callable, Optional, Tuple
 
 #: The most decompressed bytes read from one archive (somewhat above ``Limits.max_total_bytes``,
@@ -170,3 +172,30 @@ def open_stream(path: str, budget: Budget) -> BoundedReader:
         raw.close()
         raise
 
+
+#: A central directory entry (zipfile.structCentralDir); its name, extra and comment follow.
+_CENTRAL = struct.Struct("<4s4B4HL2L5H2L")
+
+
+def zip_entries_over(handle: BinaryIO, limit: int) -> Optional[int]:
+    """How many entries the zip's central directory holds, if more than ``limit`` (else None).
+
+    Counted from the raw directory, found as ``zipfile`` finds it, before
+    ``zipfile`` makes an object of each entry: a directory of millions of tiny
+    entries is refused in bounded memory.
+    """
+    end = zipfile._EndRecData(handle)  # type: ignore[attr-defined]
+    if not end:
+        return None  # not a zip: zipfile says so
+    size, start = end[5], end[9] - end[5]  # the directory's size; where it ends, its start
+    if end[0] == b"PK\x06\x06":  # a zip64 end record and its locator come between
+        start -= 56 + 20
+    if start < 0:
+        return None
+    handle.seek(start)
+    count, position, data = 0, 0, handle.read(size)
+    while position + _CENTRAL.size <= len(data) and count <= limit:
+        fields = _CENTRAL.unpack_from(data, position)
+        position += _CENTRAL.size + fields[12] + fields[13] + fields[14]  # name, extra, comment lengths
+        count += 1
+    return count if count > limit else None
