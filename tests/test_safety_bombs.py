@@ -325,6 +325,15 @@ def test_a_zip_directory_of_too_many_entries_is_refused_before_it_is_parsed(tmp_
     assert unpack(path, str(tmp_path / "fits"), Limits(max_files=50)).files == 50
 
 
+def test_a_wheel_bomb_leaves_nothing(tmp_path, monkeypatch, capsys, small_cap):
+    monkeypatch.setenv("PUNSTATS_CACHE_DIR", str(tmp_path / "cache"))
+    path = make_zip(tmp_path / "w-1.0-py3-none-any.whl", [("w/zeros.bin", bytes(BOMB))])
+    assert cli.main(["scan", path, "--no-save", "-q", "--no-cache"]) == 2
+    assert capsys.readouterr().err == ("punstats: error: cannot read w-1.0-py3-none-any.whl: decompressed "
+                                       "data over the limit of 1048576 bytes\n")
+    nothing_left(tmp_path / "cache")
+
+
 # -- the limits in the provenance; pypi: and top-pypi:N --------------------------------------------
 
 def test_the_limits_are_recorded_in_the_archive_provenance(tmp_path, monkeypatch, capsys):

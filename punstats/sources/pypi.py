@@ -355,7 +355,10 @@ def release_corpus(release: Sdist, get: Getter = http_get, directory: Optional[s
     """The corpus of one release file (sdist or pure wheel): downloaded, checked, unpacked."""
     limits = limits or Limits()
     path = download(release, directory, get)
-    unpacked = unpack_cached(path, release.sha256, directory, limits)
+    try:
+        unpacked = unpack_cached(path, release.sha256, directory, limits)
+    except SourceError as exc:  # named as the index names it, not as stored (a wheel as .whl.zip)
+        raise SourceError(str(exc).replace(release.stored_name, release.filename)) from None
     archive = {"file": release.filename, "url": release.url, "sha256": release.sha256,
                "packagetype": release.packagetype, "yanked": release.yanked, "files": unpacked.files,
                "bytes": unpacked.bytes, "limits": asdict(limits)}
