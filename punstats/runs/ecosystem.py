@@ -74,7 +74,7 @@ class Options:
     keep: bool = False
     skip_existing: bool = False
     strict: bool = False
-    limits: Limits = Limits()
+    limits: Limits = field(default_factory=Limits)  # made when the run starts: the limits of that moment
 
 
 @dataclass

@@ -75,7 +75,10 @@ def _unpack_wheel(path: str, sha256: str, directory: Optional[str], limits: Limi
             os.link(path, alias)
         except OSError:
             shutil.copyfile(path, alias)
-        return unpack_cached(alias, sha256, directory, limits)
+        try:
+            return unpack_cached(alias, sha256, directory, limits)
+        except SourceError as exc:  # the wheel named as the user named it, not as its alias
+            raise SourceError(str(exc).replace(os.path.basename(alias), os.path.basename(path))) from None
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 

@@ -1,4 +1,5 @@
-"""Unpacking sdists and other archives safely: every refused member recorded with a reason.
+"""Unpacking sdists and other archives safely: every refused member recorded with a reason,
+and the whole archive read within a cap on decompressed bytes and a deadline (``bounded``).
 """
 from __future__ import annotations
 
@@ -11,11 +12,13 @@ import stat
 import tarfile
 import tempfile
 import zipfile
-from dataclasses import asdict, dataclass
-from typing import BinaryIO, List, Optional, Tuple
+from contextlib import closing
+from dataclasses import asdict, dataclass, field
+from typing import BinaryIO, List, Optional, Set, Tuple
 
 from punstats.model.corpus import SourceError
-from punstats.sources.tarstream import STREAM_ERRORS, BoundedTarInfo, check_end
+from punstats.sources import bounded
+from punstats.sources.tarstream import STREAM_ERRORS, check_end, one_line, open_tar
 
 
 def default_dir() -> str:
@@ -24,7 +27,7 @@ def default_dir() -> str:
 
 
 #: Bumped when unpacking could produce a different tree; part of the tree's cache key.
-UNPACK_VERSION = 1
+UNPACK_VERSION = 2
 
 
 MANIFEST = "unpack.json"
@@ -49,6 +52,7 @@ TOTAL_TOO_LARGE = "total_too_large"
 TOO_MANY_FILES = "too_many_files"
 CONFLICT = "conflict"
 ENCRYPTED = "encrypted"
+COMPRESSION = "unsupported_compression"
 CORRUPT = "corrupt"
 FILTERED = "filtered"
 
@@ -58,10 +62,14 @@ class Limits:
     max_total_bytes: int = 1024 * 1024 * 1024
     max_member_bytes: int = 128 * 1024 * 1024
     max_files: int = 100_000  # members of any kind, directories included
+    # bytes read from the decompressor (skipped members and the end check too); wall-clock seconds
+    max_decompressed_bytes: int = field(default_factory=lambda: bounded.MAX_DECOMPRESSED_BYTES)
+    max_seconds: float = field(default_factory=lambda: bounded.MAX_UNPACK_SECONDS)  # not in ``key``
 
     @property
     def key(self) -> str:
-        text = "%d %d %d %d" % (UNPACK_VERSION, self.max_total_bytes, self.max_member_bytes, self.max_files)
+        text = "%d %d %d %d %d" % (UNPACK_VERSION, self.max_total_bytes, self.max_member_bytes, self.max_files,
+                                   self.max_decompressed_bytes)
         return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
@@ -94,11 +102,7 @@ class Unpacked:
 
 
 def _archive_kind(filename: str) -> Optional[str]:
-    lower = filename.lower()
-    for suffix, kind in ARCHIVE_SUFFIXES:
-        if lower.endswith(suffix):
-            return kind
-    return None
+    return next((kind for suffix, kind in ARCHIVE_SUFFIXES if filename.lower().endswith(suffix)), None)
 
 
 class _Refused(Exception):
@@ -143,12 +147,15 @@ class _Writer:
         self.files = 0
         self.bytes = 0
         self.refused: List[Refusal] = []
+        self.written: Set[Tuple[str, ...]] = set()  # files, so that a second of the same name is refused
+        self.budget = bounded.Budget(limits.max_decompressed_bytes, limits.max_seconds)
 
     def refuse(self, name: str, reason: str, detail: str = "") -> None:
         self.refused.append(Refusal(_printable(name), reason, detail))
 
     def count(self) -> None:
         """Every member counts toward ``max_files``; past it, nothing more is read."""
+        self.budget.check_time()  # also between members that read nothing (directories)
         self.members += 1
         if self.members > self.limits.max_files:
             raise _Stop(TOO_MANY_FILES, "more than %d members: this one and every later one not extracted"
@@ -183,6 +190,8 @@ class _Writer:
     def file(self, parts: Tuple[str, ...], size: int, source: BinaryIO) -> None:
         if not parts:
             raise _Refused(BAD_NAME, "a file with an empty name")
+        if parts in self.written:
+            raise _Refused(CONFLICT, "a file of the same name was unpacked before")
         self.check_size(size)
         path = self.target(parts)
         if len(parts) > 1:
@@ -208,14 +217,11 @@ class _Writer:
             raise
         except STREAM_ERRORS as exc:
             _remove(path)
-            raise _Refused(CORRUPT, _one_line(exc)) from None
+            raise _Refused(CORRUPT, one_line(exc)) from None
         os.chmod(path, 0o644)
+        self.written.add(parts)
         self.files += 1
         self.bytes += written
-
-
-def _one_line(exc: BaseException) -> str:
-    return " ".join(str(exc).split()) or type(exc).__name__
 
 
 def _remove(path: str) -> None:
@@ -261,30 +267,13 @@ def _unpack_tar(path: str, writer: _Writer) -> None:
     """Members one at a time; a damaged or cut-off stream is an error for the whole archive
     (what follows the damage cannot be read), never a quietly shorter tree."""
     name = os.path.basename(path)
-    tar = _open_tar(path)
-
-    with tar:
+    tar = open_tar(path, writer.budget)
+    with closing(tar.fileobj), tar:  # type: ignore[type-var]
         try:
             _tar_members(tar, writer)
         except STREAM_ERRORS as exc:
             raise SourceError("cannot read %s: damaged or truncated after %d members: %s"
-                              % (name, writer.members, _one_line(exc))) from None
-
-
-#: tarfile's mode for each ending (by content, ``r:*``, when the ending is wrong).
-_TAR_MODES = ((".gz", "r:gz"), (".tgz", "r:gz"), (".bz2", "r:bz2"), (".tbz2", "r:bz2"), (".xz", "r:xz"))
-
-
-def _open_tar(path: str) -> tarfile.TarFile:
-    mode = next((m for suffix, m in _TAR_MODES if path.lower().endswith(suffix)), "r:")
-    try:
-        return tarfile.open(path, mode=mode, tarinfo=BoundedTarInfo)  # type: ignore[call-overload]
-    except STREAM_ERRORS as exc:
-        first = exc
-    try:
-        return tarfile.open(path, mode="r:*", tarinfo=BoundedTarInfo)
-    except STREAM_ERRORS:
-        raise SourceError("cannot read %s: %s" % (os.path.basename(path), _one_line(first))) from None
+                              % (name, writer.members, one_line(exc))) from None
 
 
 def _tar_members(tar: tarfile.TarFile, writer: _Writer) -> None:
@@ -322,16 +311,24 @@ def _zip_member(writer: _Writer, archive: zipfile.ZipFile, info: zipfile.ZipInfo
         return
     if info.flag_bits & 0x1:
         raise _Refused(ENCRYPTED)
+    if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):  # one read of bzip2 or lzma
+        raise _Refused(COMPRESSION, "method %d: its output is not bounded while reading" % info.compress_type)
     writer.check_size(info.file_size)
     with archive.open(info) as source:
-        writer.file(parts, info.file_size, source)
+        writer.file(parts, info.file_size, bounded.BoundedReader(source, writer.budget))
 
 
 def _unpack_zip(path: str, writer: _Writer) -> None:
     try:
+        with open(path, "rb") as handle:
+            entries = bounded.zip_entries_over(handle, writer.limits.max_files)
         archive = zipfile.ZipFile(path)
     except (zipfile.BadZipFile, OSError, EOFError) as exc:
         raise SourceError("cannot read %s: %s" % (os.path.basename(path), exc)) from None
+    if entries is not None:
+        archive.close()
+        raise SourceError("cannot read %s: %d members or more, over the limit of %d"
+                          % (os.path.basename(path), entries, writer.limits.max_files))
     with archive:
         for info in archive.infolist():
             try:
@@ -342,33 +339,37 @@ def _unpack_zip(path: str, writer: _Writer) -> None:
                 writer.refuse(info.filename, *stop.args)
                 return
             except (NotImplementedError, RuntimeError) + STREAM_ERRORS as exc:
-                writer.refuse(info.filename, CORRUPT, _one_line(exc))
+                writer.refuse(info.filename, CORRUPT, one_line(exc))
 
 
-def unpack(archive: str, destination: str, limits: Limits = Limits()) -> Unpacked:
+def unpack(archive: str, destination: str, limits: Optional[Limits] = None) -> Unpacked:
     """Unpack ``archive`` (by its ending: tar.gz, tar.bz2, tar.xz, tar, zip) into ``destination``.
 
     Never raises for a bad member: each is refused and recorded.  Raises
-    ``SourceError`` when the file is not an archive it can open at all, or a
-    tar stream is damaged or cut short; then nothing it wrote is left.
+    ``SourceError`` when the file is not an archive it can open at all, a
+    tar stream is damaged or cut short, or the archive goes over
+    ``max_decompressed_bytes`` or ``max_seconds``; then nothing it wrote is left.
     """
     kind = _archive_kind(archive)
     if kind is None:
         raise SourceError("not an archive punstats can unpack (.tar.gz, .tar.bz2, .zip): %s" % archive)
     created = not os.path.lexists(destination)
-    writer = _Writer(destination, limits)
+    writer = _Writer(destination, limits or Limits())
     try:
         (_unpack_tar if kind == "tar" else _unpack_zip)(archive, writer)
-    except BaseException:
+    except BaseException as exc:
         if created:
             shutil.rmtree(destination, ignore_errors=True)
+        if isinstance(exc, bounded.LimitExceeded):  # the whole archive: a bomb, by bytes or by time
+            raise SourceError("cannot read %s: %s" % (os.path.basename(archive), exc)) from None
         raise
     return Unpacked(destination, writer.files, writer.bytes, tuple(writer.refused))
 
 
 def unpack_cached(archive: str, sha256: str, directory: Optional[str] = None,
-                  limits: Limits = Limits()) -> Unpacked:
+                  limits: Optional[Limits] = None) -> Unpacked:
     """``unpack`` into the cache, once per archive and limits; later calls read the manifest."""
+    limits = limits or Limits()
     parent = os.path.join(directory or default_dir(), sha256)
     final = os.path.join(parent, "tree-" + limits.key)
     manifest = os.path.join(final, MANIFEST)

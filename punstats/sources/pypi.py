@@ -16,7 +16,9 @@ wherever they point: none is ever created), devices, FIFOs and other special
 files, members over the size limit, the total size limit and the member-count
 limit (``Limits``).  Files are written with mode 0644 whatever the archive
 says.  ``tarfile.data_filter`` (Python 3.11.4+) runs as a second check on
-what passes ours.
+what passes ours.  The whole archive is read through a cap on the bytes its
+decompressor yields and a deadline (``sources.bounded``): a decompression
+bomb is an error for the release, and leaves no tree.
 
 Cache layout (under ``cache.default_dir()/sdists``)::
 
@@ -344,7 +346,7 @@ def download(sdist: Sdist, directory: Optional[str] = None, get: Getter = http_g
 
 
 def pypi_corpus(argument: str, get: Getter = http_get, directory: Optional[str] = None,
-                limits: Limits = Limits()) -> Corpus:  # noqa: B008 (a frozen record)
+                limits: Optional[Limits] = None) -> Corpus:
     """The corpus of ``pypi:NAME==VERSION``: the unpacked sdist, with its provenance."""
     return release_corpus(find_sdist(parse_spec(argument), get), get, directory, limits)
 
@@ -354,7 +356,10 @@ def release_corpus(release: Sdist, get: Getter = http_get, directory: Optional[s
     """The corpus of one release file (sdist or pure wheel): downloaded, checked, unpacked."""
     limits = limits or Limits()
     path = download(release, directory, get)
-    unpacked = unpack_cached(path, release.sha256, directory, limits)
+    try:
+        unpacked = unpack_cached(path, release.sha256, directory, limits)
+    except SourceError as exc:  # named as the index names it, not as stored (a wheel as .whl.zip)
+        raise SourceError(str(exc).replace(release.stored_name, release.filename)) from None
     archive = {"file": release.filename, "url": release.url, "sha256": release.sha256,
                "packagetype": release.packagetype, "yanked": release.yanked, "files": unpacked.files,
                "bytes": unpacked.bytes, "limits": asdict(limits)}
