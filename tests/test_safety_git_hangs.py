@@ -1,12 +1,16 @@
-"""No git outlives punstats, and none runs for ever.
+"""Nothing in a repository makes git hang or read without end, and no git outlives punstats.
 
-Every git call has a deadline and ends with its whole process group; a
-punstats killed by SIGKILL leaves no git behind.  The command line runs as a
-subprocess with a timeout, so a regression fails instead of hanging the suite.
+A FIFO or a device where git would open a file, anywhere it would look (the
+git directory, the common directory, alternates, included configuration), is
+a one-line error naming it before any git runs; every git call has a deadline
+and ends with its whole process group; a punstats killed by SIGKILL leaves no
+git behind.  The command line runs as a subprocess with a timeout, so a
+regression fails instead of hanging the suite.
 """
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import textwrap
@@ -15,6 +19,7 @@ import time
 import pytest
 from gitrepo import commit, git, init
 
+import punstats
 from punstats.sources import git as gitsource
 from punstats.sources import gitprocess
 
@@ -63,6 +68,143 @@ def _fifo(path):
     os.makedirs(os.path.dirname(path), exist_ok=True)
     os.mkfifo(path)
     return path
+
+
+def _link(path, target):
+    if os.path.lexists(path):
+        os.remove(path)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    os.symlink(target, path)
+    return path
+
+
+def _append(path, text):
+    with open(path, "a") as handle:
+        handle.write(text)
+
+
+def _alternate_with_fifo(repo, tmp_path):
+    other = tmp_path / "other.git"
+    _fifo(other / "objects" / "pack" / "pack-1.idx")
+    (repo / ".git" / "objects" / "info" / "alternates").write_text("# shared\n%s\n" % (other / "objects"))
+    return other / "objects" / "pack" / "pack-1.idx"
+
+
+def _nested_alternate(repo, tmp_path):
+    first, second = tmp_path / "first", tmp_path / "second"
+    (first / "info").mkdir(parents=True)
+    (first / "info" / "alternates").write_text("../second\n")  # relative to the alternate's directory
+    _fifo(second / "ab" / ("c" * 38))
+    (repo / ".git" / "objects" / "info" / "alternates").write_text(str(first) + "\n")
+    return second / "ab" / ("c" * 38)
+
+
+def _include(repo, tmp_path, target, section="include"):
+    _append(repo / ".git" / "config", "[%s]\n\tpath = %s\n" % (section, target))
+    return target
+
+
+def _nested_include(repo, tmp_path):
+    middle = tmp_path / "middle.cfg"
+    middle.write_text("[user]\n\tname = x\n[include]\n\tpath = inner.fifo\n")  # relative to middle.cfg
+    _fifo(tmp_path / "inner.fifo")
+    _include(repo, tmp_path, str(middle))
+    return tmp_path / "inner.fifo"
+
+
+def _worktree(repo, tmp_path):
+    git(repo, "worktree", "add", "-q", str(tmp_path / "wt"), "-b", "side")
+    return _fifo(repo / ".git" / "worktrees" / "wt" / "HEAD")
+
+
+def _huge_config(repo, tmp_path):
+    with open(repo / ".git" / "config", "ab") as handle:
+        handle.truncate(1 << 25)  # sparse: no disk used
+    return repo / ".git" / "config"
+
+
+#: name -> plant(repo, tmp_path) -> the path the error names (or what it says)
+PLACES = {
+    "config": lambda r, t: _fifo(r / ".git" / "config"),
+    "packed-refs": lambda r, t: _fifo(r / ".git" / "packed-refs"),
+    "HEAD": lambda r, t: _fifo(r / ".git" / "HEAD"),
+    "the branch ref": lambda r, t: _fifo(r / ".git" / "refs" / "heads" / "main"),
+    "a tag ref": lambda r, t: _fifo(r / ".git" / "refs" / "tags" / "v1"),
+    "a ref linked to /dev/zero": lambda r, t: _link(r / ".git" / "refs" / "heads" / "z", "/dev/zero"),
+    "FETCH_HEAD": lambda r, t: _fifo(r / ".git" / "FETCH_HEAD"),
+    "index": lambda r, t: _fifo(r / ".git" / "index"),
+    "shallow": lambda r, t: _fifo(r / ".git" / "shallow"),
+    "info/grafts": lambda r, t: _fifo(r / ".git" / "info" / "grafts"),
+    "commondir": lambda r, t: _fifo(r / ".git" / "commondir"),
+    "commondir naming /dev/zero": lambda r, t: (
+        (r / ".git" / "commondir").write_text("/dev/zero\n"), "/dev/zero")[1],
+    "config.worktree": lambda r, t: _fifo(r / ".git" / "config.worktree"),
+    "alternates": lambda r, t: _fifo(r / ".git" / "objects" / "info" / "alternates"),
+    "alternates linked to /dev/zero": lambda r, t: _link(r / ".git" / "objects" / "info" / "alternates",
+                                                         "/dev/zero"),
+    "alternates naming /dev/zero": lambda r, t: (
+        (r / ".git" / "objects" / "info" / "alternates").write_text("/dev/zero\n"), "/dev/zero")[1],
+    "a file of an alternate": _alternate_with_fifo,
+    "an alternate's alternate": _nested_alternate,
+    "http-alternates": lambda r, t: _fifo(r / ".git" / "objects" / "info" / "http-alternates"),
+    "a loose object": lambda r, t: _fifo(r / ".git" / "objects" / "ab" / ("d" * 38)),
+    "a pack index": lambda r, t: _fifo(r / ".git" / "objects" / "pack" / ("pack-%s.idx" % ("e" * 40))),
+    "a commit-graph": lambda r, t: _fifo(r / ".git" / "objects" / "info" / "commit-graph"),
+    "include.path": lambda r, t: _include(r, t, _fifo(t / "included.fifo")),
+    "includeIf naming /dev/zero": lambda r, t: _include(r, t, "/dev/zero", 'includeIf "gitdir:/"'),
+    "a nested include": _nested_include,
+    "a worktree's HEAD": _worktree,
+    "a huge sparse config": _huge_config,
+    ".git linked to a FIFO": lambda r, t: (shutil.rmtree(r / ".git"), _link(r / ".git", _fifo(t / "g.fifo")))[1],
+    ".git naming /dev/zero": lambda r, t: (shutil.rmtree(r / ".git"),
+                                           (r / ".git").write_text("gitdir: /dev/zero\n"), "/dev/zero")[2],
+}
+
+
+@pytest.mark.parametrize("place", sorted(PLACES))
+def test_a_fifo_or_device_in_the_repository_is_a_one_line_error_before_git_runs(repo, tmp_path, place):
+    named = str(PLACES[place](repo, tmp_path))
+    for args in (("scan", str(repo), "--rev", "HEAD", "-q", "--no-cache", "--no-save"),
+                 ("history", str(repo), "-q", "--no-cache", "-o", str(tmp_path / "history"))):
+        status, err = run_cli(*args)
+        assert status == 2, err
+        assert err.startswith("punstats: error: cannot read the repository: ") and err.count("\n") == 1, err
+        assert named in err, err
+        assert not (tmp_path / "history").exists()
+
+
+def test_a_git_file_url_to_such_a_repository_is_refused_before_cloning(repo, tmp_path):
+    _fifo(repo / ".git" / "packed-refs")
+    env = dict(os.environ, PUNSTATS_CACHE_DIR=str(tmp_path / "cache"))
+    status, err = run_cli("scan", "git+file://%s@HEAD" % repo, "-q", "--no-save", env=env)
+    assert status == 2 and err.count("\n") == 1, err
+    assert err.startswith("punstats: error: cannot clone file://") and "packed-refs is a FIFO" in err, err
+    clones = tmp_path / "cache" / "repos"
+    assert not clones.exists() or not os.listdir(clones)
+
+
+def test_reproduce_refuses_such_a_repository(repo, tmp_path):
+    _fifo(repo / ".git" / "config")
+    status, err = run_cli("reproduce", "rewrite", str(repo))
+    assert status == 2 and err.count("\n") == 1 and "config is a FIFO" in err, err
+
+
+def test_what_git_opens_safely_stays_allowed(repo, tmp_path, monkeypatch):
+    """An include of a regular file, a missing include, an alternate that is a directory, a
+    socket in ``.git`` (an fsmonitor daemon's: git's open fails on it at once) and a packed
+    repository: read as before."""
+    (tmp_path / "extra.cfg").write_text("[user]\n\tname = x\n")
+    _include(repo, tmp_path, str(tmp_path / "extra.cfg"))
+    _include(repo, tmp_path, str(tmp_path / "missing.cfg"))
+    other = tmp_path / "other"
+    init(other)
+    (repo / ".git" / "objects" / "info" / "alternates").write_text(str(other / ".git" / "objects") + "\n")
+    git(repo, "gc", "-q")
+    monkeypatch.chdir(repo / ".git")
+    with socket.socket(socket.AF_UNIX) as sock:
+        sock.bind("fsmonitor--daemon.ipc")
+        result = punstats.scan(str(repo), rev="HEAD", jobs=1, cache=False)
+    assert result.summary["punnable"] == 2
 
 
 # -- deadlines and process groups, with a git that never answers (a script first on PATH) --

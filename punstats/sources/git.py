@@ -18,7 +18,9 @@ no submodules.
 Symbolic links (mode 120000) and submodules (mode 160000) are recorded with a
 status and never followed.
 
-Every git call has a deadline and ends with its process group
+Nothing a repository holds can stop a run: before git runs on one, its files
+are checked (``gitcheck``: no FIFO, no device, no huge metadata file), and
+every git call has a deadline and ends with its process group
 (``gitprocess``).
 """
 from __future__ import annotations
@@ -27,13 +29,15 @@ import dataclasses
 import datetime
 import os
 import shutil
+import urllib.parse
 from dataclasses import dataclass
 from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from punstats.model.corpus import Corpus
 from punstats.sources import gitprocess
+from punstats.sources.gitcheck import check_path, check_repository
 from punstats.sources.gitprocess import GitAborted, GitError
-from punstats.sources.local import read_small
+from punstats.sources.local import METADATA_BYTES, read_small
 
 MODE_SYMLINK = "120000"
 
@@ -85,7 +89,8 @@ def _env(fetching: bool = False) -> Dict[str, str]:
                LC_ALL="C", GIT_NO_REPLACE_OBJECTS="1", GIT_NO_LAZY_FETCH="1", GIT_PAGER="cat",
                GIT_LITERAL_PATHSPECS="1",
                GIT_ALLOW_PROTOCOL="file:git:http:https:ssh" if fetching else "")
-    for name in ("GIT_DIR", "GIT_WORK_TREE", "GIT_EXTERNAL_DIFF", "GIT_CONFIG"):
+    for name in ("GIT_DIR", "GIT_WORK_TREE", "GIT_EXTERNAL_DIFF", "GIT_CONFIG", "GIT_COMMON_DIR",
+                 "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_INDEX_FILE"):
         env.pop(name, None)
     return env
 
@@ -111,18 +116,27 @@ def _git(gitdir: Optional[str], *args: str, input: Optional[bytes] = None, fetch
 
 
 def git_dir(path: str) -> str:
-    """The git directory of ``path``: a bare repository, a ``.git`` folder or a work tree."""
+    """The git directory of ``path`` (a bare repository, a ``.git`` folder or a work tree),
+    its files checked (``gitcheck.check_repository``) before any git runs on it."""
+    gitdir = _find_git_dir(path)
+    check_repository(gitdir, _env())
+    return gitdir
+
+
+def _find_git_dir(path: str) -> str:
     path = os.path.abspath(path)
     if not os.path.exists(path):
         raise GitError("no such file or directory: %s" % path)
+    check_path(os.path.join(path, ".git"), METADATA_BYTES)  # a FIFO or a device named .git: refused
     for candidate in (os.path.join(path, ".git"), path):
         if os.path.isfile(candidate):  # "gitdir: ..." of a worktree or submodule
             line = (read_small(candidate) or "").strip()
             if line.startswith("gitdir:"):
                 return os.path.normpath(os.path.join(path, line[len("gitdir:"):].strip()))
-        elif os.path.isdir(candidate) and os.path.isfile(os.path.join(candidate, "HEAD")) \
-                and os.path.isdir(os.path.join(candidate, "objects")):
-            return candidate  # HEAD a regular file: git never blocks on a FIFO there
+        elif os.path.isdir(candidate) and os.path.isdir(os.path.join(candidate, "objects")):
+            check_path(os.path.join(candidate, "HEAD"), METADATA_BYTES)  # a FIFO: named, not "not a repository"
+            if os.path.isfile(os.path.join(candidate, "HEAD")):
+                return candidate
     raise GitError("not a git repository: %s" % path)
 
 
@@ -326,6 +340,16 @@ def parse_remote(argument: str) -> Tuple[str, str]:
     return url, rev or "HEAD"
 
 
+def _check_local_source(url: str) -> None:
+    """``GitError`` if the repository a ``file://`` URL names holds a file git could block on."""
+    source = urllib.parse.unquote(urllib.parse.urlsplit(url).path)
+    if os.path.exists(source):  # else git says what is wrong
+        try:
+            git_dir(source)
+        except GitError as exc:
+            raise GitError("cannot clone %s: %s" % (url, exc)) from None
+
+
 def remote_corpus(argument: str, cache_dir: Optional[str] = None) -> Corpus:
     """The corpus of ``git+URL@REV``: a bare clone kept in the cache directory
     (fetched again when it exists), read at REV like any revision scan."""
@@ -333,8 +357,11 @@ def remote_corpus(argument: str, cache_dir: Optional[str] = None) -> Corpus:
 
     from punstats.cache import default_dir
     url, rev = parse_remote(argument)
+    if url.startswith("file://"):  # a repository on this machine: its files are checked like any other
+        _check_local_source(url)
     clone = os.path.join(cache_dir or default_dir(), "repos", hashlib.sha256(url.encode()).hexdigest()[:24])
     if os.path.isdir(os.path.join(clone, "objects")):
+        check_repository(clone, _env())
         # the URL itself, never the clone's remote configuration (which could name an upload-pack)
         _git(clone, "fetch", "--quiet", "--prune", "--no-recurse-submodules", "--upload-pack=git-upload-pack",
              "--", url, "+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*", fetching=True)
