@@ -68,15 +68,20 @@ def cmd_history(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     if not commits:
         raise UsageError("no first-parent commit of %s in that window" % args.rev_range)
-    name = gitsource.git_corpus(args.repo, commits[-1].sha).name.split("@")[0]
+    try:
+        name = gitsource.git_corpus(args.repo, commits[-1].sha).name.split("@")[0]
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
     place = _place(args.output or os.path.join("data", name + "-history"), args.repo)
     bar = _progress_bar(args.quiet, name, unit="revision")
     bar.start(len(commits))
     try:
         table = histories.history(args.repo, commits, cache=not args.no_cache, jobs=args.jobs, test_rule=rule,
                                   long_threshold=args.long, on_revision=lambda commit, row: bar.update(1))
-    except BaseException:
+    except BaseException as exc:
         place.abort()
+        if isinstance(exc, gitsource.GitError):  # e.g. git over its deadline, or a FIFO planted since the start
+            raise UsageError(str(exc)) from None
         raise
     finally:
         bar.close()

@@ -13,6 +13,7 @@ from punstats.sources.git import (
     MODE_SUBMODULE,
     MODE_SYMLINK,
     BlobReader,
+    GitAborted,
     GitError,
     TreeEntry,
     _text,
@@ -102,6 +103,8 @@ def _read(gitdir: str, wanted: List[TreeEntry], prefix: str, max_bytes: int, wit
             elif with_data:
                 try:
                     data = reader.read(entry.oid)
+                except GitAborted:  # git stopped answering: the run cannot go on
+                    raise
                 except GitError as exc:  # e.g. an object missing from a partial clone
                     candidates.append(Candidate(rel, "git:" + entry.oid, size, UNREADABLE, str(exc)))
                     continue

@@ -34,6 +34,7 @@ from punstats.model.discovery import Candidate
 from punstats.model.limits import DEFAULT_MAX_BYTES
 from punstats.model.records import Extraction, failure, from_plain, to_plain
 from punstats.model.statuses import UNREADABLE, WORKER_DIED
+from punstats.sources.gitprocess import GitAborted
 
 #: Extracts candidates (an engine's ``run``), passing results to the sink as they arrive.
 Runner = Callable[[Sequence[Candidate], Optional[Sink]], List[Extraction]]
@@ -195,6 +196,8 @@ def _readable(todo: Sequence[Tuple[int, Candidate, str]], read_blob: Optional[Ca
         if candidate.data is None and candidate.location.startswith(GIT_LOCATION):
             try:
                 candidate = dataclasses.replace(candidate, data=read_blob(blob))  # type: ignore[misc]
+            except GitAborted:  # git stopped answering: the run cannot go on
+                raise
             except (OSError, ValueError) as exc:  # e.g. an object missing from a partial clone
                 sink([index], [failure(candidate.path, UNREADABLE, str(exc), size=candidate.size)])
                 unread += 1

@@ -17,6 +17,11 @@ redirect only on the first request and only to https, and fetch no submodules.
 
 Symbolic links (mode 120000) and submodules (mode 160000) are recorded with a
 status and never followed.
+
+Nothing a repository holds can stop a run: before git runs on one, its files
+are checked (``gitcheck``: no FIFO, no device, no huge metadata file), and
+every git call has a deadline and ends with its process group
+(``gitprocess``).
 """
 from __future__ import annotations
 
@@ -24,21 +29,20 @@ import dataclasses
 import datetime
 import os
 import shutil
-import subprocess
+import urllib.parse
 from dataclasses import dataclass
 from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from punstats.model.corpus import Corpus
-from punstats.sources.local import read_small
+from punstats.sources import gitprocess
+from punstats.sources.gitcheck import check_path, check_repository
+from punstats.sources.gitprocess import GitAborted, GitError
+from punstats.sources.local import METADATA_BYTES, read_small
 
 MODE_SYMLINK = "120000"
 
 
 MODE_SUBMODULE = "160000"
-
-
-class GitError(ValueError):
-    """A repository or revision that cannot be read; the message is for the user."""
 
 
 @dataclass(frozen=True)
@@ -89,14 +93,15 @@ def _env(fetching: bool = False) -> Dict[str, str]:
                GIT_LITERAL_PATHSPECS="1", GIT_PROTOCOL_FROM_USER="1", GIT_ALLOW_PROTOCOL="")
     if fetching:  # the protocol.* overrides decide (a list here would let redirects use all it names)
         env.pop("GIT_ALLOW_PROTOCOL")
-    for name in ("GIT_DIR", "GIT_WORK_TREE", "GIT_EXTERNAL_DIFF", "GIT_CONFIG"):
+    for name in ("GIT_DIR", "GIT_WORK_TREE", "GIT_EXTERNAL_DIFF", "GIT_CONFIG", "GIT_COMMON_DIR",
+                 "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_INDEX_FILE"):
         env.pop(name, None)
     return env
 
 
 def git_argv(gitdir: Optional[str], *args: str, fetching: bool = False) -> List[str]:
     """The command line of one git call, with the overrides before the command."""
-    argv = ["git", "--no-pager", "--no-replace-objects"]
+    argv = [gitprocess.GIT, "--no-pager", "--no-replace-objects"]
     if gitdir is not None:
         argv += ["--git-dir", gitdir]
     for override in FETCH_OVERRIDES if fetching else OVERRIDES:
@@ -105,30 +110,37 @@ def git_argv(gitdir: Optional[str], *args: str, fetching: bool = False) -> List[
 
 
 def _git(gitdir: Optional[str], *args: str, input: Optional[bytes] = None, fetching: bool = False) -> bytes:
-    try:
-        done = subprocess.run(git_argv(gitdir, *args, fetching=fetching), input=input, env=_env(fetching),
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=False)
-    except FileNotFoundError:
-        raise GitError("git is not installed") from None
-    if done.returncode != 0:
-        message = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise GitError("git %s failed: %s" % (args[0], message[-1] if message else done.returncode))
-    return done.stdout
+    """git's output; ``GitError`` when it fails, ``GitAborted`` past its deadline."""
+    deadline = gitprocess.FETCH_DEADLINE if fetching else None
+    status, out, err = gitprocess.run(git_argv(gitdir, *args, fetching=fetching), _env(fetching), input, deadline)
+    if status != 0:
+        message = err.decode("utf-8", "replace").strip().splitlines()
+        raise GitError("git %s failed: %s" % (args[0], message[-1] if message else status))
+    return out
 
 
 def git_dir(path: str) -> str:
-    """The git directory of ``path``: a bare repository, a ``.git`` folder or a work tree."""
+    """The git directory of ``path`` (a bare repository, a ``.git`` folder or a work tree),
+    its files checked (``gitcheck.check_repository``) before any git runs on it."""
+    gitdir = _find_git_dir(path)
+    check_repository(gitdir, _env())
+    return gitdir
+
+
+def _find_git_dir(path: str) -> str:
     path = os.path.abspath(path)
     if not os.path.exists(path):
         raise GitError("no such file or directory: %s" % path)
+    check_path(os.path.join(path, ".git"), METADATA_BYTES)  # a FIFO or a device named .git: refused
     for candidate in (os.path.join(path, ".git"), path):
         if os.path.isfile(candidate):  # "gitdir: ..." of a worktree or submodule
             line = (read_small(candidate) or "").strip()
             if line.startswith("gitdir:"):
                 return os.path.normpath(os.path.join(path, line[len("gitdir:"):].strip()))
-        elif os.path.isdir(candidate) and os.path.isfile(os.path.join(candidate, "HEAD")) \
-                and os.path.isdir(os.path.join(candidate, "objects")):
-            return candidate  # HEAD a regular file: git never blocks on a FIFO there
+        elif os.path.isdir(candidate) and os.path.isdir(os.path.join(candidate, "objects")):
+            check_path(os.path.join(candidate, "HEAD"), METADATA_BYTES)  # a FIFO: named, not "not a repository"
+            if os.path.isfile(os.path.join(candidate, "HEAD")):
+                return candidate
     raise GitError("not a git repository: %s" % path)
 
 
@@ -202,6 +214,8 @@ def resolve_commit(gitdir: str, rev: str) -> Commit:
     try:
         sha = _git(gitdir, "rev-parse", "--verify", "--quiet", "--end-of-options",
                    rev + "^{commit}").decode().strip()
+    except GitAborted:
+        raise
     except GitError:
         raise GitError("unknown revision %r in %s" % (rev, gitdir)) from None
     return read_commits(gitdir, [sha])[0]
@@ -259,27 +273,22 @@ def list_tree(gitdir: str, commit: str, subdir: str = "") -> List[TreeEntry]:
 
 
 class BlobReader:
-    """A ``git cat-file --batch`` process: object id in, bytes out."""
+    """A ``git cat-file --batch`` process: object id in, bytes out, each answer within
+    ``gitprocess.READ_DEADLINE``; closing it ends the process with its group."""
 
     def __init__(self, gitdir: str) -> None:
         self.gitdir = gitdir
-        try:
-            self._proc = subprocess.Popen(git_argv(gitdir, "cat-file", "--batch"),
-                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=_env())
-        except FileNotFoundError:
-            raise GitError("git is not installed") from None
+        self._batch = gitprocess.Batch(git_argv(gitdir, "cat-file", "--batch"), _env())
 
     def read(self, oid: str) -> bytes:
-        assert self._proc.stdin and self._proc.stdout
-        self._proc.stdin.write(oid.encode() + b"\n")
-        self._proc.stdin.flush()
-        header = self._proc.stdout.readline()
+        """The object's contents; ``GitError`` if it is missing, ``GitAborted`` if git stops answering."""
+        self._batch.request(oid.encode())
+        header = self._batch.readline()
         parts = header.split()
         if len(parts) != 3:
             raise GitError("cannot read object %s: %s" % (oid, header.decode("utf-8", "replace").strip()))
-        size = int(parts[2])
-        data = self._proc.stdout.read(size)
-        self._proc.stdout.read(1)  # the newline after the contents
+        data = self._batch.read(int(parts[2]))
+        self._batch.read(1)  # the newline after the contents
         return data
 
     def read_many(self, oids: Iterable[str]) -> Iterator[Tuple[str, bytes]]:
@@ -287,10 +296,7 @@ class BlobReader:
             yield oid, self.read(oid)
 
     def close(self) -> None:
-        if self._proc.poll() is None:
-            assert self._proc.stdin
-            self._proc.stdin.close()
-            self._proc.wait()
+        self._batch.close()
 
     def __enter__(self) -> "BlobReader":
         return self
@@ -338,6 +344,16 @@ def parse_remote(argument: str) -> Tuple[str, str]:
     return url, rev or "HEAD"
 
 
+def _check_local_source(url: str) -> None:
+    """``GitError`` if the repository a ``file://`` URL names holds a file git could block on."""
+    source = urllib.parse.unquote(urllib.parse.urlsplit(url).path)
+    if os.path.exists(source):  # else git says what is wrong
+        try:
+            git_dir(source)
+        except GitError as exc:
+            raise GitError("cannot clone %s: %s" % (url, exc)) from None
+
+
 def remote_corpus(argument: str, cache_dir: Optional[str] = None) -> Corpus:
     """The corpus of ``git+URL@REV``: a bare clone kept in the cache directory
     (fetched again when it exists), read at REV like any revision scan."""
@@ -345,22 +361,26 @@ def remote_corpus(argument: str, cache_dir: Optional[str] = None) -> Corpus:
 
     from punstats.cache import default_dir
     url, rev = parse_remote(argument)
+    if url.startswith("file://"):  # a repository on this machine: its files are checked like any other
+        _check_local_source(url)
     clone = os.path.join(cache_dir or default_dir(), "repos", hashlib.sha256(url.encode()).hexdigest()[:24])
     if os.path.isdir(os.path.join(clone, "objects")):
+        check_repository(clone, _env())
         # the URL itself, never the clone's remote configuration (which could name an upload-pack)
         _git(clone, "fetch", "--quiet", "--prune", "--no-recurse-submodules", "--upload-pack=git-upload-pack",
              "--", url, "+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*", fetching=True)
     else:
         partial = clone + ".partial-%d" % os.getpid()
+        argv = git_argv(None, "clone", "--quiet", "--bare", "--no-recurse-submodules", "--template=",
+                        "--upload-pack=git-upload-pack", "--", url, partial, fetching=True)
         try:
-            argv = git_argv(None, "clone", "--quiet", "--bare", "--no-recurse-submodules", "--template=",
-                            "--upload-pack=git-upload-pack", "--", url, partial, fetching=True)
-            done = subprocess.run(argv, env=_env(fetching=True), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                  check=False)
-        except FileNotFoundError:
-            raise GitError("git is not installed") from None
-        if done.returncode != 0:
-            message = " ".join(done.stderr.decode("utf-8", "replace").split()) or done.returncode
+            status, _, err = gitprocess.run(argv, _env(fetching=True), deadline=gitprocess.FETCH_DEADLINE)
+        except BaseException:  # over the deadline, interrupted: nothing half-cloned is left
+            shutil.rmtree(partial, ignore_errors=True)
+            raise
+        if status != 0:
+            shutil.rmtree(partial, ignore_errors=True)
+            message = " ".join(err.decode("utf-8", "replace").split()) or status
             raise GitError("cannot clone %s: %s" % (url, message))
         os.makedirs(os.path.dirname(clone), exist_ok=True)
         try:
