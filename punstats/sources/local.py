@@ -49,31 +49,12 @@ PACKED_REFS_BYTES = 1 << 28
 
 
 def read_small(path: str, limit: int = METADATA_BYTES) -> Optional[str]:
-    """The text of a regular file of at most ``limit`` bytes, else None.
-
-    Never blocks and never reads without end: a FIFO, a device (``/dev/zero``)
-    or a file over the limit is refused after ``fstat``, before any read; the
-    open is non-blocking, so a FIFO swapped in after the ``stat`` cannot hang it.
-    """
+    """The text of a regular file of at most ``limit`` bytes, else None (``read_regular``:
+    a FIFO, a device or a file over the limit is refused before any read)."""
     try:
-        if not stat.S_ISREG(os.stat(path).st_mode):
-            return None
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
-    except (OSError, ValueError):
+        return read_regular(path, "file", limit).decode("utf-8", "replace")
+    except SourceError:
         return None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
-            return None
-        with os.fdopen(fd, "rb", closefd=False) as handle:
-            data = handle.read(limit + 1)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-    if len(data) > limit:
-        return None
-    return data.decode("utf-8", "replace")
 
 
 #: The most a file argument read whole (a corpus file, a project list) may hold.
@@ -90,8 +71,8 @@ def read_regular(path: str, what: str, limit: Optional[int] = None) -> bytes:
         if not stat.S_ISREG(os.stat(path).st_mode):
             raise SourceError("%s %s is not a regular file" % (what, path))
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
-    except OSError as exc:
-        raise SourceError("cannot read %s %s: %s" % (what, path, exc.strerror or exc)) from None
+    except (OSError, ValueError) as exc:  # ValueError: a NUL in the path
+        raise SourceError("cannot read %s %s: %s" % (what, path, getattr(exc, "strerror", None) or exc)) from None
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
