@@ -19,6 +19,7 @@ import zlib
 
 import pytest
 from fakeindex import FakePyPI, sdist, top_list
+from test_safety_archives import tar_bytes
 
 from punstats import cli
 from punstats.model.corpus import SourceError
@@ -52,16 +53,6 @@ def bomb_tar(path, mode="w:bz2", zeros=BOMB, top="bomb-1.0"):
             tar.addfile(info, io.BytesIO(data) if data is not None else Zeros(size))
     assert os.path.getsize(str(path)) < 100_000
     return str(path)
-
-
-def tar_bytes(members):
-    out = io.BytesIO()
-    with tarfile.open(fileobj=out, mode="w") as tar:
-        for name, data in members:
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
-    return out.getvalue()
 
 
 @pytest.fixture
