@@ -71,13 +71,26 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
+#: The largest number any option takes: counts, bytes and megabytes beyond it mean nothing here,
+#: and every number stays well inside the 64-bit integers of the stored tables.
+MAX_NUMBER = 10 ** 12
+
+
+def _shown(text: str, limit: int = 40) -> str:
+    """``text`` as an error message quotes it: repr'd, cut to ``limit`` characters."""
+    return repr(text) if len(text) <= limit else repr(text[:limit]) + "..."
+
+
 def _positive(text: str) -> int:
+    """A whole number from 1 to ``MAX_NUMBER``."""
     try:
         value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError("expected a whole number, got %r" % text) from None
+    except ValueError:  # also more digits than int() reads
+        raise argparse.ArgumentTypeError("expected a whole number, got %s" % _shown(text)) from None
     if value < 1:
         raise argparse.ArgumentTypeError("expected a number of at least 1, got %d" % value)
+    if value > MAX_NUMBER:
+        raise argparse.ArgumentTypeError("expected a number of at most %d, got %s" % (MAX_NUMBER, _shown(text)))
     return value
 
 
