@@ -4,12 +4,18 @@ or of the wrong shape, a full disk, resource limits, absurd commit dates, huge n
 Each bad input ends as ``punstats: error: ...`` with exit status 2 (or a recorded
 reason), and a stored scan that was there is left as it was.
 """
+import json
+import os
 
+import pyarrow.parquet as pq
 import pytest
 
+import punstats
 from punstats import cli
+from punstats.store.disk import StoreError
 
 HUGE = "1" * 34
+DEEP = "[" * 100_000 + "]" * 100_000
 
 
 def _error(capsys, argv):
@@ -18,6 +24,18 @@ def _error(capsys, argv):
     lines = capsys.readouterr().err.splitlines()
     assert len(lines) == 1 and lines[0].startswith("punstats: error: "), lines
     return lines[0]
+
+
+@pytest.fixture
+def stored(tmp_path):
+    """A small stored scan (a copy per test: tests damage it)."""
+    root = tmp_path / "tree"
+    root.mkdir()
+    (root / "a.py").write_text("f(alpha=alpha, beta=beta)\ndef g(x, *, y=1):\n    pass\n")
+    (root / "b.py").write_text("g(gamma=gamma)\n")
+    directory = str(tmp_path / "scan")
+    punstats.scan(str(root), jobs=1, cache=False, output=directory)
+    return directory
 
 
 # -- numbers --------------------------------------------------------------------------------------
@@ -37,3 +55,102 @@ def test_a_number_too_large_is_a_usage_error(capsys, argv):
     line = _error(capsys, argv)
     assert "at most" in line or "expected a whole number" in line
     assert len(line) < 200
+
+
+# -- stored files nested thousands deep, or of the wrong shape ------------------------------------
+
+def _set_summary(directory, text):
+    with open(os.path.join(directory, "summary.json"), "w") as handle:
+        handle.write(text)
+
+
+def test_a_summary_nested_thousands_deep_is_one_line(stored, capsys):
+    _set_summary(stored, DEEP)
+    for argv in (["table", stored], ["report", stored, "--no-figures", "-o", stored + ".md"]):
+        line = _error(capsys, argv)
+        assert line == "punstats: error: %s: not a stored scan's summary (nested too deeply)" % os.path.join(
+            stored, "summary.json")
+    with pytest.raises(StoreError, match="nested too deeply"):
+        punstats.load(stored)
+
+
+def _summary(directory):
+    with open(os.path.join(directory, "summary.json")) as handle:
+        return json.load(handle)
+
+
+WRONG_SHAPES = [
+    ("list", lambda s: [s], "an object was expected, not a list"),
+    ("null", lambda s: None, "an object was expected, not null"),
+    ("missing", lambda s: {k: v for k, v in s.items() if k != "punnable"}, "missing punnable"),
+    ("count-string", lambda s: dict(s, keywords="12"), "keywords should be a whole number, not a string"),
+    ("count-null", lambda s: dict(s, files=None), "files should be a whole number, not null"),
+    ("count-bool", lambda s: dict(s, parsed=True), "parsed should be a whole number, not a boolean"),
+    ("corpus-list", lambda s: dict(s, corpus=["a"]), "corpus should be a string, not a list"),
+    ("rules-list", lambda s: dict(s, rules=[1]), "rules should be an object, not a list"),
+    ("rules-threshold", lambda s: dict(s, rules=dict(s["rules"], long_threshold="10")),
+     "rules.long_threshold should be a whole number, not a string"),
+    ("top-pairs", lambda s: dict(s, top_identifiers=[["x"]]), "top_identifiers should be a list of"),
+    ("kinds", lambda s: dict(s, kinds=[]), "kinds should be an object of numbers, not a list"),
+    ("kinds-values", lambda s: dict(s, kinds={"call": "many"}), "kinds should be an object of numbers"),
+    ("cache", lambda s: dict(s, cache="yes"), "cache should be an object of numbers, not a string"),
+    ("lines-saved", lambda s: dict(s, lines_saved={"lines_saved": "3"}), "lines_saved should be an object of"),
+    ("python", lambda s: dict(s, python=3), "python should be a string, not a number"),
+]
+
+
+@pytest.mark.parametrize("change, expected", [(c, e) for _, c, e in WRONG_SHAPES],
+                         ids=[name for name, _, _ in WRONG_SHAPES])
+def test_a_summary_of_the_wrong_shape_is_one_line(stored, capsys, change, expected):
+    _set_summary(stored, json.dumps(change(_summary(stored))))
+    path = os.path.join(stored, "summary.json")
+    for argv in (["table", stored], ["table", stored, "--format", "markdown", "--links"],
+                 ["table", stored, "--format", "csv"], ["table", stored, "--kinds"],
+                 ["report", stored, "--no-figures", "-o", stored + ".md"]):
+        line = _error(capsys, argv)
+        assert line.startswith("punstats: error: %s: not a stored scan's summary (" % path), line
+        assert expected in line, line
+    with pytest.raises(StoreError, match="not a stored scan's summary"):
+        punstats.load(stored)
+
+
+def test_every_key_of_a_summary_of_another_type_is_one_line_or_presented(stored, capsys):
+    """Each key of a real summary set to a value of each other JSON type: ``table`` and
+    ``report`` print it or give one line, never a traceback."""
+    good = _summary(stored)
+    changes = [(key, lambda value, key=key: dict(good, **{key: value})) for key in good]
+    changes += [("rules." + key, lambda value, key=key: dict(good, rules=dict(good["rules"], **{key: value})))
+                for key in good["rules"]]
+    for key, change in changes:
+        for value in (None, [1], "x", {"a": 1}, 1.5):
+            _set_summary(stored, json.dumps(change(value)))
+            for argv in (["table", stored], ["report", stored, "--no-figures", "-o", stored + ".md"]):
+                try:
+                    status = cli.main(argv)
+                except Exception as exc:
+                    raise AssertionError((key, value, argv[0])) from exc
+                err = capsys.readouterr().err
+                assert status == 0 or (status == 2 and len(err.splitlines()) == 1), (key, value, err)
+
+
+def _set_metadata(directory, table, key, value):
+    path = os.path.join(directory, table + ".parquet")
+    data = pq.read_table(path)
+    pq.write_table(data.replace_schema_metadata({**data.schema.metadata, key: value}), path)
+
+
+@pytest.mark.parametrize("value", [DEEP.encode(), b'{"columns": 5}', b'{"columns": [5], "index_columns": {}}',
+                                   b"null", b'"x"', b"not json"],
+                         ids=["deep", "columns-number", "columns-wrong", "null", "string", "not-json"])
+@pytest.mark.parametrize("key", [b"pandas", b"punstats"])
+def test_a_tables_metadata_is_not_interpreted(stored, capsys, key, value):
+    """The ``pandas`` metadata of a stored table is punstats' own, not the file's: the
+    table reads as before whatever the file says (and ``punstats`` metadata is not read)."""
+    before = punstats.load(stored).occurrences
+    for table in ("occurrences", "files", "functions"):
+        _set_metadata(stored, table, key, value)
+    after = punstats.load(stored)
+    assert after.occurrences.equals(before) and list(after.occurrences.dtypes) == list(before.dtypes)
+    assert len(after.files) == 2 and after.functions is not None
+    assert cli.main(["table", stored, "--by", "identifier"]) == 0
+    assert "alpha" in capsys.readouterr().out

@@ -16,7 +16,7 @@ from typing import Any, Dict, Optional
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from punstats.store import schema
+from punstats.store import schema, shape
 from punstats.store.frames import as_stored
 from punstats.store.provenance import provenance_metadata
 from punstats.store.staging import (  # noqa: F401  (their home before staging)
@@ -123,8 +123,11 @@ def read_summary(directory: str) -> Dict[str, Any]:
             summary = json.load(handle)
     except (OSError, ValueError) as exc:
         raise StoreError("%s: %s" % (paths[2], _one_line(exc))) from None
-    if not isinstance(summary, dict):
-        raise StoreError("%s: not a scan summary" % paths[2])
+    except RecursionError:  # arrays or objects nested thousands deep
+        raise StoreError("%s: not a stored scan's summary (nested too deeply)" % paths[2]) from None
+    wrong = shape.problem(summary)
+    if wrong:
+        raise StoreError("%s: not a stored scan's summary (%s)" % (paths[2], wrong))
     rows = summary.get("rows") or {}
     for name, file_name in TABLE_FILES.items():
         path = os.path.join(directory, file_name)
@@ -143,14 +146,21 @@ def read_summary(directory: str) -> Dict[str, Any]:
 
 def read_table(directory: str, name: str, columns: Optional[list] = None) -> Any:
     """One table of a stored scan as a DataFrame (only ``columns`` when given); None when absent."""
-    import pandas as pd
     path = os.path.join(directory, TABLE_FILES[name])
     if name == "functions" and not os.path.isfile(path):
         return None  # stored before functions were recorded
     try:
-        return pd.read_parquet(path, columns=columns)
+        table = pq.read_table(path, columns=columns)
     except (OSError, ValueError, pa.ArrowException) as exc:
         raise StoreError("%s: %s" % (path, _one_line(exc))) from None
+    return table.replace_schema_metadata(_pandas_metadata(name, table.schema.names)).to_pandas()
+
+
+def _pandas_metadata(name: str, names: list) -> Dict[bytes, bytes]:
+    """The ``pandas`` metadata of a table's columns ``names`` as punstats writes it: the
+    file's own is never read (it is JSON from disk: nested thousands deep, or of any shape)."""
+    kinds = dict(schema.RAW[name] + schema.RULE_COLUMNS)
+    return {b"pandas": schema.pandas_metadata(tuple((column, kinds[column]) for column in names if column in kinds))}
 
 
 def write(directory: str, occurrences: Any, files: Any, summary: Dict[str, Any], csv: bool = False,
