@@ -4,8 +4,11 @@ or of the wrong shape, a full disk, resource limits, absurd commit dates, huge n
 Each bad input ends as ``punstats: error: ...`` with exit status 2 (or a recorded
 reason), and a stored scan that was there is left as it was.
 """
+import contextlib
+import errno
 import json
 import os
+import resource
 
 import pyarrow.parquet as pq
 import pytest
@@ -18,10 +21,11 @@ HUGE = "1" * 34
 DEEP = "[" * 100_000 + "]" * 100_000
 
 
-def _error(capsys, argv):
-    """The one line ``argv`` prints on standard error; it must exit with status 2."""
+def _error(capsys, argv, warnings=()):
+    """The one line ``argv`` prints on standard error (besides warnings starting with one of
+    ``warnings``); it must exit with status 2."""
     assert cli.main(argv) == 2
-    lines = capsys.readouterr().err.splitlines()
+    lines = [line for line in capsys.readouterr().err.splitlines() if not warnings or not line.startswith(warnings)]
     assert len(lines) == 1 and lines[0].startswith("punstats: error: "), lines
     return lines[0]
 
@@ -154,3 +158,73 @@ def test_a_tables_metadata_is_not_interpreted(stored, capsys, key, value):
     assert len(after.files) == 2 and after.functions is not None
     assert cli.main(["table", stored, "--by", "identifier"]) == 0
     assert "alpha" in capsys.readouterr().out
+
+
+# -- a full disk ----------------------------------------------------------------------------------
+
+@contextlib.contextmanager
+def file_size_limit(size):
+    """Writes past ``size`` bytes fail with EFBIG, as under ``ulimit -f`` (Python ignores SIGXFSZ)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (size, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+
+
+def _contents(directory):
+    return {name: open(os.path.join(directory, name), "rb").read() for name in sorted(os.listdir(directory))}
+
+
+@pytest.fixture
+def big_tree(tmp_path):
+    """Files whose tables take from a few to a few hundred KiB (the CSV copy about 1.5 MiB)."""
+    root = tmp_path / "big"
+    root.mkdir()
+    for i in range(30):
+        (root / ("m%d.py" % i)).write_text("".join("f(x%d=x%d, yy=yy, zzzzz=zzzzz)\n" % (j, j) for j in range(200)))
+    return str(root)
+
+
+@pytest.mark.parametrize("cache", [True, False], ids=["cache", "no-cache"])
+@pytest.mark.parametrize("limit", [1000, 20_000, 100_000])
+def test_a_full_disk_while_storing_is_one_line_and_the_previous_scan_stays(
+        tmp_path, capsys, monkeypatch, big_tree, limit, cache):
+    monkeypatch.setenv("PUNSTATS_CACHE_DIR", str(tmp_path / "cache"))
+    out = str(tmp_path / "out")
+    assert cli.main(["scan", big_tree, "-o", out, "-q", "-j", "1", "--csv"]) == 0
+    before = _contents(out)
+    capsys.readouterr()
+    with file_size_limit(limit):
+        line = _error(capsys, ["scan", big_tree, "-o", out, "-q", "-j", "1", "--csv"]
+                      + ([] if cache else ["--no-cache"]), warnings=("punstats: warning: cache ",))
+    assert line == "punstats: error: cannot store the scan in %s: File too large" % out
+    assert _contents(out) == before
+    assert sorted(os.listdir(tmp_path)) == ["big", "cache", "out"]  # no staging directory left
+
+
+def test_no_space_for_the_summary_is_one_line(tmp_path, capsys, monkeypatch, big_tree):
+    from punstats.store import staging
+    out = str(tmp_path / "out")
+    assert cli.main(["scan", big_tree, "-o", out, "-q", "-j", "1", "--no-cache"]) == 0
+    before = _contents(out)
+    real = staging._write_synced
+
+    def full(path, data):
+        if path.endswith("summary.json"):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), path)
+        real(path, data)
+
+    monkeypatch.setattr(staging, "_write_synced", full)
+    line = _error(capsys, ["scan", big_tree, "-o", out, "-q", "-j", "1", "--no-cache"])
+    assert line == "punstats: error: cannot store the scan in %s: No space left on device" % out
+    assert _contents(out) == before
+
+
+def test_saving_a_result_on_a_full_disk_is_a_store_error(tmp_path, big_tree):
+    result = punstats.scan(big_tree, jobs=1, cache=False)
+    out = str(tmp_path / "out")
+    with file_size_limit(20_000), pytest.raises(StoreError, match="^cannot store the scan in .*: File too large$"):
+        result.save(out, csv=True)
+    assert not os.path.exists(out)

@@ -9,6 +9,7 @@ only the tables and columns asked for (``read_table``).
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from typing import Any, Dict, Optional
@@ -29,6 +30,7 @@ from punstats.store.staging import (  # noqa: F401  (their home before staging)
     Staging,
     StoreError,
     _one_line,
+    cannot_store,
     check_output,
 )
 
@@ -72,6 +74,12 @@ class ParquetTable:
         self.writer.close()
         return self.rows
 
+    def discard(self) -> None:
+        """Close the file after a failed write, quietly: it is removed with its directory."""
+        with contextlib.suppress(OSError, pa.ArrowException):
+            self.writer.close()
+        self.writer.is_open = False  # else pyarrow closes it again when collected, and prints the error
+
 
 class TableFiles:
     """The tables of one stored scan, each written as its pieces arrive (and
@@ -98,6 +106,11 @@ class TableFiles:
         frame.to_csv(path, index=False, mode="a" if name in self._csv_started else "w",
                      header=name not in self._csv_started)
         self._csv_started.add(name)
+
+    def discard(self) -> None:
+        """Every table closed quietly after a failed write."""
+        for table in self.tables.values():
+            table.discard()
 
     def close(self) -> Dict[str, int]:
         """Rows written, per table."""
@@ -167,6 +180,7 @@ def write(directory: str, occurrences: Any, files: Any, summary: Dict[str, Any],
           functions: Any = None) -> Dict[str, int]:
     """Store DataFrames (with their rule columns) as a scan in ``directory``, replacing it whole."""
     staging = Staging(directory)
+    out = None
     try:
         out = TableFiles(staging.path, summary, csv=csv, functions=functions is not None)
         frames = {"occurrences": occurrences, "files": files, "functions": functions}
@@ -175,8 +189,10 @@ def write(directory: str, occurrences: Any, files: Any, summary: Dict[str, Any],
             out.put(name, pa.Table.from_pandas(as_stored(frames[name]), schema=columns, preserve_index=False))
         rows = out.close()
     except OSError as exc:
+        if out is not None:
+            out.discard()
         staging.abort()
-        raise StoreError("cannot store the scan in %s: %s" % (directory, _one_line(exc))) from None
+        raise cannot_store(exc, directory) from None
     staging.commit(dict(summary, rows=rows))
     return rows
 
