@@ -9,6 +9,8 @@ import errno
 import json
 import os
 import resource
+import subprocess
+import sys
 
 import pyarrow.parquet as pq
 import pytest
@@ -228,3 +230,56 @@ def test_saving_a_result_on_a_full_disk_is_a_store_error(tmp_path, big_tree):
     with file_size_limit(20_000), pytest.raises(StoreError, match="^cannot store the scan in .*: File too large$"):
         result.save(out, csv=True)
     assert not os.path.exists(out)
+
+
+# -- faults of the machine: limits, memory ---------------------------------------------------------
+
+def _raising(exc):
+    def handler(args):
+        raise exc
+    return handler
+
+
+@pytest.mark.parametrize("exc, expected", [
+    (MemoryError(), "out of memory (ulimit -v, or the machine's memory)"),
+    (OSError(errno.EMFILE, "Too many open files", "some/file.py"), "Too many open files (ulimit -n): some/file.py"),
+    (OSError(errno.ENFILE, "Too many open files in system"), "Too many open files in system"),
+    (OSError(errno.EFBIG, "File too large", "x" * 10_000), "File too large (ulimit -f): " + "x" * 200 + "..."),
+    (OSError(errno.ENOSPC, "No space left on device", "out/history.csv"), "No space left on device: out/history.csv"),
+    (OSError(errno.ENOMEM, "Cannot allocate memory"), "Cannot allocate memory"),
+    (ImportError("libarrow.so: failed to map segment from shared object", name="pyarrow.lib"),
+     "out of memory while loading pyarrow.lib (ulimit -v, or the machine's memory)"),
+])
+def test_a_fault_of_the_machine_is_one_line(capsys, monkeypatch, exc, expected):
+    from punstats.cli import cache
+    monkeypatch.setattr(cache, "cmd_cache", _raising(exc))
+    assert _error(capsys, ["cache"]) == "punstats: error: " + expected
+
+
+@pytest.mark.parametrize("exc", [OSError(errno.ENOENT, "No such file or directory", "x"), ImportError("no module x"),
+                                 KeyError("a bug"), RecursionError()])
+def test_a_bug_stays_a_traceback(monkeypatch, exc):
+    from punstats.cli import cache
+    monkeypatch.setattr(cache, "cmd_cache", _raising(exc))
+    with pytest.raises(type(exc)):
+        cli.main(["cache"])
+
+
+@pytest.mark.parametrize("limit", [7, 9])
+def test_a_limit_of_open_files_is_one_line(tmp_path, limit):
+    """``ulimit -n``: whatever runs out of file descriptors (an import, the output, the
+    workers), the command ends with one line and exit status 2, or runs."""
+    root = tmp_path / "tree"
+    root.mkdir()
+    for i in range(20):
+        (root / ("m%d.py" % i)).write_text("f(x=x)\n")
+
+    def limited():
+        resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit))
+
+    run = subprocess.run([sys.executable, "-m", "punstats", "scan", str(root), "-q", "-j", "2", "--csv", "-o",
+                          str(tmp_path / "out")], preexec_fn=limited, capture_output=True, text=True, timeout=60,
+                         env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
+    lines = run.stderr.splitlines()
+    assert run.returncode == 2 and len(lines) == 1 and lines[0].startswith("punstats: error: "), run.stderr
+    assert "Too many open files" in lines[0]
