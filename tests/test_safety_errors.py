@@ -12,8 +12,10 @@ import resource
 import subprocess
 import sys
 
+import pandas as pd
 import pyarrow.parquet as pq
 import pytest
+from gitrepo import ENV, commit, git, init
 
 import punstats
 from punstats import cli
@@ -283,3 +285,47 @@ def test_a_limit_of_open_files_is_one_line(tmp_path, limit):
     lines = run.stderr.splitlines()
     assert run.returncode == 2 and len(lines) == 1 and lines[0].startswith("punstats: error: "), run.stderr
     assert "Too many open files" in lines[0]
+
+
+# -- history: commit dates that do not parse -------------------------------------------------------
+
+def _commit_with_date(repo, committer_date, subject):
+    """A commit object written as given (``hash-object --literally``), made the branch's head."""
+    tree, parent = git(repo, "rev-parse", "HEAD^{tree}"), git(repo, "rev-parse", "HEAD")
+    raw = ("tree %s\nparent %s\nauthor t <t@example.org> 1700000000 +0000\ncommitter t <t@example.org> %s\n\n%s\n"
+           % (tree, parent, committer_date, subject)).encode()
+    sha = subprocess.run(["git", "-C", str(repo), "hash-object", "-t", "commit", "--literally", "-w", "--stdin"],
+                         input=raw, env=ENV, check=True, capture_output=True).stdout.decode().strip()
+    git(repo, "update-ref", "refs/heads/main", sha)
+    return sha
+
+
+BAD_DATES = {"year 5138": "100000000000 +0000", "20 digits": "99999999999999999999 +0000",
+             "year 1019": "-30000000000 +0000", "zone": "1700000000 +99999", "garbage": "1700000000 garbage"}
+
+
+def test_history_keeps_a_commit_whose_date_does_not_parse_without_a_date(tmp_path, capsys):
+    repo, out = tmp_path / "repo", str(tmp_path / "out")
+    init(repo)
+    commit(repo, {"a.py": "f(x=x)\n"}, "first", "2023-01-01T00:00:00+00:00")
+    bad = [_commit_with_date(repo, date, name) for name, date in BAD_DATES.items()]
+    commit(repo, {"b.py": "g(y=y)\n"}, "last", "2023-03-01T00:00:00+00:00")
+    assert cli.main(["history", str(repo), "--every", "commit", "-q", "-j", "1", "-o", out]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err == ["punstats: warning: 5 commits have no readable commit date (%s, ...): kept without one, "
+                   "left out of the figure" % ", ".join(sha[:12] for sha in bad[:3])]
+    table = pd.read_parquet(os.path.join(out, "history.parquet"))
+    assert len(table) == 7 and list(table["commit"][table["date"].isna()]) == bad
+    assert str(table["date"].iloc[-1]) == "2023-03-01 00:00:00+00:00"
+    assert any(name.endswith(".png") for name in os.listdir(out))  # the figure of the other two
+    assert cli.main(["history", str(repo), "--every", "commit", "-q", "-j", "1", "-o", out, "--json"]) == 0
+    assert [row["date"] for row in json.loads(capsys.readouterr().out)][1:3] == [None, None]
+
+
+def test_history_on_a_full_disk_is_one_line(tmp_path, capsys, big_tree):
+    repo = tmp_path / "repo"
+    init(repo)
+    commit(repo, {"m%d.py" % i: open(os.path.join(big_tree, "m%d.py" % i)).read() for i in range(30)}, "first")
+    with file_size_limit(20_000):
+        line = _error(capsys, ["history", str(repo), "-q", "-j", "1", "--no-cache", "-o", str(tmp_path / "out")])
+    assert line == "punstats: error: cannot store the scan in a temporary directory: File too large"

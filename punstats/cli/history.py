@@ -5,9 +5,18 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 from typing import Any, Dict, List
 
-from punstats.cli.common import UsageError, _progress_bar, jobs_options, json_options, quiet_options, rule_options
+from punstats.cli.common import (
+    UsageError,
+    _one_line,
+    _progress_bar,
+    jobs_options,
+    json_options,
+    quiet_options,
+    rule_options,
+)
 
 
 def _add_history_command(commands: Any) -> None:
@@ -30,11 +39,28 @@ def _add_history_command(commands: Any) -> None:
 def _records(table: Any) -> List[Dict[str, Any]]:
     """The rows as ``scan --json`` writes summaries: an array of objects, dates
     in ISO 8601, numbers and booleans as JSON's own."""
+    import pandas as pd
     rows = []
     for row in table.to_dict(orient="records"):
-        rows.append({key: value.isoformat() if hasattr(value, "isoformat") else
+        rows.append({key: None if value is pd.NaT else value.isoformat() if hasattr(value, "isoformat") else
                      value.item() if hasattr(value, "item") else value for key, value in row.items()})
     return rows
+
+
+def _write(args: argparse.Namespace, output: str, table: Any, commits: List[Any], name: str) -> List[str]:
+    """The table (parquet, CSV), its provenance (JSON) and its figure in ``output``: the files written."""
+    from punstats.runs import history as histories
+    os.makedirs(output, exist_ok=True)
+    table.to_parquet(os.path.join(output, "history.parquet"), index=False)
+    table.to_csv(os.path.join(output, "history.csv"), index=False)
+    with open(os.path.join(output, "history.json"), "w", encoding="utf-8") as handle:
+        json.dump(histories.provenance(args.repo, commits, vars(args)), handle, indent=2)
+    written = [os.path.join(output, "history.parquet")]
+    try:
+        from punstats.present import plots
+    except ImportError:
+        return written  # the table is the result; the figure needs the plot extra
+    return written + plots.save(plots.history_trend(table, name), output)
 
 
 def cmd_history(args: argparse.Namespace) -> int:
@@ -56,20 +82,19 @@ def cmd_history(args: argparse.Namespace) -> int:
     try:
         table = histories.history(args.repo, commits, cache=not args.no_cache, jobs=args.jobs, test_rule=rule,
                                   long_threshold=args.long, on_revision=lambda commit, row: bar.update(1))
+    except ValueError as exc:  # StoreError: no room for a revision's tables
+        raise UsageError(_one_line(exc)) from None
     finally:
         bar.close()
-    os.makedirs(output, exist_ok=True)
-    table.to_parquet(os.path.join(output, "history.parquet"), index=False)
-    table.to_csv(os.path.join(output, "history.csv"), index=False)
-    with open(os.path.join(output, "history.json"), "w", encoding="utf-8") as handle:
-        json.dump(histories.provenance(args.repo, commits, vars(args)), handle, indent=2)
-    written = [os.path.join(output, "history.parquet")]
+    undated = histories.undated(table)
+    if undated:
+        print("punstats: warning: %d commits have no readable commit date (%s): kept without one, left out of "
+              "the figure" % (len(undated), ", ".join(sha[:12] for sha in undated[:3]) + ", ..." * (len(undated) > 3)),
+              file=sys.stderr)
     try:
-        from punstats.present import plots
-    except ImportError:
-        pass  # the table is the result; the figure needs the plot extra
-    else:
-        written += plots.save(plots.history_trend(table, name), output)
+        written = _write(args, output, table, commits, name)
+    except OSError as exc:
+        raise UsageError("cannot write %s: %s" % (output, _one_line(exc))) from None
     if args.json:
         print(json.dumps(_records(table), indent=2, ensure_ascii=False))
     else:
