@@ -329,3 +329,26 @@ def test_history_on_a_full_disk_is_one_line(tmp_path, capsys, big_tree):
     with file_size_limit(20_000):
         line = _error(capsys, ["history", str(repo), "-q", "-j", "1", "--no-cache", "-o", str(tmp_path / "out")])
     assert line == "punstats: error: cannot store the scan in a temporary directory: File too large"
+
+
+# -- a corpus name of megabytes -----------------------------------------------------------------------
+
+def test_a_corpus_name_of_megabytes_is_shown_cut_and_names_files_within_name_max(stored, tmp_path, capsys):
+    summary = _summary(stored)
+    _set_summary(stored, json.dumps(dict(summary, corpus="é/" * 2_500_000)))  # 5 M characters, 7.5 MB
+    report = str(tmp_path / "reports" / "r.md")
+    assert cli.main(["report", stored, "--no-figures", "-o", report]) == 0
+    assert os.path.getsize(report) < 50_000
+    assert cli.main(["table", stored]) == 0 and len(capsys.readouterr().out) < 5_000
+    assert cli.main(["plot", stored, "-o", str(tmp_path / "figures"), "--format", "png"]) == 0
+    names = os.listdir(tmp_path / "figures")
+    assert len(names) == 7 and all(len(name.encode()) <= 255 and "/" not in name for name in names), names
+    assert len(punstats.load(stored).summary["corpus"]) == 5_000_000  # the API's summary is as stored
+
+
+def test_a_slug_is_one_path_component_within_name_max():
+    from punstats.present.provenance import slug
+    for text in ("a" * 1000, "é" * 1000, "\U0001f600" * 1000, "../" * 300, "x\x00y" * 300):
+        name = slug(text) + "-directories.svg"
+        assert len(name.encode()) <= 255 and os.sep not in name and "\x00" not in name, name
+    assert slug("numpy 1.26") == "numpy-1.26"
