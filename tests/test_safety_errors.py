@@ -352,3 +352,26 @@ def test_a_slug_is_one_path_component_within_name_max():
         name = slug(text) + "-directories.svg"
         assert len(name.encode()) <= 255 and os.sep not in name and "\x00" not in name, name
     assert slug("numpy 1.26") == "numpy-1.26"
+
+
+# -- JSON nested thousands deep elsewhere --------------------------------------------------------------
+
+def test_a_project_list_nested_thousands_deep_is_one_line(tmp_path, capsys):
+    listing = tmp_path / "top.json"
+    listing.write_text('{"rows": %s}' % DEEP)
+    line = _error(capsys, ["corpus", "top-pypi:3", "--top-pypi-list", str(listing), "-o", str(tmp_path / "out")])
+    assert line == "punstats: error: %s: the project list is not JSON (nested too deeply)" % listing
+
+
+def test_an_index_answer_nested_thousands_deep_is_a_fetch_error():
+    from punstats.sources import pypi
+    with pytest.raises(pypi.FetchError, match="did not answer with JSON"):
+        pypi._json(lambda url: DEEP.encode(), "https://index.example/pypi/x/json")
+
+
+def test_a_run_journal_line_nested_thousands_deep_is_skipped(tmp_path):
+    from punstats.runs import ecosystem
+    os.makedirs(tmp_path / "projects")
+    (tmp_path / "projects" / "a.json").write_text("{}")
+    (tmp_path / ecosystem.JOURNAL).write_text(DEEP + "\n" + json.dumps({"project": "a"}) + "\n")
+    assert list(ecosystem.read_journal(str(tmp_path))) == ["a"]

@@ -14,6 +14,7 @@ import zipfile
 from dataclasses import asdict, dataclass
 from typing import BinaryIO, List, Optional, Tuple
 
+from punstats.model import jsondata
 from punstats.model.corpus import SourceError
 from punstats.sources.tarstream import STREAM_ERRORS, BoundedTarInfo, check_end
 
@@ -389,7 +390,7 @@ def unpack_cached(archive: str, sha256: str, directory: Optional[str] = None,
             if os.path.isdir(partial):
                 shutil.rmtree(partial, ignore_errors=True)
     with open(manifest, encoding="utf-8") as handle:
-        saved = json.load(handle)
+        saved = jsondata.load(handle)
     return Unpacked(os.path.join(final, "src"), saved["files"], saved["bytes"],
                     tuple(Refusal(**r) for r in saved["refused"]))
 
