@@ -375,3 +375,10 @@ def test_a_run_journal_line_nested_thousands_deep_is_skipped(tmp_path):
     (tmp_path / "projects" / "a.json").write_text("{}")
     (tmp_path / ecosystem.JOURNAL).write_text(DEEP + "\n" + json.dumps({"project": "a"}) + "\n")
     assert list(ecosystem.read_journal(str(tmp_path))) == ["a"]
+
+
+def test_history_every_with_more_digits_than_int_reads_is_one_short_line(tmp_path, capsys):
+    init(tmp_path / "repo")
+    commit(tmp_path / "repo", {"a.py": "f(x=x)\n"})
+    line = _error(capsys, ["history", str(tmp_path / "repo"), "--every", "9" * 5000])
+    assert line == "punstats: error: --every takes commit, month or a number, not %r" % ("9" * 40 + "...")

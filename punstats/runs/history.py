@@ -39,7 +39,8 @@ def select(commits: Sequence[gitsource.Commit], every: str = "commit") -> List[g
     try:
         step = int(every)
     except ValueError:
-        raise ValueError("--every takes commit, month or a number, not %r" % every) from None
+        shown = every if len(every) <= 40 else every[:40] + "..."  # int() reads at most 4300 digits
+        raise ValueError("--every takes commit, month or a number, not %r" % shown) from None
     if step < 1:
         raise ValueError("--every needs a number of at least 1")
     newest_first = list(commits)[::-1][::step]
