@@ -382,3 +382,12 @@ def test_history_every_with_more_digits_than_int_reads_is_one_short_line(tmp_pat
     commit(tmp_path / "repo", {"a.py": "f(x=x)\n"})
     line = _error(capsys, ["history", str(tmp_path / "repo"), "--every", "9" * 5000])
     assert line == "punstats: error: --every takes commit, month or a number, not %r" % ("9" * 40 + "...")
+
+
+@pytest.mark.parametrize("command", [["report", "--no-figures"], ["report"], ["plot"], ["table"]])
+def test_no_room_for_a_report_figures_or_a_table_is_one_line(stored, tmp_path, capsys, command):
+    out = str(tmp_path / ("out.md" if command[0] != "plot" else "figures"))
+    with file_size_limit(500):  # the summary table takes about 1,200 bytes
+        line = _error(capsys, [command[0], stored, "-o", out] + command[1:])
+    what = {"report": "the report", "plot": "the figures", "table": out}[command[0]]
+    assert line.startswith("punstats: error: cannot write %s: File too large" % what), line

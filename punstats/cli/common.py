@@ -4,6 +4,7 @@ options several commands take, as argparse parent parsers (``parents=[jobs_optio
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Any, List, NoReturn, Optional
 
@@ -175,6 +176,11 @@ def _check_engine_options(args: argparse.Namespace) -> None:
 
 
 def _one_line(exc: BaseException) -> str:
+    """``exc`` in one line; a failed system call as the system words it (``File too large: PATH``),
+    not as pyarrow does (``[Errno 27] Error writing bytes to file. Detail: [errno 27] File too large``)."""
+    if isinstance(exc, OSError) and exc.errno and exc.errno > 0:
+        where = exc.filename if isinstance(exc.filename, str) else ""
+        return os.strerror(exc.errno) + (": " + (where if len(where) <= 200 else where[:200] + "...") if where else "")
     return " ".join(str(exc).split()) or type(exc).__name__
 
 
