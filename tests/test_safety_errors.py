@@ -391,3 +391,26 @@ def test_no_room_for_a_report_figures_or_a_table_is_one_line(stored, tmp_path, c
         line = _error(capsys, [command[0], stored, "-o", out] + command[1:])
     what = {"report": "the report", "plot": "the figures", "table": out}[command[0]]
     assert line.startswith("punstats: error: cannot write %s: File too large" % what), line
+
+
+# -- a damaged cache entry of a whole stored scan ------------------------------------------------------
+
+@pytest.mark.parametrize("header", [DEEP.encode(), b"[1]", b'{"files": 3}', b'{"files": [["../escaped", 2]], '
+                                    b'"totals": {}, "rows": {}}', b'{"files": [["summary.json", 99]]}'],
+                         ids=["deep", "list", "files-number", "outside", "short"])
+def test_a_damaged_entry_of_a_kept_stored_scan_is_built_again(tmp_path, monkeypatch, capsys, header):
+    import sqlite3
+    monkeypatch.setenv("PUNSTATS_CACHE_DIR", str(tmp_path / "cache"))
+    root = tmp_path / "tree"
+    root.mkdir()
+    (root / "a.py").write_text("f(alpha=alpha)\n")
+    argv = ["scan", str(root), "-q", "-j", "1", "-o", str(tmp_path / "out")]
+    assert cli.main(argv) == 0
+    with sqlite3.connect(str(tmp_path / "cache" / "blobs.sqlite3")) as db:
+        assert db.execute("UPDATE results SET value=? WHERE kind='tables/stored'",
+                          (b"%012d" % len(header) + header + b"xx",)).rowcount == 1
+    capsys.readouterr()
+    assert cli.main(argv + ["--json"]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["punnable"] == 1
+    assert punstats.load(str(tmp_path / "out")).summary["punnable"] == 1
+    assert not os.path.exists(tmp_path / "escaped")
