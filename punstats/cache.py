@@ -259,7 +259,7 @@ class BlobCache:
             for blob, value in rows:
                 try:
                     found[blob] = json.loads(zlib.decompress(value))
-                except (zlib.error, ValueError, TypeError):  # a damaged row: computed again
+                except (zlib.error, ValueError, TypeError, RecursionError):  # a damaged row: computed again
                     poisoned.append(blob)
         if poisoned:
             self.delete([kind], version, parser, *poisoned)

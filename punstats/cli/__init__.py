@@ -77,7 +77,28 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: errno of what the machine refused (a limit reached, a device full or failing): not a bug of
+#: punstats, so one line, as ``strerror: file``, after what ``ulimit`` sets it when one does
+MACHINE_FAULTS = {errno.EMFILE: " (ulimit -n)", errno.ENFILE: "", errno.ENOMEM: "", errno.EFBIG: " (ulimit -f)",
+                  errno.ENOSPC: "", errno.EDQUOT: "", errno.EIO: "", errno.EROFS: ""}
+
+
+def _machine_fault(exc: BaseException) -> Optional[str]:
+    """The one line of a fault of the machine (out of memory, a limit, a full device), or None."""
+    if isinstance(exc, MemoryError):
+        return "out of memory (ulimit -v, or the machine's memory)"
+    if isinstance(exc, ImportError) and "failed to map segment" in str(exc):  # dlopen under ulimit -v
+        return "out of memory while loading %s (ulimit -v, or the machine's memory)" % (exc.name or "a library")
+    if isinstance(exc, OSError) and exc.errno in MACHINE_FAULTS:
+        where = exc.filename if isinstance(exc.filename, str) else None
+        return "%s%s%s" % (os.strerror(exc.errno), MACHINE_FAULTS[exc.errno],
+                           ": %s" % (where if len(where) <= 200 else where[:200] + "...") if where else "")
+    return None
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # no linear algebra here: no buffers for every core,
+    # which fail to allocate under ulimit -v and end the process without an exception
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -94,11 +115,22 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except OSError as exc:
-        if exc.errno not in (errno.ENOSPC, errno.EIO, errno.EDQUOT):  # stored files say so themselves
-            raise
+        if exc.errno not in (errno.ENOSPC, errno.EIO, errno.EDQUOT) or exc.filename is not None:
+            return _fault(exc)  # stored files say so themselves
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing more goes there
         print("punstats: error: cannot write the output: %s" % terminal(exc.strerror or exc), file=sys.stderr)
         return USAGE_ERROR
+    except (MemoryError, ImportError) as exc:
+        return _fault(exc)
+
+
+def _fault(exc: BaseException) -> int:
+    """Exit status 2 after one line for a fault of the machine; anything else is a bug, raised."""
+    line = _machine_fault(exc)
+    if line is None:
+        raise exc
+    print("punstats: error: %s" % line, file=sys.stderr)
+    return USAGE_ERROR
 
 
 if __name__ == "__main__":

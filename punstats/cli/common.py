@@ -4,6 +4,7 @@ options several commands take, as argparse parent parsers (``parents=[jobs_optio
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Any, List, NoReturn, Optional
 
@@ -74,13 +75,26 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
+#: The largest number any option takes: counts, bytes and megabytes beyond it mean nothing here,
+#: and every number stays well inside the 64-bit integers of the stored tables.
+MAX_NUMBER = 10 ** 12
+
+
+def _shown(text: str, limit: int = 40) -> str:
+    """``text`` as an error message quotes it: repr'd, cut to ``limit`` characters."""
+    return repr(text) if len(text) <= limit else repr(text[:limit]) + "..."
+
+
 def _positive(text: str) -> int:
+    """A whole number from 1 to ``MAX_NUMBER``."""
     try:
         value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError("expected a whole number, got %r" % text) from None
+    except ValueError:  # also more digits than int() reads
+        raise argparse.ArgumentTypeError("expected a whole number, got %s" % _shown(text)) from None
     if value < 1:
         raise argparse.ArgumentTypeError("expected a number of at least 1, got %d" % value)
+    if value > MAX_NUMBER:
+        raise argparse.ArgumentTypeError("expected a number of at most %d, got %s" % (MAX_NUMBER, _shown(text)))
     return value
 
 
@@ -165,6 +179,11 @@ def _check_engine_options(args: argparse.Namespace) -> None:
 
 
 def _one_line(exc: BaseException) -> str:
+    """``exc`` in one line; a failed system call as the system words it (``File too large: PATH``),
+    not as pyarrow does (``[Errno 27] Error writing bytes to file. Detail: [errno 27] File too large``)."""
+    if isinstance(exc, OSError) and exc.errno and exc.errno > 0:
+        where = exc.filename if isinstance(exc.filename, str) else ""
+        return os.strerror(exc.errno) + (": " + (where if len(where) <= 200 else where[:200] + "...") if where else "")
     return " ".join(str(exc).split()) or type(exc).__name__
 
 

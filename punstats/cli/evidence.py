@@ -83,13 +83,15 @@ def _figure_formats(text: str) -> List[str]:
 
 
 def _load_scans(directories: Sequence[str], test_rule: Optional[str], long_threshold: Optional[int]) -> List[Any]:
-    from punstats.runs.scan import PRESENTED, load
+    from punstats.present.provenance import shown
+    from punstats.runs.scan import PRESENTED, ScanResult, load
     from punstats.store.disk import StoreError
 
     results = []
     for directory in directories:
         try:
             result = load(directory, columns=PRESENTED)  # only what tables and figures use
+            result = ScanResult.stored(directory, shown(result.summary), PRESENTED)  # names cut to be shown
         except StoreError as exc:
             raise UsageError(str(exc)) from None
         except (OSError, ValueError, KeyError) as exc:

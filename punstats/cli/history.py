@@ -5,9 +5,18 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 from typing import Any, Callable, Dict, List, Optional
 
-from punstats.cli.common import UsageError, _progress_bar, jobs_options, json_options, quiet_options, rule_options
+from punstats.cli.common import (
+    UsageError,
+    _one_line,
+    _progress_bar,
+    jobs_options,
+    json_options,
+    quiet_options,
+    rule_options,
+)
 
 
 def _add_history_command(commands: Any) -> None:
@@ -30,9 +39,10 @@ def _add_history_command(commands: Any) -> None:
 def _records(table: Any) -> List[Dict[str, Any]]:
     """The rows as ``scan --json`` writes summaries: an array of objects, dates
     in ISO 8601, numbers and booleans as JSON's own."""
+    import pandas as pd
     rows = []
     for row in table.to_dict(orient="records"):
-        rows.append({key: value.isoformat() if hasattr(value, "isoformat") else
+        rows.append({key: None if value is pd.NaT else value.isoformat() if hasattr(value, "isoformat") else
                      value.item() if hasattr(value, "item") else value for key, value in row.items()})
     return rows
 
@@ -80,16 +90,21 @@ def cmd_history(args: argparse.Namespace) -> int:
                                   long_threshold=args.long, on_revision=lambda commit, row: bar.update(1))
     except BaseException as exc:
         place.abort()
-        if isinstance(exc, gitsource.GitError):  # e.g. git over its deadline, or a FIFO planted since the start
-            raise UsageError(str(exc)) from None
+        if isinstance(exc, (gitsource.GitError, ValueError)):  # git over its deadline; StoreError: no room
+            raise UsageError(_one_line(exc)) from None
         raise
     finally:
         bar.close()
+    undated = histories.undated(table)
+    if undated:
+        print("punstats: warning: %d commits have no readable commit date (%s): kept without one, left out of "
+              "the figure" % (len(undated), ", ".join(sha[:12] for sha in undated[:3]) + ", ..." * (len(undated) > 3)),
+              file=sys.stderr)
     try:
         written = histories.store(place, table, histories.provenance(args.repo, commits, vars(args)),
                                   _figure(table, name))
-    except ValueError as exc:  # StoreError
-        raise UsageError(str(exc)) from None
+    except (OSError, ValueError) as exc:  # StoreError; no room for the history files
+        raise UsageError("cannot write %s: %s" % (place.name, _one_line(exc))) from None
     if args.json:
         print(json.dumps(_records(table), indent=2, ensure_ascii=False))
     else:

@@ -233,7 +233,9 @@ def kinds(results: Sequence[Any]) -> Plot:
 def history_trend(table: pd.DataFrame, name: str) -> Plot:
     """f(x=x) over a repository's history, one point per revision: the count
     (upper panel) and the share of keyword arguments (lower panel), each on
-    its own axis starting at zero."""
+    its own axis starting at zero.  Revisions without a commit date are left out (a note says how many)."""
+    undated = int(table["date"].isna().sum())
+    table = table[table["date"].notna()]
     with matplotlib.rc_context(STYLE):
         figure = Figure(figsize=(WIDTH, 6.4), dpi=DPI)
         FigureCanvasAgg(figure)
@@ -256,6 +258,8 @@ def history_trend(table: pd.DataFrame, name: str) -> Plot:
         notes.append("%s: %d first-parent revisions from %s (%s) to %s (%s)."
                      % (name, len(table), first["commit"][:12], str(first["date"])[:10],
                         last["commit"][:12], str(last["date"])[:10]))
+    if undated:
+        notes.append("%d revisions without a readable commit date are left out." % undated)
     caption(figure, notes)
     return Plot("history", name, figure, table[["commit", "date", "punnable", "punnable_pct"]])
 

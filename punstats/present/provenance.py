@@ -57,9 +57,31 @@ def source_url(summary: Dict[str, Any]) -> Optional[str]:
     return match.group(1) if match else None
 
 
+#: A name longer than this (UTF-8 bytes) in a file name is cut and told apart by a hash:
+#: with what is added to it (``-lengths.png``), one path component stays within NAME_MAX (255).
+SLUG_BYTES = 120
+
+
 def slug(text: str) -> str:
-    """``text`` made safe as part of a file name."""
-    return re.sub(r"[^\w.+-]+", "-", text).strip("-.") or "scan"
+    """``text`` made safe as part of a file name: no separators, at most ``SLUG_BYTES`` bytes."""
+    import hashlib
+    safe = re.sub(r"[^\w.+-]+", "-", text).strip("-.") or "scan"
+    data = safe.encode("utf-8", "surrogatepass")
+    if len(data) <= SLUG_BYTES:
+        return safe
+    cut = data[:SLUG_BYTES - 9].decode("utf-8", "ignore")  # a character cut in two is left out
+    return "%s-%s" % (cut, hashlib.sha1(data).hexdigest()[:8])
+
+
+#: Text of a summary longer than this (a corpus name, a source) is shown cut, with "...".
+SHOWN_CHARS = 200
+
+
+def shown(summary: Dict[str, Any]) -> Dict[str, Any]:
+    """``summary`` as tables, figures and reports show it: its texts at most ``SHOWN_CHARS``
+    characters (a stored scan may name its corpus in 50 MB)."""
+    return {key: value[:SHOWN_CHARS] + "..." if isinstance(value, str) and len(value) > SHOWN_CHARS else value
+            for key, value in summary.items()}
 
 
 def column_names(summaries: Sequence[Dict[str, Any]]) -> List[str]:

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from punstats import __version__
+from punstats.model import jsondata
 from punstats.model.corpus import SourceError
 from punstats.runs.downloads import Fetcher, ahead
 from punstats.runs.memory import returned_memory
@@ -102,7 +103,7 @@ def read_journal(output: str) -> Dict[str, Dict[str, Any]]:
         return done
     for line in lines:
         try:
-            entry = json.loads(line)
+            entry = jsondata.loads(line)
         except ValueError:
             continue
         if isinstance(entry, dict) and os.path.isfile(project_file(output, str(entry.get("project")))):
@@ -126,7 +127,7 @@ def _prepare(output: str, top: TopList, options: Options) -> None:
             raise RunError("%s already holds a run: resume it with --skip-existing, or choose another -o" % output)
         try:
             with open(path, encoding="utf-8") as handle:
-                before = json.load(handle)
+                before = jsondata.load(handle)
         except (OSError, ValueError):
             raise RunError("%s: %s is missing or unreadable; cannot resume this run" % (output, RUN_FILE)) from None
         for key in ("list", "rules", "index"):
@@ -205,7 +206,7 @@ def _commit(output: str, record: Dict[str, Any]) -> None:
 
 def load_record(output: str, name: str) -> Dict[str, Any]:
     with open(project_file(output, name), encoding="utf-8") as handle:
-        return json.load(handle)
+        return jsondata.load(handle)
 
 
 def _scan(corpus: Any, options: Options, cache: Any) -> Any:

@@ -10,6 +10,7 @@ changed between them.
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import os
 import platform
 from typing import Any, Callable, Dict, List, Optional, Sequence
@@ -48,7 +49,8 @@ def select(commits: Sequence[gitsource.Commit], every: str = "commit") -> List[g
     try:
         step = int(every)
     except ValueError:
-        raise ValueError("--every takes commit, month or a number, not %r" % every) from None
+        shown = every if len(every) <= 40 else every[:40] + "..."  # int() reads at most 4300 digits
+        raise ValueError("--every takes commit, month or a number, not %r" % shown) from None
     if step < 1:
         raise ValueError("--every needs a number of at least 1")
     newest_first = list(commits)[::-1][::step]
@@ -83,8 +85,32 @@ def history(repo: str, commits: Sequence[gitsource.Commit], *, cache: Any = True
             on_revision(commit, row)
     columns = ["commit", "date", "subject", *COUNT_COLUMNS, "files_from_cache", "files_extracted"]
     table = pd.DataFrame(rows, columns=columns)
-    table["date"] = pd.to_datetime(table["date"], utc=True)
+    table["date"] = commit_dates(table["date"])
     return table
+
+
+#: Commit dates outside these are kept as no date (NaT): pandas' nanosecond times end there.
+EARLIEST, LATEST = (datetime.datetime(year, 1, 1, tzinfo=datetime.UTC) for year in (1678, 2262))
+
+
+def commit_dates(texts: Sequence[str]) -> pd.Series:
+    """ISO 8601 commit dates as UTC times; a date that does not parse or lies outside
+    [``EARLIEST``, ``LATEST``) (a commit object may say anything) is NaT, its row kept."""
+    dates = []
+    for text in texts:
+        try:
+            value: Optional[datetime.datetime] = datetime.datetime.fromisoformat(text)
+        except (TypeError, ValueError):
+            value = None
+        if value is not None and (value.tzinfo is None or not EARLIEST <= value < LATEST):
+            value = None
+        dates.append(value)
+    return pd.Series(pd.to_datetime(dates, utc=True))
+
+
+def undated(table: pd.DataFrame) -> List[str]:
+    """The commits of a history table without a date."""
+    return list(table.loc[table["date"].isna(), "commit"])
 
 
 def provenance(repo: str, commits: Sequence[gitsource.Commit], options: Dict[str, Any]) -> Dict[str, Any]:

@@ -15,7 +15,7 @@ import dataclasses
 import functools
 import os
 import platform
-from typing import Any, Callable, Dict, List, Optional, Tuple, Union
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple, Union
 
 from punstats import __version__
 from punstats.cache import BlobCache
@@ -27,7 +27,7 @@ from punstats.model.discovery import Discovery, Threshold
 from punstats.runs.options import ScanOptions
 from punstats.sources import resolve
 from punstats.sources.local import now
-from punstats.store.staging import TABLE_FILES, Staging, StoreError
+from punstats.store.staging import NO_ROOM, TABLE_FILES, Staging, cannot_store
 
 Progress = Optional[Callable[[int], None]]
 
@@ -117,7 +117,7 @@ def _storing(staging: Staging, function: Callable) -> Callable:
         try:
             return function(*args)
         except OSError as exc:
-            raise StoreError("cannot store the scan in %s: %s" % (staging.name, " ".join(str(exc).split()))) from None
+            raise cannot_store(exc, staging.name) from None
     return guarded
 
 
@@ -146,6 +146,16 @@ class _Output:
     def counts(self) -> Dict[str, Any]:
         """The summary's counts of everything that went through."""
         return dict(self.totals.counts(), parameters=self.totals.parameters())
+
+    @contextlib.contextmanager
+    def discarded_on_failure(self) -> Iterator["_Output"]:
+        """The writers closed at once if what runs in the block fails (a full disk),
+        not at garbage collection, which would print their errors again."""
+        try:
+            yield self
+        except BaseException:
+            self.files.discard()
+            raise
 
 
 def _workers(options: ScanOptions, stack: contextlib.ExitStack) -> Tuple[Any, Optional[Threshold]]:
@@ -184,15 +194,15 @@ def _tables(staging: Staging, options: ScanOptions, found: Discovery, provenance
     if cache is not None and pool is None:
         return _through_cache(staging, options, found, provenance, cache, _runner(options, progress, workers),
                               progress, read_blob, csv)
-    output = _Output(staging, options, provenance, len(found.candidates), csv)
-    if pool is not None:  # another interpreter: its results come back whole
-        from punstats.engines import interp
-        extractions = interp.extract_candidates(found.candidates, pool, options.max_bytes, cache, progress)
-        output.add(range(len(extractions)), extractions)
-    else:
-        _runner(options, progress, workers)(found.candidates, output.add)
-    output.finish()
-    rows = output.close()
+    with _Output(staging, options, provenance, len(found.candidates), csv).discarded_on_failure() as output:
+        if pool is not None:  # another interpreter: its results come back whole
+            from punstats.engines import interp
+            extractions = interp.extract_candidates(found.candidates, pool, options.max_bytes, cache, progress)
+            output.add(range(len(extractions)), extractions)
+        else:
+            _runner(options, progress, workers)(found.candidates, output.add)
+        output.finish()
+        rows = output.close()
     return output.counts(), rows, None
 
 
@@ -209,10 +219,10 @@ def _through_cache(staging: Staging, options: ScanOptions, found: Discovery, pro
         if hit is not None:
             (progress or (lambda n: None))(state.prepared.count)
             return hit[0], hit[1], state.reused()
-    output = _Output(staging, options, provenance, len(found.candidates), csv)
-    cache_counts = reuse.cached_tables(state, cache, run, found.root, output.raw,
-                                       options.max_bytes, progress, read_blob=read_blob)
-    rows = output.close()
+    with _Output(staging, options, provenance, len(found.candidates), csv).discarded_on_failure() as output:
+        cache_counts = reuse.cached_tables(state, cache, run, found.root, output.raw,
+                                           options.max_bytes, progress, read_blob=read_blob)
+        rows = output.close()
     counts = output.counts()
     if not csv and not cache_counts.get("unread") and not cache_counts.get("changed"):
         reuse.keep_stored_scan(cache, state, described, found.root, staging.path, list(TABLE_FILES.values()),
@@ -235,6 +245,11 @@ def run_scan(options: ScanOptions, path: Optional[str] = None, corpus: Optional[
     try:
         summary, rows = _scan_into(staging, options, corpus, cache, progress, on_discovered, csv)
         staging.commit(dict(summary, rows=rows))  # summary.json says how many rows each table holds
+    except OSError as exc:  # a write with no room left, wherever it was (the spill, a table, a CSV copy)
+        staging.abort()
+        if exc.errno in NO_ROOM:
+            raise cannot_store(exc, staging.name) from None
+        raise
     except BaseException:
         staging.abort()
         raise

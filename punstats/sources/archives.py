@@ -16,6 +16,7 @@ from contextlib import closing
 from dataclasses import asdict, dataclass, field
 from typing import BinaryIO, List, Optional, Set, Tuple
 
+from punstats.model import jsondata
 from punstats.model.corpus import SourceError
 from punstats.sources import bounded
 from punstats.sources.tarstream import STREAM_ERRORS, check_end, one_line, open_tar
@@ -390,7 +391,7 @@ def unpack_cached(archive: str, sha256: str, directory: Optional[str] = None,
             if os.path.isdir(partial):
                 shutil.rmtree(partial, ignore_errors=True)
     with open(manifest, encoding="utf-8") as handle:
-        saved = json.load(handle)
+        saved = jsondata.load(handle)
     return Unpacked(os.path.join(final, "src"), saved["files"], saved["bytes"],
                     tuple(Refusal(**r) for r in saved["refused"]))
 

@@ -31,7 +31,6 @@ scan killed midway never leave a half-unpacked tree that looks finished.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
 import tempfile
@@ -39,6 +38,7 @@ import urllib.parse
 from dataclasses import asdict, dataclass
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
+from punstats.model import jsondata
 from punstats.model.corpus import Corpus, SourceError
 from punstats.sources.archives import (
     ARCHIVE_SUFFIXES,
@@ -160,7 +160,7 @@ def parse_spec(argument: str) -> Spec:
 def _json(get: Getter, url: str) -> Dict[str, Any]:
     body = get(url)
     try:
-        value = json.loads(body)
+        value = jsondata.loads(body)
     except ValueError:
         raise FetchError("%s: the index did not answer with JSON" % url) from None
     if not isinstance(value, dict):

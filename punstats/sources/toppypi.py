@@ -12,11 +12,11 @@ used is a one-line ``SourceError`` naming the file or URL.
 """
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Tuple
 
+from punstats.model import jsondata
 from punstats.model.corpus import SourceError
 from punstats.sources import pypi
 from punstats.sources.local import read_regular
@@ -66,9 +66,10 @@ def load_list(where: Optional[str] = None, get: pypi.Getter = pypi.http_get) -> 
     else:
         body = read_regular(location, "the project list")
     try:
-        data = json.loads(body)
-    except ValueError:
-        raise SourceError("%s: the project list is not JSON" % location) from None
+        data = jsondata.loads(body)
+    except ValueError as exc:
+        raise SourceError("%s: the project list is not JSON%s"
+                          % (location, " (nested too deeply)" if isinstance(exc, jsondata.TooDeep) else "")) from None
     if not isinstance(data, dict) or not isinstance(data.get("rows"), list):
         raise SourceError("%s: a project list needs \"rows\" (hugovk/top-pypi-packages' format)" % location)
     projects = _rows(data["rows"], location)

@@ -9,6 +9,7 @@ only the tables and columns asked for (``read_table``).
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from typing import Any, Dict, Optional
@@ -16,7 +17,7 @@ from typing import Any, Dict, Optional
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from punstats.store import schema
+from punstats.store import schema, shape
 from punstats.store.frames import as_stored, csv_ready
 from punstats.store.provenance import provenance_metadata
 from punstats.store.staging import (  # noqa: F401  (their home before staging)
@@ -29,6 +30,7 @@ from punstats.store.staging import (  # noqa: F401  (their home before staging)
     Staging,
     StoreError,
     _one_line,
+    cannot_store,
     check_output,
 )
 
@@ -72,6 +74,12 @@ class ParquetTable:
         self.writer.close()
         return self.rows
 
+    def discard(self) -> None:
+        """Close the file after a failed write, quietly: it is removed with its directory."""
+        with contextlib.suppress(OSError, pa.ArrowException):
+            self.writer.close()
+        self.writer.is_open = False  # else pyarrow closes it again when collected, and prints the error
+
 
 class TableFiles:
     """The tables of one stored scan, each written as its pieces arrive (and
@@ -99,6 +107,11 @@ class TableFiles:
                      header=name not in self._csv_started)
         self._csv_started.add(name)
 
+    def discard(self) -> None:
+        """Every table closed quietly after a failed write."""
+        for table in self.tables.values():
+            table.discard()
+
     def close(self) -> Dict[str, int]:
         """Rows written, per table."""
         rows = {name: table.close() for name, table in self.tables.items()}
@@ -123,8 +136,11 @@ def read_summary(directory: str) -> Dict[str, Any]:
             summary = json.load(handle)
     except (OSError, ValueError) as exc:
         raise StoreError("%s: %s" % (paths[2], _one_line(exc))) from None
-    if not isinstance(summary, dict):
-        raise StoreError("%s: not a scan summary" % paths[2])
+    except RecursionError:  # arrays or objects nested thousands deep
+        raise StoreError("%s: not a stored scan's summary (nested too deeply)" % paths[2]) from None
+    wrong = shape.problem(summary)
+    if wrong:
+        raise StoreError("%s: not a stored scan's summary (%s)" % (paths[2], wrong))
     rows = summary.get("rows") or {}
     for name, file_name in TABLE_FILES.items():
         path = os.path.join(directory, file_name)
@@ -143,14 +159,21 @@ def read_summary(directory: str) -> Dict[str, Any]:
 
 def read_table(directory: str, name: str, columns: Optional[list] = None) -> Any:
     """One table of a stored scan as a DataFrame (only ``columns`` when given); None when absent."""
-    import pandas as pd
     path = os.path.join(directory, TABLE_FILES[name])
     if name == "functions" and not os.path.isfile(path):
         return None  # stored before functions were recorded
     try:
-        return pd.read_parquet(path, columns=columns)
+        table = pq.read_table(path, columns=columns)
     except (OSError, ValueError, pa.ArrowException) as exc:
         raise StoreError("%s: %s" % (path, _one_line(exc))) from None
+    return table.replace_schema_metadata(_pandas_metadata(name, table.schema.names)).to_pandas()
+
+
+def _pandas_metadata(name: str, names: list) -> Dict[bytes, bytes]:
+    """The ``pandas`` metadata of a table's columns ``names`` as punstats writes it: the
+    file's own is never read (it is JSON from disk: nested thousands deep, or of any shape)."""
+    kinds = dict(schema.RAW[name] + schema.RULE_COLUMNS)
+    return {b"pandas": schema.pandas_metadata(tuple((column, kinds[column]) for column in names if column in kinds))}
 
 
 def write(directory: str, occurrences: Any, files: Any, summary: Dict[str, Any], csv: bool = False,
@@ -158,6 +181,7 @@ def write(directory: str, occurrences: Any, files: Any, summary: Dict[str, Any],
     """Store DataFrames (with their rule columns) as a scan in ``directory``, replacing it whole."""
     root = summary.get("root")
     staging = Staging(directory, [("the corpus", root)] if isinstance(root, str) else ())
+    out = None
     try:
         out = TableFiles(staging.path, summary, csv=csv, functions=functions is not None)
         frames = {"occurrences": occurrences, "files": files, "functions": functions}
@@ -166,8 +190,10 @@ def write(directory: str, occurrences: Any, files: Any, summary: Dict[str, Any],
             out.put(name, pa.Table.from_pandas(as_stored(frames[name]), schema=columns, preserve_index=False))
         rows = out.close()
     except OSError as exc:
+        if out is not None:
+            out.discard()
         staging.abort()
-        raise StoreError("cannot store the scan in %s: %s" % (directory, _one_line(exc))) from None
+        raise cannot_store(exc, directory) from None
     staging.commit(dict(summary, rows=rows))
     return rows
 

@@ -30,6 +30,7 @@ from punstats.engines.cached import (
     run_cached,
     this_parser,
 )
+from punstats.model import jsondata
 from punstats.model.discovery import Candidate
 from punstats.model.limits import DEFAULT_MAX_BYTES
 from punstats.store.provenance import provenance_metadata
@@ -120,16 +121,30 @@ def stored_scan(cache: BlobCache, state: CorpusState, summary: Dict[str, Any],
     """Write the files of the last scan of this state with this provenance and
     these rules (``summary``) into ``directory``: (its totals, rows per table), or None."""
     value = cache.get_bytes(STORED_KIND, state.version, state.parser, _stored_key(state, summary))
-    if value is None:
+    header = _stored_header(value) if value is not None else None
+    if header is None:
         return None
-    size = int(value[:12])
-    header = json.loads(value[12:12 + size])
-    offset = 12 + size
+    offset = 12 + int(value[:12])
     for name, length in header["files"]:
         with open(os.path.join(directory, name), "wb") as handle:
             handle.write(value[offset:offset + length])
         offset += length
     return header["totals"], header["rows"]
+
+
+def _stored_header(value: bytes) -> Optional[Dict[str, Any]]:
+    """The header of a kept stored scan, or None when the entry is damaged (then the scan
+    is built again): only stored table files, of lengths the entry holds."""
+    from punstats.store.staging import TABLE_FILES
+    try:
+        size = int(value[:12])
+        header = jsondata.loads(value[12:12 + size])
+        files = header["files"]
+        lengths = [length for name, length in files if name in TABLE_FILES.values() and isinstance(length, int)]
+        whole = len(lengths) == len(files) and 12 + size + sum(lengths) == len(value)
+        return header if whole and isinstance(header["totals"], dict) and isinstance(header["rows"], dict) else None
+    except (ValueError, TypeError, KeyError):
+        return None
 
 
 def keep_stored_scan(cache: BlobCache, state: CorpusState, summary: Dict[str, Any], root: str,

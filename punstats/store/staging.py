@@ -50,6 +50,21 @@ def _one_line(exc: BaseException) -> str:
     return " ".join(str(exc).split()) or type(exc).__name__
 
 
+#: errno of a write that found no room: a full device, a quota, the file size limit (``ulimit -f``)
+NO_ROOM = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
+
+
+def why(exc: OSError) -> str:
+    """What failed, in the system's words (``No space left on device``): pyarrow's
+    messages say it twice, after a number."""
+    return os.strerror(exc.errno) if exc.errno else _one_line(exc)
+
+
+def cannot_store(exc: BaseException, name: str) -> StoreError:
+    """The one-line error of a scan that could not be stored in ``name`` (a write that failed)."""
+    return StoreError("cannot store the scan in %s: %s" % (name, why(exc) if isinstance(exc, OSError) else exc))
+
+
 def _stored_names() -> FrozenSet[str]:
     names = set(TABLE_FILES.values()) | {SUMMARY_FILE}
     return frozenset(names | {name.replace(".parquet", ".csv") for name in TABLE_FILES.values()})
@@ -125,7 +140,7 @@ class Staging:
             raise
         except OSError as exc:
             self.abort()
-            raise StoreError("cannot store the scan in %s: %s" % (self.name, _one_line(exc))) from None
+            raise cannot_store(exc, self.name) from None
 
     def abort(self) -> None:
         if getattr(self, "path", None):
