@@ -17,6 +17,7 @@ from typing import Any, Dict, Optional
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from punstats.model import jsondata
 from punstats.store import schema, shape
 from punstats.store.frames import as_stored, csv_ready
 from punstats.store.provenance import provenance_metadata
@@ -133,11 +134,11 @@ def read_summary(directory: str) -> Dict[str, Any]:
         raise StoreError("%s is not a stored scan (missing %s)" % (directory, ", ".join(missing)))
     try:
         with open(paths[2], encoding="utf-8") as handle:
-            summary = json.load(handle)
+            summary = jsondata.load(handle)
+    except jsondata.TooDeep:  # arrays or objects nested thousands deep
+        raise StoreError("%s: not a stored scan's summary (nested too deeply)" % paths[2]) from None
     except (OSError, ValueError) as exc:
         raise StoreError("%s: %s" % (paths[2], _one_line(exc))) from None
-    except RecursionError:  # arrays or objects nested thousands deep
-        raise StoreError("%s: not a stored scan's summary (nested too deeply)" % paths[2]) from None
     wrong = shape.problem(summary)
     if wrong:
         raise StoreError("%s: not a stored scan's summary (%s)" % (paths[2], wrong))

@@ -13,12 +13,13 @@ library only.
 """
 from __future__ import annotations
 
-import json
 import os
 import stat
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import FrozenSet, Iterable, List, Optional, Tuple
+
+from punstats.model import jsondata
 
 #: A name longer than this (in bytes) cannot be one path component on common file systems.
 NAME_MAX = 255
@@ -142,7 +143,7 @@ def _is_summary(path: str) -> bool:
         if not (stat.S_ISREG(info.st_mode) and info.st_size <= SUMMARY_MAX_BYTES):
             return False
         try:
-            summary = json.loads(handle.read())
-        except (ValueError, RecursionError, MemoryError):
+            summary = jsondata.loads(handle.read())
+        except (ValueError, MemoryError):  # TooDeep included
             return False
     return isinstance(summary, dict) and isinstance(summary.get("punstats_version"), str)

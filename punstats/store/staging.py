@@ -60,9 +60,10 @@ def why(exc: OSError) -> str:
     return os.strerror(exc.errno) if exc.errno else _one_line(exc)
 
 
-def cannot_store(exc: BaseException, name: str) -> StoreError:
-    """The one-line error of a scan that could not be stored in ``name`` (a write that failed)."""
-    return StoreError("cannot store the scan in %s: %s" % (name, why(exc) if isinstance(exc, OSError) else exc))
+def cannot_store(exc: BaseException, name: str, what: str = "scan") -> StoreError:
+    """The one-line error of a result (``what``: a scan, a history) that could not be stored
+    in ``name`` (a write that failed)."""
+    return StoreError("cannot store the %s in %s: %s" % (what, name, why(exc) if isinstance(exc, OSError) else exc))
 
 
 def _stored_names() -> FrozenSet[str]:
@@ -140,7 +141,7 @@ class Staging:
             raise
         except OSError as exc:
             self.abort()
-            raise cannot_store(exc, self.name) from None
+            raise cannot_store(exc, self.name, self.layout.what) from None
 
     def abort(self) -> None:
         if getattr(self, "path", None):
