@@ -13,7 +13,7 @@ still import, as aliases of their new homes (``punstats.aliases``).
 """
 __version__ = "0.1.0"
 
-__all__ = ["ScanResult", "load", "scan", "__version__"]
+__all__ = ["ScanResult", "load", "pattern", "scan", "__version__"]
 
 
 from punstats import aliases as _aliases  # noqa: E402
@@ -25,6 +25,9 @@ def __getattr__(name):
     if name in ("ScanResult", "load", "scan"):
         from punstats.runs import scan as _scan
         return getattr(_scan, name)
+    if name == "pattern":
+        from punstats.model.kinds import pattern
+        return pattern
     if name in _aliases.ALIASES:
         import importlib
         return importlib.import_module("punstats." + name)

@@ -1,25 +1,213 @@
-"""Occurrence kinds (the ``kind`` column) and attribute base kinds.
+"""What punstats counts: one registry in which each pattern is one row.
 
-Only ``call`` rows are the headline count; the others are related
-patterns recorded by the same pass (``punstats.extract.traversal``).
+A ``Kind`` is one pattern: its name (the ``kind`` column of the occurrences
+table, and its key in a summary), the label tables and figures print, what
+it is a share of (``per``: a unit of ``UNITS`` or the name of an ``ast``
+node class, "statements of a node type") and, for a pattern a user wrote,
+its matcher.  ``BUILT_IN`` holds the rows punstats ships: the five kinds the
+traversal (``punstats.extract.traversal``) records as occurrences, and the
+counters it keeps beside them.  Schema, summary, tables, figures, console
+and report read their rows from a ``Registry``; a scan's registry is
+``BUILT_IN`` plus the patterns it was given.
+
+``pattern`` is the decorator of the public API (``punstats.pattern``)::
+
+    @punstats.pattern("return_in_finally", label="return/break/continue in finally", per="lines")
+    def match(node, parents):   # parents: the node's ancestors, outermost first
+        ...                     # True (or a dict of extra fields) for a match
+
+Standard library only, Python 3.8 syntax: workers import it.
 """
 from __future__ import annotations
 
+import ast
+import keyword
+import re
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+
 KIND_CALL = "call"  # f(x=x): the headline
-
-
 KIND_CLASS = "class"  # class A(metaclass=metaclass)
-
-
 KIND_ATTRIBUTE = "attribute"  # f(x=<expr>.x)
-
-
 KIND_DICT_LITERAL = "dict_literal"  # {"x": x}
-
-
 KIND_NEAR_MISS = "near_miss"  # f(x=_x), f(x_=x): equal once leading/trailing "_" are stripped
-
 
 # Base of an ``attribute`` occurrence's value.
 BASE_SELF, BASE_CLS, BASE_NAME, BASE_EXPR = "self", "cls", "name", "expr"
 
+#: What a count can be a share of: unit -> its words in a table.  ``per`` may
+#: also name an ``ast`` node class (``"ExceptHandler"``, ``"Try"``, ``"stmt"``):
+#: the nodes of that class, counted in the same pass.
+UNITS: Dict[str, str] = {
+    "keywords": "keyword arguments",
+    "calls": "calls",
+    "class_keywords": "class keywords",
+    "dict_entries": "string-keyed dict entries",
+    "functions": "function definitions and lambdas",
+    "files": "parsed files",
+    "lines": "lines",
+    "code_lines": "lines of code",
+    "": "",  # a count that is a share of nothing (a maximum, a number of parameters)
+}
+
+#: A matcher: ``match(node, parents)``, parents outermost first; true, or a dict of extra fields, for a match.
+Matcher = Callable[[ast.AST, Sequence[ast.AST]], Any]
+
+
+class PatternError(ValueError):
+    """A pattern that cannot be used as written (its name, its ``per``, its file)."""
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One row of the registry."""
+
+    name: str
+    label: str
+    per: str  # a key of UNITS, or an ast node class name
+    section: str = "kinds"  # the summary section holding its count: "kinds" or "parameters"
+    occurrence: bool = False  # stored as rows of the occurrences table (``kind`` == name)
+    part_of: str = ""  # an "of which" row: the kind it is a part of
+    matcher: Optional[Matcher] = field(default=None, compare=False, repr=False)
+    source: str = "built-in"  # "built-in", a file, "module:name" or an entry point
+    sha256: str = ""  # of the source that defines the matcher (user patterns)
+
+    @property
+    def user(self) -> bool:
+        return self.matcher is not None
+
+    def provenance(self) -> Dict[str, str]:
+        """What a stored result records of a user pattern."""
+        return {"name": self.name, "label": self.label, "per": self.per, "source": self.source,
+                "sha256": self.sha256}
+
+
+def _row(name: str, label: str, per: str, section: str = "kinds", occurrence: bool = False,
+         part_of: str = "") -> Kind:
+    return Kind(name, label, per, section, occurrence, part_of)
+
+
+#: The rows punstats ships, in the order tables list them.
+BUILT_IN: Tuple[Kind, ...] = (
+    _row(KIND_CALL, "`f(x=x)` (the headline)", "keywords", occurrence=True),
+    _row("dict_call_punnable", "of which `dict(x=x)`", "keywords", part_of=KIND_CALL),
+    _row(KIND_ATTRIBUTE, "`f(x=obj.x)`", "keywords", occurrence=True),
+    _row("attribute_self", "of which `f(x=self.x)`", "keywords", part_of=KIND_ATTRIBUTE),
+    _row("attribute_cls", "of which `f(x=cls.x)`", "keywords", part_of=KIND_ATTRIBUTE),
+    _row("attribute_name", "of which `f(x=name.x)`", "keywords", part_of=KIND_ATTRIBUTE),
+    _row("attribute_expr", "of which `f(x=<expr>.x)`", "keywords", part_of=KIND_ATTRIBUTE),
+    _row(KIND_NEAR_MISS, "near miss `f(x=_x)`", "keywords", occurrence=True),
+    _row(KIND_DICT_LITERAL, "`{\"x\": x}` dict entries", "dict_entries", occurrence=True),
+    _row(KIND_CLASS, "`class A(x=x)` class keywords", "class_keywords", occurrence=True),
+    _row("calls_no_arguments", "calls without arguments", "calls"),
+    _row("calls_positional_only", "calls with positional arguments only", "calls"),
+    _row("calls_keyword_only", "calls with keyword arguments only", "calls"),
+    _row("calls_mixed", "calls with both", "calls"),
+    _row("calls_all_punnable", "calls whose every keyword argument is `x=x`", "calls"),
+    _row("max_call_punnable", "most `x=x` arguments in one call", ""),
+    _row("functions", "function definitions and lambdas", "", "parameters"),
+    _row("positional_only", "positional-only parameters", "", "parameters"),
+    _row("positional_or_keyword", "positional-or-keyword parameters", "", "parameters"),
+    _row("keyword_only", "keyword-only parameters", "", "parameters"),
+    _row("var_positional", "functions with `*args`", "functions", "parameters"),
+    _row("var_keyword", "functions with `**kwargs`", "functions", "parameters"),
+    _row("defaults", "parameters with a default", "", "parameters"),
+)
+
+
+class Registry:
+    """Kinds by name, in order: the built-in rows, then a scan's own patterns."""
+
+    def __init__(self, kinds: Sequence[Kind] = BUILT_IN) -> None:
+        self._kinds: Dict[str, Kind] = {}
+        for kind in kinds:
+            if kind.name in self._kinds:
+                raise PatternError("two patterns are named %r (%s and %s)"
+                                   % (kind.name, self._kinds[kind.name].source, kind.source))
+            self._kinds[kind.name] = kind
+
+    def __iter__(self) -> Iterator[Kind]:
+        return iter(self._kinds.values())
+
+    def __len__(self) -> int:
+        return len(self._kinds)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._kinds
+
+    def __getitem__(self, name: str) -> Kind:
+        return self._kinds[name]
+
+    def with_kinds(self, kinds: Sequence[Kind]) -> "Registry":
+        """This registry and ``kinds`` after it (a name may not repeat)."""
+        return Registry(list(self) + list(kinds))
+
+    @property
+    def user(self) -> Tuple[Kind, ...]:
+        """The patterns a user gave (each with a matcher), in order."""
+        return tuple(kind for kind in self if kind.user)
+
+    @property
+    def occurrence_kinds(self) -> Tuple[str, ...]:
+        return tuple(kind.name for kind in self if kind.occurrence)
+
+
+#: The registry of a scan given no pattern.
+KINDS = Registry(BUILT_IN)
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}\Z")
+
+
+def check_name(name: object) -> str:
+    """A pattern's name: an identifier of at most 64 characters, not a built-in row's."""
+    if not isinstance(name, str) or not _NAME.match(name) or keyword.iskeyword(name):
+        raise PatternError("a pattern's name is an identifier of at most 64 characters, not %r" % (name,))
+    if name in KINDS:
+        raise PatternError("%r names a built-in row; choose another name" % name)
+    return name
+
+
+def check_per(per: object) -> str:
+    """A unit of ``UNITS``, or the name of an ``ast`` node class."""
+    if isinstance(per, str) and (per in UNITS or node_class(per) is not None):
+        return per
+    raise PatternError("per=%r is neither a unit (%s) nor an ast node class such as 'Try'"
+                       % (per, ", ".join(unit for unit in UNITS if unit)))
+
+
+def node_class(name: str) -> Optional[type]:
+    """The ``ast`` node class ``name`` names, or None."""
+    value = getattr(ast, name, None) if name[:1].isupper() or name in ("stmt", "expr") else None
+    return value if isinstance(value, type) and issubclass(value, ast.AST) else None
+
+
+#: Patterns the ``pattern`` decorator defined, in order; a loader takes them (``defined_since``).
+_DEFINED: List[Kind] = []
+
+
+def pattern(name: str, label: Optional[str] = None, per: str = "lines") -> Callable[[Matcher], Matcher]:
+    """Decorator: ``match(node, parents)`` becomes the pattern ``name``.
+
+    ``match`` is called for every node of a parsed file with the node's
+    ancestors, outermost first; it returns something true (or a dict of
+    extra fields to store) for a match.  ``per`` says what a count is a
+    share of: a unit of ``UNITS`` or an ``ast`` node class name.
+    """
+    kind = Kind(check_name(name), label if label is not None else name, check_per(per), occurrence=True)
+
+    def decorate(match: Matcher) -> Matcher:
+        if not callable(match):
+            raise PatternError("@pattern(%r) decorates a function match(node, parents)" % name)
+        _DEFINED.append(replace(kind, matcher=match, source=getattr(match, "__module__", "") or ""))
+        return match
+
+    return decorate
+
+
+def defined_since(mark: int) -> List[Kind]:
+    """The patterns defined after ``len(_DEFINED)`` was ``mark``."""
+    return list(_DEFINED[mark:])
+
+
+def defined_count() -> int:
+    return len(_DEFINED)
