@@ -74,7 +74,8 @@ class Kind:
 
     @property
     def user(self) -> bool:
-        return self.matcher is not None
+        """A pattern a user gave (its matcher, or only its record read back from a stored result)."""
+        return self.source != "built-in"
 
     def provenance(self) -> Dict[str, str]:
         """What a stored result records of a user pattern."""
@@ -144,7 +145,7 @@ class Registry:
 
     @property
     def user(self) -> Tuple[Kind, ...]:
-        """The patterns a user gave (each with a matcher), in order."""
+        """The patterns a user gave, in order."""
         return tuple(kind for kind in self if kind.user)
 
     @property
