@@ -212,3 +212,13 @@ def defined_since(mark: int) -> List[Kind]:
 
 def defined_count() -> int:
     return len(_DEFINED)
+
+
+def registry_of(summary: Dict[str, Any]) -> Registry:
+    """The registry a stored result was counted with: ``BUILT_IN`` and the
+    user patterns its summary records (each without its matcher)."""
+    recorded = summary.get("patterns") or []
+    kinds = [Kind(str(p["name"]), str(p.get("label") or p["name"]), str(p.get("per") or ""), occurrence=True,
+                  source=str(p.get("source") or "user"), sha256=str(p.get("sha256") or ""))
+             for p in recorded if isinstance(p, dict) and isinstance(p.get("name"), str) and p["name"] not in KINDS]
+    return KINDS.with_kinds(kinds)
