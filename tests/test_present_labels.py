@@ -36,22 +36,38 @@ def set_labels(out, chosen, kind="call"):
     labels.write_sheet(os.path.join(out, labels.csv_name(kind)), rows)
 
 
-def test_the_sheet_holds_every_call_of_real_code_with_its_line(stdlib_subset_scan_dir, tmp_path):
-    """Independent check: each marked source line, read again from the corpus, holds ``name=name``."""
+#: kind -> what its occurrence's first line holds, given its name
+SHAPES = {"call": r"\b{0}\s*=\s*{0}\b", "dict_literal": r"""['"]{0}['"]\s*:\s*{0}\b"""}
+
+
+@pytest.mark.parametrize("kind", sorted(SHAPES))
+def test_the_sheet_holds_every_occurrence_of_real_code_with_its_line(stdlib_subset_scan_dir, tmp_path, kind):
+    """Independent check: each marked source line, read again from the corpus, holds the pattern."""
     out = str(tmp_path / "scan")
     shutil.copytree(stdlib_subset_scan_dir, out)
+    check_sheet(out, kind)
+
+
+@pytest.mark.slow
+def test_the_sheet_of_the_whole_standard_library(tmp_path):
+    out = str(tmp_path / "stdlib")
+    punstats.scan(output=out)
+    check_sheet(out, "call")
+
+
+def check_sheet(out, kind):
     summary = punstats.load(out).summary
-    written = sheets.write_labels(out, "call", context=1)
-    rows = read(out)
-    assert written.rows == written.occurrences == len(rows) == summary["kinds"]["call"] > 100
-    assert sum(row["in_test"] == "True" for row in rows) == summary["kinds"]["call"] - summary.get(
-        "kinds_nontest", {}).get("call", summary["punnable_nontest"])
+    written = sheets.write_labels(out, kind, context=1)
+    rows = read(out, kind)
+    assert written.rows == written.occurrences == len(rows) == summary["kinds"][kind] > 5
+    if kind == "call":
+        assert sum(row["in_test"] == "False" for row in rows) == summary["punnable_nontest"]
     for row in rows:
         with open(os.path.join(summary["root"], row["path"]), encoding="utf-8") as handle:
             line = handle.read().split("\n")[int(row["line"]) - 1]
         marked = [text for text in row["source"].split("\n") if re.match(r"\s*%s > " % row["line"], text)]
         assert marked and line.expandtabs(8) in marked[0]
-        assert re.search(r"\b%s\s*=\s*%s\b" % (row["name"], row["name"]), line), row
+        assert re.search(SHAPES[kind].format(re.escape(row["name"])), line), row
 
 
 def test_each_row_shows_its_context_and_the_markdown_each_hit(scanned):
