@@ -120,6 +120,14 @@ def test_a_label_survives_being_written_and_read_again(tmp_path, label):
     assert labels.read_sheet(path)[0]["label"] == label
 
 
+def test_a_sheet_saved_by_a_spreadsheet_is_read(tmp_path):
+    """A byte order mark and CRLF line ends, as spreadsheets write CSV; keys never read as numbers."""
+    path = tmp_path / "labels-call.csv"
+    path.write_bytes(b"\xef\xbb\xbfkey,label\r\nk12e45,correct\r\n")
+    assert labels.read_sheet(str(path)) == [{"key": "k12e45", "label": "correct"}]
+    assert all(labels.key_of("p.py", "0" * 64, "call", n, 0, n, 3, "x")[0] == "k" for n in range(100))
+
+
 @pytest.mark.parametrize("kind", ["", "a/b", "..", "x" * 65, "call.csv"])
 def test_a_kind_that_cannot_name_a_sheet_is_refused(kind):
     with pytest.raises(labels.LabelError, match="is not an occurrence kind"):

@@ -178,7 +178,7 @@ def markdown(kind: str, rows: Sequence[Row], summary: Optional[Dict[str, Any]] =
              "of `%s`, the source of truth; this file is written from it." % (len(rows), labelled,
                                                                              stored.csv_name(kind))]
     for number, row in enumerate(rows, start=1):
-        test = " (test code)" if row.get("in_test") == "True" else ""
+        test = " (test code)" if str(row.get("in_test", "")).lower() == "true" else ""
         source = "\n".join(visible(line) for line in str(row.get("source", "")).split("\n"))
         fence = _fence(source)
         label = row.get("label", "").strip()

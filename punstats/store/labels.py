@@ -77,7 +77,7 @@ def key_of(path: str, sha256: str, kind: str, line: int, col: int, end_line: int
            name: str) -> str:
     """The stable key of one occurrence: the same while its file is unchanged."""
     text = "\0".join((path, sha256, kind, str(line), str(col), str(end_line), str(end_col), name))
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:20]
+    return "k" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:20]  # never read as a number
 
 
 def occurrences_of(directory: str, kind: str) -> List[Row]:
@@ -132,7 +132,7 @@ def read_sheet(path: str) -> List[Row]:
         return []
     name = os.path.basename(path)
     try:
-        with open(path, encoding="utf-8", newline="") as handle:
+        with open(path, encoding="utf-8-sig", newline="") as handle:  # as spreadsheets save it, or not
             reader = csv.DictReader(handle)
             if reader.fieldnames is None:  # an empty file: no rows
                 return []
