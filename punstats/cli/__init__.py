@@ -32,6 +32,8 @@ COMMANDS: Dict[str, Tuple[str, str, str]] = {
     "table": ("evidence", "_add_evidence_commands", "tables of stored scans (reST, Markdown, CSV, LaTeX)"),
     "plot": ("evidence", "_add_evidence_commands", "figures of stored scans (PNG and SVG)"),
     "report": ("evidence", "_add_evidence_commands", "a Markdown report of stored scans, sized for one forum post"),
+    "label": ("label", "_add_label_command",
+              "write the occurrences of one kind with their source, to label by hand (CSV and Markdown)"),
     "reproduce": ("reproduce", "_add_reproduce_commands", "reproduce published figures and explain differences"),
     "corpus": ("corpus", "_add_corpus_commands",
                "scan every project of a corpus file (TOML), or top-pypi:N"),

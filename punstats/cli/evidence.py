@@ -27,11 +27,14 @@ def _add_evidence_commands(commands: Any) -> None:
                                         "summary, one column per scan, as a reST simple table.")
     stored_scans(p)
     p.add_argument("--format", choices=tables.FORMATS, default="rst", help="default: %(default)s")
-    p.add_argument("--by", choices=tables.KINDS, default="summary",
+    p.add_argument("--by", choices=tables.BY, default="summary",
                    help="summary (one column per scan, the default), or per scan: identifier length, "
-                        "most common identifiers or callees, top-level directories")
+                        "most common identifiers or callees, top-level directories, counts per label "
+                        "(punstats label)")
     p.add_argument("--kinds", dest="by", action="store_const", const="kinds",
                    help="shorthand for --by kinds: one row per pattern, one column per scan")
+    p.add_argument("--kind", metavar="NAME", default=None,
+                   help="with --by label: the labels of this occurrence kind only (default: every labelled kind)")
     p.add_argument("-n", "--top", type=_positive, default=tables.TOP_ROWS, metavar="N",
                    help="rows of the identifier, callee and directory tables (default: %(default)s)")
     p.add_argument("--rows", type=_keys, metavar="KEY,KEY",
@@ -120,18 +123,21 @@ def _plots_module():
 def cmd_table(args: argparse.Namespace) -> int:
     from punstats.present import tables
 
+    if args.kind is not None and args.by != "label":
+        raise UsageError("--kind chooses the labels of one kind: use it with --by label")
     results = _load_scans(args.dirs, args.test_rule, args.long)
     try:
         tables.common_long_threshold([r.summary for r in results])
     except ValueError as exc:
         raise UsageError("%s with --long N" % exc) from None
     try:
+        labelled = {"directories": list(args.dirs), "label_kind": args.kind}
         if args.format == "csv":  # for other tools: one tidy table, provenance in columns
             from punstats.present import tidy
-            text = tidy.to_csv(tidy.frame_of(args.by, results, args.top, rows=args.rows))
+            text = tidy.to_csv(tidy.frame_of(args.by, results, args.top, rows=args.rows, **labelled))
         else:
-            text = tables.render_all(tables.tables_of(args.by, results, args.top, rows=args.rows), args.format,
-                                     links=args.links)
+            text = tables.render_all(tables.tables_of(args.by, results, args.top, rows=args.rows, **labelled),
+                                     args.format, links=args.links)
     except ValueError as exc:  # an unknown row
         raise UsageError(str(exc)) from None
     _write_text(text, args.output)
@@ -154,6 +160,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     from punstats.present import report
+    from punstats.store.staging import StoreError
 
     if not args.no_figures:
         _plots_module()
@@ -162,6 +169,8 @@ def cmd_report(args: argparse.Namespace) -> int:
         path = report.write_report(results, args.output, figures=not args.no_figures,
                                    figures_dir=args.figures_dir, scan_dir=list(args.dirs), embed=args.embed,
                                    links=args.links)
+    except StoreError as exc:  # a labels sheet that does not belong to its scan
+        raise UsageError(str(exc)) from None
     except ValueError as exc:  # scans that cannot share a table (different long thresholds)
         raise UsageError("%s with --long N" % exc) from None
     except OSError as exc:

@@ -52,6 +52,9 @@ def format_summary(s: Dict[str, Any]) -> str:
             ", tables of this exact corpus state reused" if s["cache"].get("tables_reused") else "")))
     if "stored" in s:
         rows.append(("stored in", s["stored"]))
+    if s.get("labels_carried"):
+        from punstats.store.labels import describe
+        rows += [("labels", line) for line in describe(sorted(s["labels_carried"].items()))]
     width = max(len(label) for label, _ in rows)
     return "\n".join("%-*s  %s" % (width, label, terminal(value)) for label, value in rows)
 

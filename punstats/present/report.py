@@ -229,6 +229,7 @@ def render(results: Any, figure_sources: Optional[Dict[str, str]] = None,
     ]
     parts += _single_sections(results[0], figure, table) if len(results) == 1 else \
         _compare_sections(results, figure, table)
+    parts += _labels_section(results, scan_dirs, table)
     parts += ["## Reproduce", "```sh\n%s\n```" % "\n".join(visible(line) for line in _commands(summaries, scan_dirs))]
     return "\n\n".join(part for part in parts if part) + "\n"
 
@@ -260,6 +261,20 @@ def _compare_sections(results: Sequence[Any], figure: Dict[str, str], table: Cal
         parts += [table(tables.top_table(result, "name", COMPARE_TOP_ROWS)),
                   table(tables.top_table(result, "callee", COMPARE_TOP_ROWS))]
     return parts
+
+
+def _labels_section(results: Sequence[Any], scan_dirs: Sequence[Optional[str]],
+                    table: Callable[..., str]) -> List[str]:
+    """"Labels": the occurrences read and labelled by hand (``punstats label``), per label,
+    for the scans whose directories hold labels; nothing for the others."""
+    from punstats.present.labels import label_tables
+    found = label_tables(results, scan_dirs, required=False)
+    if not found:
+        return []
+    return ["## Labels",
+            "Occurrences read and labelled by hand with `punstats label`: per label, how many are "
+            "outside tests and in tests; (unlabelled) counts those not labelled yet. The labels "
+            "are the readers' own words."] + [table(t) for t in found]
 
 
 def headline(result: Any, name: Optional[str] = None) -> str:

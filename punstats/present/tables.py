@@ -40,6 +40,11 @@ from punstats.present.provenance import (
 KINDS = ("summary", "kinds", "length", "identifier", "callee", "directory")
 
 
+#: ``table --by``: the kinds above, and the counts per label of the labels stored with a scan
+#: (``present.labels``), which need the scans' directories.
+BY = KINDS + ("label",)
+
+
 #: Lengths from this one on share the last row of a ``length`` table
 #: (unless the long threshold is larger).
 LENGTH_OPEN_FROM = 20
@@ -202,10 +207,15 @@ def directory_table(result: Any, n: int = TOP_ROWS) -> Table:
 
 
 def tables_of(kind: str, results: Sequence[Any], n: int = TOP_ROWS,
-              rows: Optional[Sequence[str]] = None) -> List[Table]:
+              rows: Optional[Sequence[str]] = None, directories: Optional[Sequence[Optional[str]]] = None,
+              label_kind: Optional[str] = None) -> List[Table]:
     """The tables of one kind: the summary, the kinds and (for several scans)
     the lengths compare all scans in one table, the other kinds give one
-    table per scan."""
+    table per scan (``label``: per scan and labelled kind, or ``label_kind``;
+    the labels are read from the scans' ``directories``)."""
+    if kind == "label":
+        from punstats.present.labels import label_tables
+        return label_tables(results, directories or [getattr(r, "directory", None) for r in results], label_kind)
     if kind == "summary":
         return [summary_table(results, rows)]
     if kind == "kinds":

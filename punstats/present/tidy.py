@@ -84,8 +84,31 @@ def kinds_frame(results: Sequence[Any]) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True)
 
 
-def frame_of(kind: str, results: Sequence[Any], n: int, rows: Optional[Sequence[str]] = None) -> pd.DataFrame:
+def labels_frame(results: Sequence[Any], directories: Sequence[Optional[str]],
+                 kind: Optional[str] = None) -> pd.DataFrame:
+    """One row per scan, labelled kind and label: the occurrences outside tests, in tests, in all."""
+    from punstats.present.labels import label_counts, label_tables, labelled_kinds
+    label_tables(results, directories, kind)  # the same checks, and the same error when there are no labels
+    parts = []
+    for name, result, directory in zip(column_names([r.summary for r in results]), results, directories):
+        if not directory:
+            continue
+        for labelled in labelled_kinds(directory, kind):
+            counts = label_counts(directory, result.summary, labelled)
+            part = pd.DataFrame({"scan": name, "kind": labelled, "label": [c[0] for c in counts],
+                                 "nontest": [c[1] for c in counts], "test": [c[2] for c in counts],
+                                 "total": [c[1] + c[2] for c in counts]})
+            for key, value in _provenance(result.summary).items():
+                part[key] = value
+            parts.append(part)
+    return pd.concat(parts, ignore_index=True)
+
+
+def frame_of(kind: str, results: Sequence[Any], n: int, rows: Optional[Sequence[str]] = None,
+             directories: Optional[Sequence[Optional[str]]] = None, label_kind: Optional[str] = None) -> pd.DataFrame:
     """The tidy frame of a ``table --by`` kind over ``results``."""
+    if kind == "label":
+        return labels_frame(results, directories or [getattr(r, "directory", None) for r in results], label_kind)
     if kind == "summary":
         return summary_frame(results, rows)
     if kind == "kinds":
@@ -106,4 +129,4 @@ def to_csv(frame: pd.DataFrame) -> str:
     return csv_ready(frame).to_csv(index=False, lineterminator="\n")
 
 
-__all__: List[str] = ["PROVENANCE_COLUMNS", "frame_of", "kinds_frame", "summary_frame", "to_csv"]
+__all__: List[str] = ["PROVENANCE_COLUMNS", "frame_of", "kinds_frame", "labels_frame", "summary_frame", "to_csv"]

@@ -244,6 +244,7 @@ def run_scan(options: ScanOptions, path: Optional[str] = None, corpus: Optional[
     staging = Staging(output, _corpus_places(corpus))
     try:
         summary, rows = _scan_into(staging, options, corpus, cache, progress, on_discovered, csv)
+        summary.update(_carry_labels(staging))
         staging.commit(dict(summary, rows=rows))  # summary.json says how many rows each table holds
     except OSError as exc:  # a write with no room left, wherever it was (the spill, a table, a CSV copy)
         staging.abort()
@@ -254,6 +255,15 @@ def run_scan(options: ScanOptions, path: Optional[str] = None, corpus: Optional[
         staging.abort()
         raise
     return summary, staging
+
+
+def _carry_labels(staging: Staging) -> Dict[str, Any]:
+    """The labels of the stored scan being replaced, carried into the new one
+    (``store.labels.carry``); ``labels_carried`` of the summary when there were any."""
+    from punstats.present.labels import markdown
+    from punstats.store import labels
+    carried = labels.carry(staging.target, staging.path, markdown)
+    return {"labels_carried": {c.kind: c.as_dict() for c in carried}} if carried else {}
 
 
 def _corpus_places(corpus: Corpus) -> List[Tuple[str, str]]:

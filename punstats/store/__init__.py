@@ -1,7 +1,8 @@
 """The tables of a scan: the explicit schema (``schema``), DataFrames from
 extractions (``frames``), test rules (``rules``), results spilled as they
 arrive (``spill``), files on disk (``disk``) written beside their place and
-swapped in whole (``staging``), and whole-table reuse (``reuse``).
+swapped in whole (``staging``), whole-table reuse (``reuse``), and the labels
+a reader gave to occurrences, kept beside the tables (``labels``).
 
 The names below import lazily: ``store.rules`` (every command's options)
 costs no pyarrow, and a scan answered from the cache no pandas.

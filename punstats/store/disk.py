@@ -18,7 +18,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from punstats.model import jsondata
-from punstats.store import schema, shape
+from punstats.store import labels, schema, shape
 from punstats.store.frames import as_stored, csv_ready
 from punstats.store.provenance import provenance_metadata
 from punstats.store.staging import (  # noqa: F401  (their home before staging)
@@ -195,7 +195,13 @@ def write(directory: str, occurrences: Any, files: Any, summary: Dict[str, Any],
             out.discard()
         staging.abort()
         raise cannot_store(exc, directory) from None
-    staging.commit(dict(summary, rows=rows))
+    try:
+        carried = labels.carry(staging.target, staging.path)  # the labels of the scan it replaces
+    except BaseException:
+        staging.abort()
+        raise
+    staging.commit(dict(summary, rows=rows, **({"labels_carried": {c.kind: c.as_dict() for c in carried}}
+                                               if carried else {})))
     return rows
 
 

@@ -7,7 +7,7 @@ place that is the file system's root, the current directory, the home
 directory, the cache directory, a corpus or one of their ancestors is
 refused, and an existing directory is replaced only when it is empty or
 carries the marks of a stored scan (a punstats ``summary.json`` and nothing
-but the files a scan writes).  Names that become one folder of a path
+but the files a scan writes, and the labels kept with it: ``Layout.patterns``).  Names that become one folder of a path
 (corpus names, ``--name``) must be one plain path component.  Standard
 library only.
 """

@@ -90,6 +90,9 @@ OPTIONAL: Dict[str, Tuple[Check, str]] = {
     "archive": (lambda v: v is None or isinstance(v, (str, dict)), "a string or an object"),
     "refused_members": (_list, "a list"),
     "rows": (_counts, "an object of numbers"),
+    "labels_carried": (lambda v: isinstance(v, dict) and all(
+        isinstance(c, dict) and _count(c.get("carried")) and _count(c.get("stale")) for c in v.values()),
+        "an object of {carried, stale} counts"),
 }
 
 

@@ -42,6 +42,11 @@ WRITING_FILE = ".writing"
 TABLE_FILES = {"occurrences": OCCURRENCES_FILE, "files": FILES_FILE, "functions": FUNCTIONS_FILE}
 
 
+#: The labels a reader gave, beside the tables (``store.labels``): ``labels-NAME.csv``,
+#: ``labels-NAME.stale.csv`` and ``labels-NAME.md`` per kind, and a sheet being written.
+LABEL_PATTERNS = ("labels-*.csv", "labels-*.md", ".labels-*.tmp")
+
+
 class StoreError(ValueError):
     """A directory that does not hold a readable stored scan, or cannot receive one."""
 
@@ -72,7 +77,7 @@ def _stored_names() -> FrozenSet[str]:
 
 
 #: A stored scan's directory.
-SCAN = places.Layout("scan", _stored_names(), SUMMARY_FILE, WRITING_FILE)
+SCAN = places.Layout("scan", _stored_names(), SUMMARY_FILE, WRITING_FILE, LABEL_PATTERNS)
 
 
 def check_output(directory: str, protect: Iterable[Tuple[str, str]] = (), layout: places.Layout = SCAN) -> str:

@@ -1,0 +1,72 @@
+"""``punstats label``: the sheet on which a reader labels the occurrences of one kind.
+"""
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from punstats.cli.common import UsageError, _one_line, _positive
+from punstats.model.escape import terminal
+
+HELP = "write the occurrences of one kind with their source, to label by hand (CSV and Markdown)"
+
+#: The most lines of context ``--context`` shows around an occurrence.
+MAX_CONTEXT = 100
+
+
+def _context(text: str) -> int:
+    """``--context``: 0 to ``MAX_CONTEXT`` lines."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("expected a whole number, got %r" % text[:40]) from None
+    if not 0 <= value <= MAX_CONTEXT:
+        raise argparse.ArgumentTypeError("expected 0 to %d lines, got %d" % (MAX_CONTEXT, value))
+    return value
+
+
+def _seed(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("expected a whole number, got %r" % text[:40]) from None
+
+
+def _add_label_command(commands: Any) -> None:
+    """``label``, which writes a labels sheet beside a stored scan."""
+    p = commands.add_parser(
+        "label", help=HELP,
+        description="Write every occurrence of one kind of a stored scan, with a few lines of its source, "
+                    "to DIR/labels-NAME.csv and DIR/labels-NAME.md. Fill the label column of the CSV (the "
+                    "source of truth) and run the command again: the labels entered are kept, the Markdown "
+                    "is rewritten from them, and punstats table DIR --by label counts them. A re-scan with "
+                    "punstats scan -o DIR keeps the labels of unchanged files.")
+    p.add_argument("dir", metavar="DIR", help="a stored scan, as written by punstats scan -o DIR")
+    p.add_argument("--kind", required=True, metavar="NAME",
+                   help="the occurrence kind: call, class, attribute, dict_literal, near_miss or a pattern's name")
+    p.add_argument("--context", type=_context, default=3, metavar="N",
+                   help="lines of source above and below each occurrence (default: %(default)s)")
+    p.add_argument("--sample", type=_positive, default=None, metavar="N",
+                   help="a random sample of N occurrences (plus the rows already in the sheet)")
+    p.add_argument("--seed", type=_seed, default=0, metavar="S", help="the sample's seed (default: %(default)s)")
+    p.add_argument("-o", "--output", metavar="DIR", default=None,
+                   help="write the sheet there instead (only labels in the scan's directory are counted "
+                        "and kept by a re-scan)")
+    p.set_defaults(handler=cmd_label)
+
+
+def cmd_label(args: argparse.Namespace) -> int:
+    from punstats.present.labels import write_labels
+    from punstats.store.staging import StoreError
+
+    try:
+        written = write_labels(args.dir, args.kind, context=args.context, sample=args.sample, seed=args.seed,
+                               output=args.output)
+    except StoreError as exc:  # not a stored scan, or a sheet whose keys are not the scan's
+        raise UsageError(str(exc)) from None
+    except OSError as exc:
+        raise UsageError("cannot write the labels sheet: %s" % _one_line(exc)) from None
+    print(terminal("%s: %d of %d occurrences of %s, %d labelled" % (
+        written.csv, written.rows, written.occurrences, args.kind, written.labelled)))
+    print(terminal(written.markdown))
+    return 0

@@ -1,0 +1,237 @@
+"""The labels sheet of one occurrence kind, and the counts per label.
+
+``write_labels`` writes, for each occurrence of a kind in a stored scan, a
+row with its key, place, whether it is test code, its name and a few lines of
+source around it (read from the scan's root when that is still there and the
+file is unchanged; otherwise the cell says why not), and a ``label`` column
+for a reader to fill: ``labels-NAME.csv`` (the source of truth, edited by
+the reader) and ``labels-NAME.md`` (the same rows to read: a heading, the
+source and the label per occurrence).  Writing it again keeps every label
+already entered (merged by key, ``store.labels``).  ``label_counts`` and
+``label_tables`` count the occurrences per label, in and outside tests.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import random
+import re
+from dataclasses import dataclass
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from punstats.model.escape import markdown_code, markdown_text, visible
+from punstats.store import labels as stored
+from punstats.store.labels import Row
+
+#: Lines of context above and below an occurrence (``punstats label --context``).
+DEFAULT_CONTEXT = 3
+
+#: Longer spans show this many lines at each end, and ``...`` between.
+SPAN_ENDS = 6
+
+#: Characters of one source line shown; longer lines are cut.
+LINE_CHARS = 300
+
+UNLABELLED = "(unlabelled)"
+
+
+class Sources:
+    """The files of a scan's root, read once each, checked against the scan's sha256."""
+
+    def __init__(self, root: Any) -> None:
+        self.root = root if isinstance(root, str) and os.path.isdir(root) else None
+        self._lines: Dict[str, Any] = {}
+
+    def lines(self, path: str, sha256: str) -> Any:
+        """The file's lines, or a string saying why they cannot be shown."""
+        if path not in self._lines:
+            self._lines[path] = self._read(path, sha256)
+        return self._lines[path]
+
+    def _read(self, path: str, sha256: str) -> Any:
+        from punstats.discover.read import read_source
+        from punstats.extract.decode import DECODE_ERRORS, decode_source
+        from punstats.extract.text import SourceText
+        if self.root is None:
+            return "(source not shown: the scanned directory is not there any more, e.g. an unpacked archive)"
+        parts = path.replace("\\", "/").split("/")
+        if os.path.isabs(path) or "\0" in path or any(part in ("", ".", "..") for part in parts):
+            return "(source not shown: the path does not name a file under the scanned directory)"
+        try:
+            data = read_source(os.path.join(self.root, *parts))
+        except OSError as exc:
+            return "(source not shown: cannot read the file: %s)" % (exc.strerror or exc)
+        if hashlib.sha256(data).hexdigest() != sha256:
+            return "(source not shown: the file changed since the scan)"
+        try:
+            lines = SourceText(decode_source(data)[0]).lines
+        except DECODE_ERRORS:
+            return "(source not shown: the file cannot be decoded)"
+        return lines[:-1] if lines and lines[-1] == "" else lines  # no line after the last line break
+
+
+def _shown(number: int, text: str, hit: bool) -> str:
+    text = visible(text.expandtabs(8))
+    if len(text) > LINE_CHARS:
+        text = text[:LINE_CHARS] + "..."
+    return "%5d %s %s" % (number, ">" if hit else "|", text)
+
+
+def context_text(lines: Any, line: int, end_line: int, context: int) -> str:
+    """The lines ``line`` to ``end_line`` (marked ``>``) with ``context`` lines around them."""
+    if isinstance(lines, str):
+        return lines
+    end_line = max(end_line, line)
+    first, last = max(1, line - context), min(len(lines), end_line + context)
+    numbers = list(range(first, last + 1))
+    if end_line - line + 1 > 2 * SPAN_ENDS:
+        numbers = [n for n in numbers if n < line + SPAN_ENDS or n > end_line - SPAN_ENDS]
+    out, previous = [], None
+    for number in numbers:
+        if previous is not None and number != previous + 1:
+            out.append("      ...")
+        out.append(_shown(number, lines[number - 1], line <= number <= end_line))
+        previous = number
+    return "\n".join(out) or "(source not shown: line %d is not in the file)" % line
+
+
+def _test_rule(summary: Dict[str, Any]) -> Any:
+    from punstats.store.rules import parse_test_rule
+    return parse_test_rule(str(summary.get("test_rule", "components")))
+
+
+def sheet_row(occurrence: Row, sources: Sources, rule: Any, context: int, label: str = "") -> Row:
+    """One row of the sheet (every cell a string)."""
+    lines = sources.lines(occurrence["path"], occurrence["sha256"])
+    row = {column: str(occurrence[column]) for column in ("key", "path", "line", "col", "end_line", "end_col",
+                                                          "sha256")}
+    row.update(in_test=str(rule.is_test(occurrence["path"])), name=str(occurrence["name"] or ""), label=label,
+               source=context_text(lines, occurrence["line"], occurrence["end_line"], context))
+    return row
+
+
+@dataclass(frozen=True)
+class Written:
+    """A sheet written: its files, its rows, how many carry a label, and the kind's occurrences."""
+
+    csv: str
+    markdown: str
+    rows: int
+    labelled: int
+    occurrences: int
+
+
+def write_labels(directory: str, kind: str, context: int = DEFAULT_CONTEXT, sample: Optional[int] = None,
+                 seed: int = 0, output: Optional[str] = None) -> Written:
+    """Write the labels sheet of ``kind`` for the stored scan ``directory`` (into
+    ``output`` when given), keeping the labels its sheet there holds already.
+    ``sample``: a random ``sample`` of the occurrences (drawn with ``seed``), and
+    the rows already in the sheet.  Nothing is written when the sheet holds a
+    key that is not an occurrence of the kind in the scan (``LabelError``)."""
+    from punstats.store.disk import read_summary
+    summary = read_summary(directory)
+    occurrences = stored.occurrences_of(directory, stored.check_kind(kind))
+    if not occurrences:
+        _check_known(directory, summary, kind)
+    target = output or directory
+    csv_path = os.path.join(target, stored.csv_name(kind))
+    existing = stored.labels_of(stored.read_sheet(csv_path), (o["key"] for o in occurrences),
+                                stored.csv_name(kind), kind)
+    chosen = occurrences
+    if sample is not None:
+        drawn = {o["key"] for o in random.Random(seed).sample(occurrences, min(sample, len(occurrences)))}
+        chosen = [o for o in occurrences if o["key"] in drawn or o["key"] in existing]
+    sources, rule = Sources(summary.get("root")), _test_rule(summary)
+    rows = [sheet_row(o, sources, rule, context, existing.get(o["key"], {}).get("label", "")) for o in chosen]
+    os.makedirs(target, exist_ok=True)
+    stored.write_sheet(csv_path, rows)
+    md_path = os.path.join(target, stored.markdown_name(kind))
+    from punstats.store.staging import write_atomic
+    write_atomic(md_path, markdown(kind, rows, summary).encode("utf-8"))
+    return Written(csv_path, md_path, len(rows), sum(1 for r in rows if r["label"]), len(occurrences))
+
+
+def _check_known(directory: str, summary: Dict[str, Any], kind: str) -> None:
+    """A kind without occurrences must be one the scan counted, else ``LabelError``."""
+    from punstats.model.kinds import registry_of
+    if kind in registry_of(summary).occurrence_kinds or kind in (summary.get("kinds") or {}):
+        return
+    import pyarrow.parquet as pq
+
+    from punstats.store.staging import OCCURRENCES_FILE
+    present = pq.ParquetFile(os.path.join(directory, OCCURRENCES_FILE)).read(columns=["kind"]).column("kind")
+    kinds = sorted(set(present.to_pylist()))
+    raise stored.LabelError("%s holds no occurrences of kind %r (its kinds: %s)"
+                            % (directory, kind, ", ".join(kinds) or "none"))
+
+
+def _fence(text: str) -> str:
+    return "`" * max(3, max((len(run) + 1 for run in re.findall("`+", text)), default=0))
+
+
+def markdown(kind: str, rows: Sequence[Row], summary: Optional[Dict[str, Any]] = None) -> str:
+    """The sheet to read: one heading, source block and ``label:`` line per row."""
+    corpus = " in %s" % markdown_text(str(summary.get("corpus", ""))) if summary else ""
+    labelled = sum(1 for row in rows if row.get("label", "").strip())
+    parts = ["# Labels of `%s` occurrences%s" % (kind, corpus),
+             "Written by `punstats label`: %d occurrences, %d labelled. Enter labels in the `label` column "
+             "of `%s`, the source of truth; this file is written from it." % (len(rows), labelled,
+                                                                             stored.csv_name(kind))]
+    for number, row in enumerate(rows, start=1):
+        test = " (test code)" if str(row.get("in_test", "")).lower() == "true" else ""
+        source = "\n".join(visible(line) for line in str(row.get("source", "")).split("\n"))
+        fence = _fence(source)
+        label = row.get("label", "").strip()
+        parts += ["## %d. %s, line %s, column %s%s" % (number, markdown_code(str(row.get("path", ""))),
+                                                       markdown_text(str(row.get("line", ""))),
+                                                       markdown_text(str(row.get("col", ""))), test),
+                  "%spython\n%s\n%s" % (fence, source, fence),
+                  "label: %s  \nkey: `%s`" % (markdown_text(label) if label else "(none yet)",
+                                              visible(str(row.get("key", ""))).replace("`", ""))]
+    return "\n\n".join(parts) + "\n"
+
+
+def label_counts(directory: str, summary: Dict[str, Any], kind: str) -> List[Tuple[str, int, int]]:
+    """(label, outside tests, in tests) for the occurrences of ``kind``: the labels of
+    the sheet stored in ``directory``, most common first, then ``UNLABELLED``."""
+    occurrences = stored.occurrences_of(directory, stored.check_kind(kind))
+    sheet = stored.labels_of(stored.read_sheet(os.path.join(directory, stored.csv_name(kind))),
+                             (o["key"] for o in occurrences), stored.csv_name(kind), kind)
+    rule = _test_rule(summary)
+    counts: Dict[str, List[int]] = {}
+    for occurrence in occurrences:
+        label = sheet.get(occurrence["key"], {}).get("label", "") or UNLABELLED
+        counts.setdefault(label, [0, 0])[1 if rule.is_test(occurrence["path"]) else 0] += 1
+    order = sorted((label for label in counts if label != UNLABELLED), key=lambda text: (-sum(counts[text]), text))
+    order += [UNLABELLED] if UNLABELLED in counts else []
+    return [(label, counts[label][0], counts[label][1]) for label in order]
+
+
+def labelled_kinds(directory: Optional[str], kind: Optional[str] = None) -> List[str]:
+    """The kinds to count for a scan: ``kind`` when given, else those it holds a sheet of."""
+    if kind is not None:
+        return [stored.check_kind(kind)]
+    return stored.kinds_labelled(directory) if directory else []
+
+
+def label_tables(results: Sequence[Any], directories: Sequence[Optional[str]], kind: Optional[str] = None,
+                 required: bool = True) -> List[Any]:
+    """One table per scan and labelled kind: per label, the occurrences outside
+    tests, in tests and in all; ``required``: ``LabelError`` when there are none."""
+    from punstats.present.formats import Label, Table
+    from punstats.present.provenance import provenance, source_url
+    out = []
+    for result, directory in zip(results, directories):
+        if not directory:
+            continue
+        for name in labelled_kinds(directory, kind):
+            rows = tuple((Label(label) if label == UNLABELLED else label, nontest, test, nontest + test)
+                         for label, nontest, test in label_counts(directory, result.summary, name))
+            out.append(Table(header=(Label("Label"), Label("Non-test"), Label("Test"), Label("All")), rows=rows,
+                             notes=(provenance(result.summary),), note_links=(source_url(result.summary),),
+                             title=(Label("Labels of `%s` occurrences in " % name), result.summary["corpus"]),
+                             title_note=0))
+    if required and not out:
+        raise stored.LabelError("no labels in %s: punstats label DIR --kind NAME writes a sheet to fill"
+                                % ", ".join(d for d in directories if d))
+    return out

@@ -1,0 +1,250 @@
+"""Labels a reader gave to occurrences, stored beside the scan: one CSV per kind.
+
+A stored scan may hold, for an occurrence kind ``NAME``, the labels sheet
+``labels-NAME.csv`` (the source of truth: a reader fills its ``label``
+column), its readable form ``labels-NAME.md`` (written from the CSV) and
+``labels-NAME.stale.csv`` (labels whose occurrence is gone from the scan,
+kept aside).  Each row carries a ``key``: a digest of the file's path, its
+sha256 (from the files table), the kind, the occurrence's span and name.  An
+unchanged file keeps its keys from one scan to the next, so a re-scan that
+replaces a stored scan carries its labels over (``carry``); a changed file's
+labels go to the stale sheet.  Only ``key`` and ``label`` are read back from
+a sheet; every other column is written by punstats.
+"""
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import os
+import re
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+
+from punstats.model.escape import CSV_FORMULA_START, csv_cell
+from punstats.store.staging import FILES_FILE, LABEL_PATTERNS, OCCURRENCES_FILE, StoreError, write_atomic
+
+#: The file names of labels in a stored scan's directory (part of ``staging.SCAN``).
+PATTERNS = LABEL_PATTERNS
+
+#: The columns of a labels sheet, in order.
+COLUMNS = ("key", "path", "line", "col", "end_line", "end_col", "in_test", "name", "sha256", "label", "source")
+
+#: The columns an edited sheet must keep.
+NEEDED = ("key", "label")
+
+_KIND = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}\Z")
+
+#: A row of a sheet (text cells), or an occurrence (its values as in the tables).
+Row = Dict[str, Any]
+
+
+class LabelError(StoreError):
+    """A labels sheet that does not belong to its scan, or a kind that cannot name one."""
+
+
+def check_kind(kind: str) -> str:
+    """``kind`` if it can name a sheet (an identifier, as kinds are)."""
+    if not _KIND.match(kind):
+        raise LabelError("%r is not an occurrence kind (kinds are identifiers such as call)" % kind[:80])
+    return kind
+
+
+def csv_name(kind: str) -> str:
+    return "labels-%s.csv" % check_kind(kind)
+
+
+def markdown_name(kind: str) -> str:
+    return "labels-%s.md" % check_kind(kind)
+
+
+def stale_name(kind: str) -> str:
+    return "labels-%s.stale.csv" % check_kind(kind)
+
+
+def kinds_labelled(directory: str) -> List[str]:
+    """The kinds ``directory`` holds a labels sheet of, sorted."""
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return []
+    found = (name[len("labels-"):-len(".csv")] for name in names
+             if name.startswith("labels-") and name.endswith(".csv") and not name.endswith(".stale.csv"))
+    return sorted(kind for kind in found if _KIND.match(kind))
+
+
+def key_of(path: str, sha256: str, kind: str, line: int, col: int, end_line: int, end_col: int,
+           name: str) -> str:
+    """The stable key of one occurrence: the same while its file is unchanged."""
+    text = "\0".join((path, sha256, kind, str(line), str(col), str(end_line), str(end_col), name))
+    return "k" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:20]  # never read as a number
+
+
+def occurrences_of(directory: str, kind: str) -> List[Row]:
+    """The occurrences of ``kind`` in the stored tables of ``directory``, with their
+    file's sha256 and key, in path, line, column order (values as in the tables)."""
+    return occurrences_by_kind(directory, [kind])[kind]
+
+
+def occurrences_by_kind(directory: str, kinds: Sequence[str]) -> Dict[str, List[Row]]:
+    """``occurrences_of`` each of ``kinds``, the tables read once."""
+    import pyarrow as pa
+    try:
+        occurrences = _rows(os.path.join(directory, OCCURRENCES_FILE), _OCCURRENCE_COLUMNS)
+        files = _rows(os.path.join(directory, FILES_FILE), ("path", "sha256"))
+    except (OSError, ValueError, pa.ArrowException) as exc:
+        raise StoreError("%s: cannot read the occurrences: %s" % (directory, " ".join(str(exc).split()))) from None
+    sha = {row["path"]: row["sha256"] or "" for row in files}
+    found: Dict[str, List[Row]] = {kind: [] for kind in kinds}
+    for row in occurrences:
+        if row["kind"] in found:
+            row["sha256"] = sha.get(row["path"], "")
+            row["key"] = key_of(row["path"], row["sha256"], row["kind"], row["line"], row["col"], row["end_line"],
+                                row["end_col"], row["name"] or "")
+            found[row["kind"]].append(row)
+    for rows in found.values():
+        rows.sort(key=lambda r: (r["path"], r["line"], r["col"], r["end_line"], r["end_col"], r["name"] or ""))
+    return found
+
+
+_OCCURRENCE_COLUMNS = ("path", "line", "col", "end_line", "end_col", "name", "kind")
+
+
+def _rows(path: str, columns: Sequence[str]) -> List[Row]:
+    """The rows of a stored table, only ``columns``, as dicts.  Read column by column:
+    ``pyarrow.dataset`` (``read_table``) and Python scalars (``pyarrow.compute``) would
+    import pandas, a second of a re-scan answered from the cache."""
+    import pyarrow.parquet as pq
+    table = pq.ParquetFile(path).read(columns=list(columns))
+    values = [table.column(name).to_pylist() for name in columns]
+    return [dict(zip(columns, row)) for row in zip(*values)]
+
+
+def _unescaped(cell: str) -> str:
+    """A cell as it was before ``csv_cell`` guarded it against spreadsheets."""
+    return cell[1:] if cell[:1] == "'" and cell[1:2] and cell[1:2] in CSV_FORMULA_START else cell
+
+
+def read_sheet(path: str) -> List[Row]:
+    """The rows of a labels sheet (every cell a string); ``LabelError`` naming the
+    file when it is not one.  A missing file has no rows."""
+    if not os.path.isfile(path):
+        return []
+    name = os.path.basename(path)
+    try:
+        with open(path, encoding="utf-8-sig", newline="") as handle:  # as spreadsheets save it, or not
+            reader = csv.DictReader(handle)
+            if reader.fieldnames is None:  # an empty file: no rows
+                return []
+            missing = [column for column in NEEDED if column not in (reader.fieldnames or ())]
+            if missing:
+                raise LabelError("%s is not a labels sheet: it has no %s column" % (name, missing[0]))
+            return [{key: _unescaped(value or "") for key, value in row.items() if isinstance(key, str)}
+                    for row in reader]
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        raise LabelError("%s: cannot read the labels sheet: %s" % (name, " ".join(str(exc).split()))) from None
+
+
+def sheet_text(rows: Iterable[Row]) -> str:
+    """``rows`` as a labels sheet: the ``COLUMNS``, text cells guarded against spreadsheets."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(COLUMNS)
+    for row in rows:
+        writer.writerow([csv_cell(str(row.get(column, ""))) for column in COLUMNS])
+    return out.getvalue()
+
+
+def write_sheet(path: str, rows: Sequence[Row]) -> None:
+    write_atomic(path, sheet_text(rows).encode("utf-8"))
+
+
+def labels_of(rows: Sequence[Row], known: Iterable[str], sheet: str, kind: str) -> Dict[str, Row]:
+    """The rows of a sheet by key, once each key is known to be an occurrence of
+    ``kind`` (``known``: the scan's keys) and no key repeats; ``LabelError`` naming
+    the first row that is not (rows count from 2, after the header, as a spreadsheet shows them)."""
+    known = set(known)
+    by_key: Dict[str, Row] = {}
+    for number, row in enumerate(rows, start=2):
+        key = row.get("key", "").strip()
+        if key not in known:
+            raise LabelError("%s row %d: key %r is not an occurrence of kind %s in this scan (fix or remove "
+                             "the row)" % (sheet, number, key[:40], kind))
+        if key in by_key:
+            raise LabelError("%s row %d: key %s is on an earlier row too (keep one)" % (sheet, number, key))
+        by_key[key] = dict(row, key=key, label=row.get("label", "").strip())
+    return by_key
+
+
+@dataclass(frozen=True)
+class Carried:
+    """What a re-scan did with the labels of one kind: ``carried`` labelled rows
+    kept (their files unchanged) of ``rows`` rows kept, ``stale`` labelled rows set
+    aside in the stale sheet."""
+
+    kind: str
+    carried: int
+    stale: int
+    rows: int = 0
+
+    def as_dict(self) -> Dict[str, int]:
+        return {"carried": self.carried, "stale": self.stale, "rows": self.rows}
+
+
+#: Writes the Markdown form of a kind's sheet: (kind, rows) -> text.
+Markdown = Callable[[str, Sequence[Row]], str]
+
+
+def carry(previous: Optional[str], staged: str, markdown: Optional[Markdown] = None) -> List[Carried]:
+    """Carry the labels of the stored scan ``previous`` into the scan being written in
+    ``staged``: rows whose key is still an occurrence are kept, labelled rows whose
+    key is gone go to the stale sheet (with the stale rows kept before, unless their
+    key is back).  ``StoreError`` when a sheet of ``previous`` cannot be read: the
+    previous scan, and its labels, then stay as they are."""
+    if previous is None or not os.path.isdir(previous):
+        return []
+    done: List[Carried] = []
+    kinds = kinds_labelled(previous)
+    occurrences = occurrences_by_kind(staged, kinds) if kinds else {}
+    for kind in kinds:
+        rows = read_sheet(os.path.join(previous, csv_name(kind)))
+        stale = read_sheet(os.path.join(previous, stale_name(kind)))
+        known = {row["key"] for row in occurrences[kind]}
+        kept, aside = _split(rows, stale, known)
+        write_sheet(os.path.join(staged, csv_name(kind)), kept)
+        if aside:
+            write_sheet(os.path.join(staged, stale_name(kind)), aside)
+        if markdown is not None:
+            write_atomic(os.path.join(staged, markdown_name(kind)), markdown(kind, kept).encode("utf-8"))
+        before = {row.get("key") for row in stale}
+        newly = sum(1 for row in aside if row["key"] not in before)
+        done.append(Carried(kind, sum(1 for row in kept if row.get("label", "").strip()), newly, len(kept)))
+    return done
+
+
+def _split(rows: Sequence[Row], stale: Sequence[Row], known: Iterable[str]) -> Tuple[List[Row], List[Row]]:
+    """(rows kept, labelled rows set aside): a stale row whose key is back is kept again."""
+    known = set(known)
+    kept: Dict[str, Row] = {}
+    aside: Dict[str, Row] = {}
+    for row in list(rows) + list(stale):
+        key, label = row.get("key", ""), row.get("label", "").strip()
+        if key in known:
+            if key not in kept or (label and not kept[key].get("label", "").strip()):
+                kept[key] = row
+        elif label and key not in aside:
+            aside[key] = row
+    return list(kept.values()), list(aside.values())
+
+
+def describe(carried: Sequence[Any]) -> List[str]:
+    """One line per kind (``Carried`` or (kind, its ``as_dict``)): what a re-scan did with its labels."""
+    lines = []
+    for item in carried:
+        kind, counts = (item.kind, item.as_dict()) if isinstance(item, Carried) else item
+        line = "%s: %d labels carried into the new scan (in %s rows)" % (kind, counts["carried"],
+                                                                          format(counts.get("rows", 0), ","))
+        if counts["stale"]:
+            line += ", %d set aside in %s (their files changed)" % (counts["stale"], stale_name(kind))
+        lines.append(line)
+    return lines
