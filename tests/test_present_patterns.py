@@ -80,3 +80,13 @@ def test_built_in_rows_come_out_as_before(result):
                                                                     kinds["attribute_self"], kinds["near_miss"],
                                                                     kinds["dict_literal"]))
     assert "\npattern " not in console.format_summary(result.summary)
+
+
+def test_a_user_pattern_s_label_is_the_user_s_text_escaped_in_each_medium(result):
+    pattern = {"name": "odd", "label": "x|y *z*\x1b[31m", "per": "Try", "source": "plugin.py"}
+    scan = with_counts(result, "odd", 2, 1, patterns=[pattern], units={"Try": 8})
+    markdown = tables.render(tables.kinds_table([scan]), "markdown")
+    (line,) = [line for line in markdown.splitlines() if "odd" in line or "x\\|y" in line]
+    assert line.startswith("| x\\|y \\*z\\*") and "\x1b" not in line and "25.00%" in line and "`Try` nodes" in line
+    text = console.format_summary(scan.summary)
+    assert "\x1b" not in text and "25.0000% of Try nodes" in text

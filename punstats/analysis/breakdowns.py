@@ -116,7 +116,8 @@ def kinds_comparison(summaries: Sequence[Dict[str, Any]], registry: Optional[Reg
     (``denominator``), the row it is a part of (``part_of``), and per scan
     ``i`` its count (``count_i``), its share of the unit (``pct_i``), both
     outside tests (``nontest_i``, ``nontest_pct_i``) and its rate per million
-    lines of code (``per_million_i``).  A count a scan did not record is None,
+    lines of code (``per_million_i``; for rows that are a share of a unit, not
+    for a maximum or a number of parameters).  A count a scan did not record is None,
     a share or rate that means nothing or cannot be known NaN."""
     rows = []
     for kind in registry if registry is not None else units.union(summaries):
@@ -128,6 +129,6 @@ def kinds_comparison(summaries: Sequence[Dict[str, Any]], registry: Optional[Reg
             row["pct_%d" % index] = units.share(count, units.denominator(s, kind.per))
             row["nontest_%d" % index] = outside
             row["nontest_pct_%d" % index] = units.share(outside, units.denominator(s, kind.per, nontest=True))
-            row["per_million_%d" % index] = units.per_million(s, count)
+            row["per_million_%d" % index] = units.per_million(s, count) if kind.per else float("nan")
         rows.append(row)
     return pd.DataFrame(rows).set_index("kind")
