@@ -160,6 +160,29 @@ def test_the_ecosystem_summary_matches_a_pandas_computation_on_the_combined_data
         ["v", 4, 3], ["name", 3, 3], ["verbose", 3, 3], ["vv", 3, 2]]
     assert summary["all"]["widest_callees"][:2] == [["f", 12, 3], ["g", 6, 3]]
     assert summary["all"]["per_project"]["weighted_mean_pct"] == summary["all"]["pooled_pct"]
+    occurrences = pd.read_parquet(str(tmp_path / "out" / "occurrences"))
+    for name in ("call", "attribute", "dict_literal", "near_miss"):  # every row of the registry, pooled
+        assert summary["kinds"]["all"][name]["count"] == int((occurrences["kind"] == name).sum()), name
+    assert summary["kinds"]["all"]["call"]["pct"] == summary["all"]["pooled_pct"]
+    assert summary["patterns"] == []
+
+
+def test_a_user_pattern_is_pooled_over_the_projects_that_recorded_it():
+    def record(name, count, nontest=None):
+        measure = {"files": 1, "keywords": 10, "punnable": 1, "identifiers": {}, "callees": {}, "lengths": {}}
+        summary = {"patterns": [{"name": "ret", "label": "r", "per": "lines"}], "kinds": {"ret": count},
+                   "lines": 1000, "keywords": 10, "keywords_nontest": 10}
+        if nontest is not None:
+            summary.update(kinds_nontest={"ret": nontest})
+        return {"status": "scanned", "project": name, "measures": {"all": measure, "nontest": measure},
+                "summary": summary}
+
+    summary = eco.aggregate([record("a", 3, 1), record("b", 5)])
+    assert summary["kinds"]["all"]["ret"] == {"count": 8, "pct": 0.4}
+    assert summary["kinds"]["nontest"]["ret"] == {"count": None, "pct": None}  # b did not record it
+    assert [p["name"] for p in summary["patterns"]] == ["ret"]
+    from punstats.present.ecosystem import summary_lines
+    assert summary_lines(summary)[-1] == "  pattern ret: all code 8 (0.4000% of lines), outside tests n/a"
 
 
 def test_widest_ranks_by_projects_so_one_large_project_cannot_dominate():

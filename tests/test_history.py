@@ -115,3 +115,24 @@ def test_cli_history_json_is_an_array_of_plain_json_values(repo, tmp_path, capsy
     assert all(type(row["punnable"]) is int and type(row["punnable_pct"]) is float for row in rows)
     table = pd.read_parquet(tmp_path / "h" / "history.parquet")
     assert [row["punnable"] for row in rows] == list(table["punnable"])
+
+
+def test_each_pattern_of_a_revision_is_a_column_with_its_count_outside_tests(monkeypatch):
+    """A scan with user patterns (its summary records them) adds two columns per pattern;
+    a name that is already a column is prefixed, and a scan without patterns adds none."""
+    import types
+
+    from punstats.sources.git import Commit
+
+    patterns = [{"name": "ret", "label": "r", "per": "lines"}, {"name": "files", "label": "f", "per": "lines"}]
+    base = {key: 1 for key in history.COUNT_COLUMNS}
+    summaries = iter([dict(base, patterns=patterns, kinds={"ret": 4, "files": 2}, kinds_nontest={"ret": 3}),
+                      dict(base)])
+    monkeypatch.setattr(history, "scan", lambda *a, **k: types.SimpleNamespace(summary=next(summaries), files=[]))
+    commits = [Commit(c * 40, "2024-0%d-01T00:00:00+00:00" % (i + 1), "one") for i, c in enumerate("ab")]
+    table = history.history("repo", commits)
+    added = ["ret", "ret_nontest", "pattern_files", "pattern_files_nontest"]
+    assert list(table.columns) == [*history.FIXED_COLUMNS, *added]
+    assert table.loc[0, ["ret", "ret_nontest", "pattern_files"]].tolist() == [4, 3, 2]
+    assert table.loc[1, added].isna().all()
+    assert table.loc[0, "files"] == 1

@@ -9,7 +9,9 @@ from typing import Any, Dict, Optional, Sequence, Union
 
 import pandas as pd
 
+from punstats.analysis import units
 from punstats.analysis.summary import TOP_N, call_occurrences, percent, top
+from punstats.model.kinds import Registry
 from punstats.model.statuses import OK
 
 
@@ -108,50 +110,25 @@ def compare(summaries: Sequence[Dict[str, Any]]) -> pd.DataFrame:
     })
 
 
-#: The patterns compared across scans: (key, label, denominator key, section).
-#: Keys name entries of a summary's ``kinds`` (or ``parameters``) section.
-KIND_ROWS = (
-    ("call", "`f(x=x)` (the headline)", "keywords", "kinds"),
-    ("dict_call_punnable", "of which `dict(x=x)`", "keywords", "kinds"),
-    ("attribute", "`f(x=obj.x)`", "keywords", "kinds"),
-    ("attribute_self", "of which `f(x=self.x)`", "keywords", "kinds"),
-    ("attribute_cls", "of which `f(x=cls.x)`", "keywords", "kinds"),
-    ("attribute_name", "of which `f(x=name.x)`", "keywords", "kinds"),
-    ("attribute_expr", "of which `f(x=<expr>.x)`", "keywords", "kinds"),
-    ("near_miss", "near miss `f(x=_x)`", "keywords", "kinds"),
-    ("dict_literal", "`{\"x\": x}` dict entries", "dict_entries", "kinds"),
-    ("class", "`class A(x=x)` class keywords", "class_keywords", "kinds"),
-    ("calls_no_arguments", "calls without arguments", "calls", "kinds"),
-    ("calls_positional_only", "calls with positional arguments only", "calls", "kinds"),
-    ("calls_keyword_only", "calls with keyword arguments only", "calls", "kinds"),
-    ("calls_mixed", "calls with both", "calls", "kinds"),
-    ("calls_all_punnable", "calls whose every keyword argument is `x=x`", "calls", "kinds"),
-    ("max_call_punnable", "most `x=x` arguments in one call", "", "kinds"),
-    ("functions", "function definitions and lambdas", "", "parameters"),
-    ("positional_only", "positional-only parameters", "", "parameters"),
-    ("positional_or_keyword", "positional-or-keyword parameters", "", "parameters"),
-    ("keyword_only", "keyword-only parameters", "", "parameters"),
-    ("var_positional", "functions with `*args`", "functions", "parameters"),
-    ("var_keyword", "functions with `**kwargs`", "functions", "parameters"),
-    ("defaults", "parameters with a default", "", "parameters"),
-)
-
-
-def kinds_comparison(summaries: Sequence[Dict[str, Any]]) -> pd.DataFrame:
-    """One row per pattern of ``KIND_ROWS``, per scan its count and its share
-    of the row's denominator (keyword arguments, string-keyed dict entries,
-    class keywords, calls or functions; NaN where a share means nothing)."""
+def kinds_comparison(summaries: Sequence[Dict[str, Any]], registry: Optional[Registry] = None) -> pd.DataFrame:
+    """One row per row of ``registry`` (default: the union of the scans' own,
+    ``units.union``): its ``label``, the unit it is a share of
+    (``denominator``), the row it is a part of (``part_of``), and per scan
+    ``i`` its count (``count_i``), its share of the unit (``pct_i``), both
+    outside tests (``nontest_i``, ``nontest_pct_i``) and its rate per million
+    lines of code (``per_million_i``; for rows that are a share of a unit, not
+    for a maximum or a number of parameters).  A count a scan did not record is None,
+    a share or rate that means nothing or cannot be known NaN."""
     rows = []
-    for key, label, denominator, _section in KIND_ROWS:
-        row: Dict[str, Any] = {"kind": key, "label": label, "denominator": denominator}
+    for kind in registry if registry is not None else units.union(summaries):
+        row: Dict[str, Any] = {"kind": kind.name, "label": kind.label, "denominator": kind.per,
+                               "part_of": kind.part_of}
         for index, s in enumerate(summaries):
-            values = dict(s.get("kinds", {}), **s.get("parameters", {}))
-            totals = dict(values, keywords=s["keywords"], calls=s["calls"],
-                          class_keywords=s["class_keywords"])
-            count = values.get(key)
+            count, outside = units.count(s, kind), units.count(s, kind, nontest=True)
             row["count_%d" % index] = count
-            whole = totals.get(denominator) if denominator else None
-            row["pct_%d" % index] = percent(count, whole) if count is not None and whole else float("nan")
+            row["pct_%d" % index] = units.share(count, units.denominator(s, kind.per))
+            row["nontest_%d" % index] = outside
+            row["nontest_pct_%d" % index] = units.share(outside, units.denominator(s, kind.per, nontest=True))
+            row["per_million_%d" % index] = units.per_million(s, count) if kind.per else float("nan")
         rows.append(row)
     return pd.DataFrame(rows).set_index("kind")
-

@@ -15,16 +15,20 @@ them:
 - the share of those projects above 10, 20 and 30 %;
 - top identifiers and callees across projects, with how many projects use each,
   ranked by occurrences and by the number of projects using them;
-- the cumulative share of punnable arguments by identifier length.
+- the cumulative share of punnable arguments by identifier length;
+- every pattern of the projects' registries (``kinds``: built-in rows and user patterns), its
+  count pooled from the projects' summaries and its pooled share of its unit.
 """
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Dict, Iterable, List, Sequence
+from typing import Any, Dict, Iterable, List, Sequence, Set, Tuple
 
 import pandas as pd
 
+from punstats.analysis import units
 from punstats.analysis.summary import call_occurrences, nonzero_counts, percent, scanned_files
+from punstats.model.kinds import Kind, registry_of
 from punstats.model.statuses import OK
 
 SCOPES = ("all", "nontest")
@@ -154,6 +158,40 @@ def _cumulative(lengths: Counter) -> List[List[Any]]:
     return rows
 
 
+class _Kinds:
+    """Each registry row's count pooled over the projects' summaries (``model.kinds.registry_of``),
+    in all code and outside tests, and its pooled share of its unit: null where a project did not
+    record the count (or the unit), since a sum over some projects would pass for all of them."""
+
+    def __init__(self) -> None:
+        self.rows: Dict[str, Kind] = {}
+        self.sums: Counter = Counter()  # (scope, name, "count" or "whole") -> sum over projects
+        self.unknown: Set[Tuple[str, str, str]] = set()  # the same keys, where some project had nothing
+
+    def add(self, summary: Dict[str, Any]) -> None:
+        for kind in registry_of(summary):
+            self.rows.setdefault(kind.name, kind)
+            for scope in SCOPES:
+                nontest = scope == "nontest"
+                for what, value in (("count", units.count(summary, kind, nontest)),
+                                    ("whole", units.denominator(summary, kind.per, nontest))):
+                    self.sums[scope, kind.name, what] += value or 0
+                    if value is None:
+                        self.unknown.add((scope, kind.name, what))
+
+    def _pooled(self, scope: str, name: str) -> Dict[str, Any]:
+        count, whole = ((scope, name, what) for what in ("count", "whole"))
+        known = count not in self.unknown
+        return {"count": self.sums[count] if known else None,
+                "pct": percent(self.sums[count], self.sums[whole])
+                if known and whole not in self.unknown and self.sums[whole] else None}
+
+    def summary(self) -> Dict[str, Any]:
+        """``kinds``: per scope, each row's pooled ``count`` and ``pct``; ``patterns``: the user patterns."""
+        return {"kinds": {scope: {name: self._pooled(scope, name) for name in self.rows} for scope in SCOPES},
+                "patterns": [kind.provenance() for kind in self.rows.values() if kind.user]}
+
+
 def aggregate(projects: Iterable[Dict[str, Any]]) -> Dict[str, Any]:
     """The ecosystem summary of project records (``status`` and, when scanned, ``measures``)."""
     scopes = {scope: _Scope() for scope in SCOPES}
@@ -161,6 +199,7 @@ def aggregate(projects: Iterable[Dict[str, Any]]) -> Dict[str, Any]:
     reasons: Counter = Counter()
     kinds: Counter = Counter()
     cache: Counter = Counter()  # files answered by the blob cache (seen in an earlier project) or extracted
+    patterns = _Kinds()
     lines = 0
     for record in projects:
         statuses[record["status"]] += 1
@@ -173,6 +212,7 @@ def aggregate(projects: Iterable[Dict[str, Any]]) -> Dict[str, Any]:
                       if k in ("cached", "extracted")})
         for scope in SCOPES:
             scopes[scope].add(record["measures"][scope])
+        patterns.add(record["summary"])
     return {
         "projects": sum(statuses.values()),
         "scanned": statuses["scanned"],
@@ -183,4 +223,5 @@ def aggregate(projects: Iterable[Dict[str, Any]]) -> Dict[str, Any]:
         "lines": lines,
         "cache": dict(sorted(cache.items())),
         **{scope: scopes[scope].summary() for scope in SCOPES},
+        **patterns.summary(),
     }

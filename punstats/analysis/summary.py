@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Set, Tuple
 
-from punstats.model.kinds import KIND_CALL
+from punstats.model.kinds import BUILT_IN, KIND_ATTRIBUTE, KIND_CALL, KIND_CLASS
 from punstats.model.statuses import OK, SKIPPED_STATUSES
 from punstats.store.frames import as_stored
 from punstats.store.schema import scalar
@@ -20,12 +20,21 @@ if TYPE_CHECKING:
 TOP_N = 10
 
 
-#: Per-file counters summed into ``kinds`` (see extract.py for each definition).
-KIND_COUNTERS = (
-    "attribute", "dict_literal", "dict_entries", "dict_call_punnable", "near_miss",
-    "calls_no_arguments", "calls_positional_only", "calls_keyword_only", "calls_mixed",
-    "calls_all_punnable", "functions",
-)
+#: Built-in rows of ``kinds`` whose count is not the sum of the files-table column of their
+#: name: the headline and class keywords (summed as ``punnable`` and ``class_punnable``) and
+#: the most ``x=x`` arguments in one call (a maximum); the parts of ``attribute`` are counted
+#: from the occurrences (their ``base_kind``).
+_COUNTED_ELSEWHERE = (KIND_CALL, KIND_CLASS, "max_call_punnable")
+
+#: Units a summary has always held in ``kinds`` (the denominators of ``{"x": x}`` and ``*args``).
+_UNITS_IN_KINDS = ("dict_entries", "functions")
+
+#: The rows of ``kinds``: the built-in rows of that section (``model.kinds.BUILT_IN``).
+_KIND_ROWS = tuple(kind.name for kind in BUILT_IN if kind.section == "kinds")
+
+#: Per-file counters summed into ``kinds``: the built-in rows counted in the files table, and two units.
+KIND_COUNTERS = tuple(kind.name for kind in BUILT_IN if kind.section == "kinds" and kind.part_of != KIND_ATTRIBUTE
+                      and kind.name not in _COUNTED_ELSEWHERE) + _UNITS_IN_KINDS
 
 
 def scanned_files(files: pd.DataFrame) -> pd.DataFrame:
@@ -82,9 +91,6 @@ _FILE_SUMS = ("in_test", "lines", "calls", "keywords", "double_star", "punnable"
 
 _FUNCTION_SUMS = ("positional_only", "positional_or_keyword", "keyword_only", "var_positional",
                   "var_keyword", "defaults", "keyword_only_defaults")
-
-
-_ATTRIBUTE_BASES = ("self", "cls", "name", "expr")
 
 
 class Totals:
@@ -171,10 +177,10 @@ class Totals:
 
     def kinds(self) -> Dict[str, int]:
         """Counts of every recorded pattern besides the headline, from the same scan."""
-        result = {"call": self.sums["punnable"], "class": self.sums["class_punnable"]}
-        result.update({name: self.sums[name] for name in KIND_COUNTERS})
-        result.update({"attribute_" + b: self.sums["attribute_" + b] for b in _ATTRIBUTE_BASES})
-        result["max_call_punnable"] = self.max_call_punnable
+        elsewhere = {KIND_CALL: self.sums["punnable"], KIND_CLASS: self.sums["class_punnable"],
+                     "max_call_punnable": self.max_call_punnable}
+        result = {name: elsewhere.get(name, self.sums[name]) for name in _KIND_ROWS}
+        result.update({name: self.sums[name] for name in _UNITS_IN_KINDS})
         return result
 
     def parameters(self) -> Dict[str, int]:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Sequence
 
+from punstats.analysis import units
 from punstats.model.escape import terminal
+from punstats.model.kinds import KIND_CALL, KIND_CLASS
 
 
 def _n(value: int) -> str:
@@ -34,12 +36,11 @@ def format_summary(s: Dict[str, Any]) -> str:
         ("long outside tests", "%s   (test rule: %s)" % (_n(s["long_nontest"]), s["test_rule"])),
         ("class keywords", "%s   (%s punnable, not in the count above)"
          % (_n(s["class_keywords"]), _n(s["class_punnable"]))),
-        ("related patterns", "f(x=obj.x) %s (self %s), {'x': x} %s, dict(x=x) %s, near misses %s"
-         % tuple(_n(s["kinds"][k]) for k in ("attribute", "attribute_self", "dict_literal",
-                                             "dict_call_punnable", "near_miss"))),
+        ("related patterns", _related_patterns(s)),
         ("top identifiers", ", ".join("%s %s" % (k, _n(v)) for k, v in s["top_identifiers"])),
         ("top callees", ", ".join("%s %s" % (k, _n(v)) for k, v in s["top_callees"])),
     ]
+    rows += _user_pattern_rows(s)
     rows += _archive_rows(s)
     if "lines_saved" in s:
         saved = s["lines_saved"]
@@ -57,6 +58,46 @@ def format_summary(s: Dict[str, Any]) -> str:
         rows += [("labels", line) for line in describe(sorted(s["labels_carried"].items()))]
     width = max(len(label) for label, _ in rows)
     return "\n".join("%-*s  %s" % (width, label, terminal(value)) for label, value in rows)
+
+
+def _related_patterns(s: Dict[str, Any]) -> str:
+    """The built-in rows of the kinds figure besides the headline and class keywords (each has
+    its line), in registry order; a part of a row shown goes in brackets after it."""
+    rows = [kind for kind in units.figure_rows(units.union([s]))
+            if not kind.user and kind.name not in (KIND_CALL, KIND_CLASS)]
+    entries: List[str] = []
+    for kind in rows:
+        text = "%s %s" % (_label(kind.label), _count(units.count(s, kind)))
+        if any(kind.part_of == shown.name for shown in rows):
+            entries[-1] += " (%s)" % text
+        else:
+            entries.append(text.replace("of which ", "", 1))
+    return ", ".join(entries)
+
+
+def _user_pattern_rows(s: Dict[str, Any]) -> List[Any]:
+    """One row per user pattern: its count, its share of its unit, outside tests, per million lines of code."""
+    rows = []
+    for kind in units.union([s]).user:
+        total, outside = units.count(s, kind), units.count(s, kind, nontest=True)
+        parts = ["%s" % _count(total)]
+        pct = units.share(total, units.denominator(s, kind.per))
+        if pct == pct:
+            parts.append("%.4f%% of %s" % (pct, units.unit_words(kind.per).replace("`", "")))
+        parts.append("%s outside tests" % _count(outside))
+        rate = units.per_million(s, total)
+        if rate == rate:
+            parts.append("%s per million lines of code" % format(rate, ",.2f"))
+        rows.append(("pattern " + kind.name, "%s   (%s; %s)" % (parts[0], ", ".join(parts[1:]), kind.label)))
+    return rows
+
+
+def _label(label: str) -> str:
+    return label.replace("`", "")
+
+
+def _count(value: Any) -> str:
+    return "n/a" if value is None else _n(value)
 
 
 def format_reproduction(r: Any) -> str:

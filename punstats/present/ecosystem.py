@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Sequence
 
+from punstats.analysis.units import unit_words
 from punstats.model.escape import figure_text, terminal
 from punstats.present.formats import Code, Label, Percent, Table, render
 
@@ -74,7 +75,18 @@ def summary_lines(ecosystem: Dict[str, Any]) -> List[str]:
                          label, s["pooled_pct"], format(s["punnable"], ","), format(s["keywords"], ","),
                          p["median_pct"], p["q1_pct"], p["q3_pct"], p["weighted_median_pct"],
                          "/".join("%.1f%%" % v for v in s["projects_above_pct"].values())))
-    return lines
+    return lines + [_pattern_line(ecosystem, p) for p in ecosystem.get("patterns", [])]
+
+
+def _pattern_line(ecosystem: Dict[str, Any], pattern: Dict[str, Any]) -> str:
+    """A user pattern pooled over the projects: its count and share of its unit, in all code and outside tests."""
+    parts = []
+    for scope, label in (("all", "all code"), ("nontest", "outside tests")):
+        pooled = ecosystem["kinds"][scope].get(pattern["name"], {})
+        count, pct = pooled.get("count"), pooled.get("pct")
+        parts.append("%s %s%s" % (label, "n/a" if count is None else format(count, ","),
+                                  "" if pct is None else " (%.4f%% of %s)" % (pct, unit_words(pattern["per"]))))
+    return terminal("  pattern %s: %s" % (pattern["name"], ", ".join(parts)))
 
 
 def figure(records: Sequence[Dict[str, Any]], ecosystem: Dict[str, Any]):

@@ -20,7 +20,9 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from punstats import analysis
+from punstats.analysis import units
 from punstats.model.escape import figure_text
+from punstats.model.kinds import KINDS
 from punstats.present.figure import (  # noqa: F401  (part of this module's API)
     CAPTION_FONT_SIZE,
     DEFAULT_DIRECTORY,
@@ -192,42 +194,52 @@ def projects(results: Sequence[Any]) -> Plot:
     return Plot("projects", subject_of(names), figure, data)
 
 
-#: The patterns the ``kinds`` figure compares (keys of analysis.KIND_ROWS).
-KIND_BARS = ("call", "dict_call_punnable", "attribute", "attribute_self", "near_miss", "dict_literal", "class")
+#: The patterns the ``kinds`` figure compares for a scan without user patterns
+#: (``analysis.units.figure_rows``: each occurrence kind and its first "of which" row).
+KIND_BARS = tuple(kind.name for kind in units.figure_rows(KINDS))
 
 
 def kinds(results: Sequence[Any]) -> Plot:
     """Each recorded pattern as a share of its denominator, one bar per scan:
-    how strict the proposal's rule is, and how projects differ."""
+    how strict the proposal's rule is, and how projects differ.  The bars are
+    ``units.figure_rows`` of the scans' registries: user patterns too."""
     summaries = [r.summary for r in results]
     names = column_names(summaries)
-    table = analysis.kinds_comparison(summaries).loc[list(KIND_BARS)]
+    bars = [kind.name for kind in units.figure_rows(units.union(summaries))]
+    table = analysis.kinds_comparison(summaries).loc[bars]
     data = pd.DataFrame({name: table["pct_%d" % i] for i, name in enumerate(names)})
-    data["label"] = [label.replace("`", "") + "\n(%% of %s)" % {
-        "keywords": "keyword arguments", "dict_entries": "string-keyed dict entries",
-        "class_keywords": "class keywords"}[denominator]
-        for label, denominator in zip(table["label"], table["denominator"])]
-    figure, axes = _figure(1.6 + 0.75 * len(KIND_BARS) * max(1, len(names)) ** 0.5)
+    data["label"] = [_bar_label(label, part_of, unit)
+                     for label, part_of, unit in zip(table["label"], table["part_of"], table["denominator"])]
+    figure, axes = _figure(1.6 + 0.75 * len(bars) * max(1, len(names)) ** 0.5)
     height = 0.8 / len(names)
     with matplotlib.rc_context(STYLE):
         for index, name in enumerate(names):
-            positions = [row + (index - (len(names) - 1) / 2) * height for row in range(len(KIND_BARS))]
+            positions = [row + (index - (len(names) - 1) / 2) * height for row in range(len(bars))]
             values = [float(v) if v == v else 0.0 for v in data[name]]  # NaN: nothing to divide by
             axes.barh(positions, values, height=height * 0.95, label=figure_text(name),
                       color=SCAN_COLOURS[index % len(SCAN_COLOURS)])
             for position, value in zip(positions, values):
                 axes.annotate("%.2f%%" % value if value else "-", xy=(value, position), xytext=(3, 0),
                               textcoords="offset points", va="center", fontsize=9)
-        axes.set_yticks(range(len(KIND_BARS)), data["label"], fontsize=10)
+        axes.set_yticks(range(len(bars)), data["label"], fontsize=10)
         axes.invert_yaxis()
         axes.set_xlabel("% of the denominator named under each pattern")
         axes.set_xlim(0, max([float(v) for name in names for v in data[name] if v == v] + [1.0]) * 1.2)
         axes.xaxis.set_major_formatter(FuncFormatter(lambda value, _: "%g%%" % value))
-        axes.set_title("f(x=x) and related keyword-argument patterns")
+        axes.set_title("f(x=x) and related keyword-argument patterns" if all(b in KIND_BARS for b in bars)
+                       else "f(x=x), related patterns and the scans' own patterns")
         if len(names) > 1:
             axes.legend(loc="best")  # where it covers no bar
     _finish(figure, summaries)
     return Plot("kinds", subject_of(names), figure, data)
+
+
+def _bar_label(label: str, part_of: str, unit: str) -> str:
+    """A bar's label: the row's label ("of which ..." for a part of the row above) and its unit."""
+    text = figure_text(label.replace("`", ""))  # a user pattern's label is the user's text
+    if part_of and not text.startswith("of which "):
+        text = "of which " + text
+    return text + ("\n(%% of %s)" % figure_text(units.unit_words(unit).replace("`", "")) if unit else "")
 
 
 def history_trend(table: pd.DataFrame, name: str) -> Plot:

@@ -229,9 +229,16 @@ def render(results: Any, figure_sources: Optional[Dict[str, str]] = None,
     ]
     parts += _single_sections(results[0], figure, table) if len(results) == 1 else \
         _compare_sections(results, figure, table)
+    parts += ["## Patterns", _PATTERNS, table(tables.kinds_table(results))]
     parts += _labels_section(results, scan_dirs, table)
     parts += ["## Reproduce", "```sh\n%s\n```" % "\n".join(visible(line) for line in _commands(summaries, scan_dirs))]
     return "\n\n".join(part for part in parts if part) + "\n"
+
+
+#: What the patterns table of a report holds.
+_PATTERNS = ("Each pattern punstats counts (and each pattern given with `--pattern`), its count and its "
+             "share of what it is a part of; outside tests and per million lines of code where the scan "
+             "recorded them.")
 
 
 def _single_sections(result: Any, figure: Dict[str, str], table: Callable[..., str]) -> List[str]:

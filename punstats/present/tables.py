@@ -15,6 +15,8 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional, Sequence
 
 from punstats import analysis
+from punstats.analysis import units as analysis_units
+from punstats.model.kinds import Registry
 
 # part of this module's API since it held them: the renderers and the provenance slug
 from punstats.present.formats import (  # noqa: F401
@@ -127,34 +129,60 @@ def summary_table(results: Sequence[Any], rows: Optional[Sequence[str]] = None) 
                  header_notes=(None, *range(len(summaries))))
 
 
-def kinds_table(results: Sequence[Any]) -> Table:
-    """One row per recorded pattern, per scan its count and its share of the
-    row's denominator (stated in the last column)."""
+def kinds_table(results: Sequence[Any], registry: Optional[Registry] = None) -> Table:
+    """One row per row of the registry (default: the scans' own), per scan its
+    count and its share of the row's unit (stated in the last column); then,
+    where the scans recorded them, the counts outside tests and their shares,
+    and the rates per million lines of code."""
     summaries = [r.summary for r in results]
     if not summaries:
         raise ValueError("no scans to tabulate")
     names = column_names(summaries)
-    table = analysis.kinds_comparison(summaries)
-    denominators = {"keywords": "keyword arguments", "dict_entries": "string-keyed dict entries",
-                    "class_keywords": "class keywords", "calls": "calls", "functions": "functions", "": ""}
+    registry = registry if registry is not None else analysis_units.union(summaries)
+    table = analysis.kinds_comparison(summaries, registry)
+    blocks = _kinds_blocks(table, len(summaries))
     rows = []
-    for _, row in table.iterrows():
-        cells: List[Cell] = [Label(row["label"])]
-        for index in range(len(summaries)):
-            count, share = row["count_%d" % index], row["pct_%d" % index]
-            cells.append(int(count) if count == count and count is not None else Label("n/a"))
-            cells.append(Percent(float(share)) if share == share else Label(""))
-        cells.append(Label(denominators[row["denominator"]]))
+    for kind, row in table.iterrows():
+        cells: List[Cell] = [row["label"] if registry[kind].user else Label(row["label"])]  # a user's text: escaped
+        for block in blocks:
+            for index in range(len(summaries)):
+                cells += _kinds_cells(row, block, index)
+        cells.append(Label(analysis_units.unit_words(row["denominator"]) if row["denominator"] else ""))
         rows.append(tuple(cells))
     header: List[Text] = [Label("Pattern")]
-    for name in names:
-        header += [name, Label("Share")]  # a lone "%" would read as a reST transition
-    header.append(Label("Share of"))
+    header_notes: List[Optional[int]] = [None]
+    for block in blocks:
+        for index, name in enumerate(names):
+            header += [name + _KINDS_BLOCKS[block]] + ([Label("Share")] if block != "per_million" else [])
+            header_notes += [index if block == "count" else None] + ([None] if block != "per_million" else [])
+    header.append(Label("Share of"))  # a lone "%" would read as a reST transition
+    title = "Patterns counted in the scans" if registry.user else "Keyword-argument patterns besides `f(x=x)`"
     return Table(header=tuple(header), rows=tuple(rows),
                  notes=tuple(provenance(s, name) for s, name in zip(summaries, names)),
-                 note_links=tuple(source_url(s) for s in summaries),
-                 header_notes=(None, *[i // 2 if i % 2 == 0 else None for i in range(2 * len(summaries))]),
-                 title=(Label("Keyword-argument patterns besides `f(x=x)`"),))
+                 note_links=tuple(source_url(s) for s in summaries), header_notes=tuple(header_notes),
+                 title=(Label(title),))
+
+
+#: The column groups of the kinds table: the count and share in all code, outside tests, per million lines of code.
+_KINDS_BLOCKS = {"count": "", "nontest": ", outside tests", "per_million": ", per million lines of code"}
+
+
+def _kinds_blocks(table: Any, scans: int) -> List[str]:
+    """The column groups the scans hold numbers for (all code always)."""
+    known = {"nontest": any(table["nontest_%d" % i].notna().any() for i in range(scans)),
+             "per_million": any(table["per_million_%d" % i].notna().any() for i in range(scans))}
+    return ["count"] + [block for block in ("nontest", "per_million") if known[block]]
+
+
+def _kinds_cells(row: Any, block: str, index: int) -> List[Cell]:
+    """One scan's cells of one column group of a kinds table row."""
+    if block == "per_million":
+        rate = row["per_million_%d" % index]
+        return [Label(format(float(rate), ",.2f") if rate == rate else "")]
+    count = row[("count_%d" if block == "count" else "nontest_%d") % index]
+    share = row[("pct_%d" if block == "count" else "nontest_pct_%d") % index]
+    return [int(count) if count == count and count is not None else Label("n/a"),
+            Percent(float(share)) if share == share else Label("")]
 
 
 def length_table(result: Any, open_from: Optional[int] = None) -> Table:

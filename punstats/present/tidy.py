@@ -17,6 +17,7 @@ from typing import Any, Dict, List, Optional, Sequence
 import pandas as pd
 
 from punstats import analysis
+from punstats.model.kinds import Registry
 from punstats.present.provenance import column_names, source_text
 
 #: The columns that say what each scan measured.
@@ -68,16 +69,22 @@ def summary_frame(results: Sequence[Any], rows: Optional[Sequence[str]] = None) 
     return frame
 
 
-def kinds_frame(results: Sequence[Any]) -> pd.DataFrame:
-    """One row per scan and pattern: its count and its share of the named denominator."""
+def kinds_frame(results: Sequence[Any], registry: Optional[Registry] = None) -> pd.DataFrame:
+    """One row per scan and registry row (default: the scans' own): its count and
+    its share of the named unit (``denominator``), outside tests (``count_nontest``,
+    ``pct_nontest``; empty where not recorded) and per million lines of code."""
     summaries = [r.summary for r in results]
-    table = analysis.kinds_comparison(summaries)
+    table = analysis.kinds_comparison(summaries, registry)
     names = column_names(summaries)
     parts = []
     for index, (name, result) in enumerate(zip(names, results)):
         part = pd.DataFrame({"scan": name, "pattern": table.index, "label": table["label"].str.replace("`", ""),
                              "count": table["count_%d" % index].astype("Int64"),
-                             "pct": table["pct_%d" % index].astype(float), "denominator": table["denominator"]})
+                             "pct": table["pct_%d" % index].astype(float), "denominator": table["denominator"],
+                             "part_of": table["part_of"],
+                             "count_nontest": table["nontest_%d" % index].astype("Int64"),
+                             "pct_nontest": table["nontest_pct_%d" % index].astype(float),
+                             "per_million_code_lines": table["per_million_%d" % index].astype(float)})
         for key, value in _provenance(result.summary).items():
             part[key] = value
         parts.append(part)

@@ -18,6 +18,8 @@ from typing import Any, Callable, Dict, List, Optional, Sequence
 import pandas as pd
 
 from punstats import __version__
+from punstats.analysis import units
+from punstats.model.kinds import registry_of
 from punstats.runs.scan import scan
 from punstats.sources import git as gitsource
 from punstats.store.frames import csv_ready
@@ -31,6 +33,21 @@ HISTORY = Layout("history", frozenset({"history.parquet", "history.csv", "histor
 #: The columns of a history table, after ``commit``, ``date`` and ``subject``.
 COUNT_COLUMNS = ("files", "parsed", "failed", "calls", "keywords", "punnable", "punnable_pct",
                  "long", "long_nontest")
+
+
+#: Every column of a history table but those of the scans' own patterns (``pattern_counts``).
+FIXED_COLUMNS = ("commit", "date", "subject", *COUNT_COLUMNS, "files_from_cache", "files_extracted")
+
+
+def pattern_counts(summary: Dict[str, Any]) -> Dict[str, Optional[int]]:
+    """Each user pattern of a revision's scan (``model.kinds.registry_of``): its count and its
+    count outside tests (``<name>_nontest``); a name that is a column already gets ``pattern_``."""
+    counts: Dict[str, Optional[int]] = {}
+    for kind in registry_of(summary).user:
+        column = kind.name if kind.name not in FIXED_COLUMNS else "pattern_" + kind.name
+        counts[column] = units.count(summary, kind)
+        counts[column + "_nontest"] = units.count(summary, kind, nontest=True)
+    return counts
 
 
 def select(commits: Sequence[gitsource.Commit], every: str = "commit") -> List[gitsource.Commit]:
@@ -76,15 +93,16 @@ def history(repo: str, commits: Sequence[gitsource.Commit], *, cache: Any = True
     for commit in commits:
         result = scan(repo, rev=commit.sha, cache=cache, eager=False, **scan_options)  # tables read if used
         summary = result.summary
-        row = {"commit": commit.sha, "date": commit.date, "subject": commit.subject}
+        row: Dict[str, Any] = {"commit": commit.sha, "date": commit.date, "subject": commit.subject}
         row.update({key: summary[key] for key in COUNT_COLUMNS})
+        row.update(pattern_counts(summary))
         row["files_from_cache"] = summary.get("cache", {}).get("cached", 0)
         row["files_extracted"] = summary.get("cache", {}).get("extracted", len(result.files))
         rows.append(row)
         if on_revision:
             on_revision(commit, row)
-    columns = ["commit", "date", "subject", *COUNT_COLUMNS, "files_from_cache", "files_extracted"]
-    table = pd.DataFrame(rows, columns=columns)
+    patterns = list(dict.fromkeys(key for row in rows for key in row if key not in FIXED_COLUMNS))
+    table = pd.DataFrame(rows, columns=[*FIXED_COLUMNS, *patterns])
     table["date"] = commit_dates(table["date"])
     return table
 

@@ -1,0 +1,120 @@
+"""A registry row's numbers in a stored summary: its count, what it is a share of, its rates.
+
+One place decides what a row of ``model.kinds`` counts in a summary and
+what that count is a share of, so that tables, figures, the console and the
+report print the same numbers:
+
+- ``count``: the row's count in all code (``kinds``, or ``parameters`` for
+  the definition-side rows) or outside tests (``kinds_nontest``);
+- ``denominator``: the total of a unit (``Kind.per``) in all code or outside
+  tests, from the summary's ``units`` / ``units_nontest`` when the scan
+  recorded them, else from the keys summaries stored before held
+  (``keywords``, ``calls``, ``class_keywords``, ``kinds["dict_entries"]``,
+  ``parameters["functions"]``, ``parsed``, ``lines``, ``code_lines``);
+  None when the summary does not know it;
+- ``share`` (in %) and ``per_million`` (per million lines of code);
+- ``union``: the rows of several scans, in order.
+
+Standard library only (``table --help`` imports it): the console summary uses it without pandas.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, Optional, Sequence
+
+from punstats.model.kinds import UNITS, Kind, Registry, registry_of
+
+Summary = Dict[str, Any]
+
+
+def _kinds(summary: Summary, key: str) -> Optional[Any]:
+    return (summary.get("kinds") or {}).get(key)
+
+
+def _functions(summary: Summary) -> Optional[Any]:
+    """Definitions counted from the functions table, else from the files table."""
+    value = (summary.get("parameters") or {}).get("functions")
+    return value if value is not None else _kinds(summary, "functions")
+
+
+#: Where a summary stored before ``units`` holds the total of each unit (all code).
+_STORED_BEFORE: Dict[str, Callable[[Summary], Optional[Any]]] = {
+    "keywords": lambda s: s.get("keywords"),
+    "calls": lambda s: s.get("calls"),
+    "class_keywords": lambda s: s.get("class_keywords"),
+    "dict_entries": lambda s: _kinds(s, "dict_entries"),
+    "functions": _functions,
+    "files": lambda s: s.get("parsed"),
+    "lines": lambda s: s.get("lines"),
+    "code_lines": lambda s: s.get("code_lines"),
+}
+
+#: The same, outside tests.
+_STORED_BEFORE_NONTEST: Dict[str, Callable[[Summary], Optional[Any]]] = {
+    "keywords": lambda s: s.get("keywords_nontest"),
+}
+
+def denominator(summary: Summary, unit: str, nontest: bool = False) -> Optional[int]:
+    """The total of ``unit`` in the scan's parsed files (``nontest``: outside
+    tests), or None when there is no unit or the summary does not hold it."""
+    if not unit:
+        return None
+    recorded = summary.get("units_nontest" if nontest else "units") or {}
+    if unit in recorded:
+        value = recorded[unit]
+    else:
+        found = (_STORED_BEFORE_NONTEST if nontest else _STORED_BEFORE).get(unit)
+        value = found(summary) if found else None
+    return None if value is None else int(value)
+
+
+def count(summary: Summary, kind: Kind, nontest: bool = False) -> Optional[int]:
+    """``kind``'s count in all code (``nontest``: outside tests), or None when not recorded."""
+    if nontest:
+        value = (summary.get("kinds_nontest") or {}).get(kind.name)
+    else:
+        sections = (kind.section, "kinds", "parameters")
+        value = next((summary[s][kind.name] for s in sections
+                      if isinstance(summary.get(s), dict) and kind.name in summary[s]), None)
+    return None if value is None else int(value)
+
+
+def share(part: Optional[int], whole: Optional[int]) -> float:
+    """``part`` in % of ``whole`` (four decimals); NaN where a share means nothing."""
+    from punstats.analysis.summary import percent  # its module imports pyarrow; ``--help`` imports this one
+    return percent(part, whole) if part is not None and whole else float("nan")
+
+
+def per_million(summary: Summary, part: Optional[int], nontest: bool = False) -> float:
+    """``part`` per million lines of code (two decimals); NaN when lines of code are unknown."""
+    code_lines = denominator(summary, "code_lines", nontest)
+    return round(1e6 * part / code_lines, 2) if part is not None and code_lines else float("nan")
+
+
+def union(summaries: Sequence[Summary]) -> Registry:
+    """The rows of every scan's registry (``model.kinds.registry_of``), each once, in order."""
+    rows: Dict[str, Kind] = {}
+    for summary in summaries:
+        for kind in registry_of(summary):
+            rows.setdefault(kind.name, kind)
+    return Registry(list(rows.values()))
+
+
+def unit_words(unit: str) -> str:
+    """What a table says a share is of: ``UNITS``' words, or "``Try`` nodes" for a node class."""
+    return UNITS[unit] if unit in UNITS else "`%s` nodes" % unit
+
+
+def parts_of(registry: Registry, name: str) -> Sequence[Kind]:
+    """The "of which" rows of ``name``, in order."""
+    return tuple(kind for kind in registry if kind.part_of == name)
+
+
+def figure_rows(registry: Registry) -> Sequence[Kind]:
+    """The rows a comparison of patterns shows: each occurrence kind and its
+    first "of which" row (the registry lists the most telling first)."""
+    rows = []
+    for kind in registry:
+        if kind.occurrence:
+            rows.append(kind)
+            rows += list(parts_of(registry, kind.name))[:1]
+    return tuple(rows)

@@ -1,0 +1,79 @@
+"""``analysis.units``: a registry row's count and the total it is a share of, read from
+summaries as the scan records them (``units``) and as summaries stored before held them."""
+import math
+
+import pandas as pd
+import pytest
+
+import punstats
+from punstats import analysis
+from punstats.analysis import units
+from punstats.model.kinds import KINDS, UNITS, Kind
+
+
+@pytest.fixture(scope="module")
+def result(stdlib_subset_scan_dir):
+    return punstats.load(stdlib_subset_scan_dir)
+
+
+def test_denominators_of_a_summary_stored_before_units_come_from_the_tables(result):
+    """Every unit a built-in row uses, against the stored files and functions tables."""
+    s = {k: v for k, v in result.summary.items() if k not in ("units", "units_nontest")}
+    parsed = result.files[result.files["status"] == "ok"]
+    expected = {"keywords": parsed["keywords"].sum(), "calls": parsed["calls"].sum(),
+                "class_keywords": parsed["class_keywords"].sum(), "dict_entries": parsed["dict_entries"].sum(),
+                "functions": len(result.functions), "files": len(parsed), "lines": parsed["lines"].sum()}
+    for unit, total in expected.items():
+        assert units.denominator(s, unit) == int(total), unit
+    outside = parsed[~parsed["in_test"].astype(bool)]
+    assert units.denominator(s, "keywords", nontest=True) == int(outside["keywords"].sum())
+    assert units.denominator(s, "calls", nontest=True) is None  # never recorded before ``units_nontest``
+    assert units.denominator(s, "") is None and units.denominator(s, "Try") is None
+    assert {kind.per for kind in KINDS} <= set(expected) | {""}
+
+
+def test_recorded_units_come_first_and_node_classes_are_units():
+    s = {"keywords": 10, "units": {"keywords": 12, "Try": 4}, "units_nontest": {"Try": 1}}
+    assert units.denominator(s, "keywords") == 12
+    assert units.denominator(s, "Try") == 4 and units.denominator(s, "Try", nontest=True) == 1
+    assert units.unit_words("Try") == "`Try` nodes" and units.unit_words("lines") == UNITS["lines"]
+
+
+def test_count_reads_the_section_of_the_row_and_the_counts_outside_tests():
+    s = {"kinds": {"functions": 7, "call": 3}, "parameters": {"functions": 9}, "kinds_nontest": {"call": 1}}
+    assert units.count(s, KINDS["functions"]) == 9  # a definition-side row: the functions table
+    assert units.count(s, KINDS["call"]) == 3 and units.count(s, KINDS["call"], nontest=True) == 1
+    assert units.count(s, KINDS["attribute"]) is None and units.count(s, KINDS["attribute"], nontest=True) is None
+    assert units.count({"kinds": {"functions": 7}}, KINDS["functions"]) == 7  # stored without parameters
+
+
+def test_shares_and_rates_say_nan_where_they_mean_nothing():
+    assert units.share(1, 8) == 12.5 and math.isnan(units.share(1, 0)) and math.isnan(units.share(None, 8))
+    assert units.per_million({"code_lines": 400}, 2) == 5000.0
+    assert units.per_million({"units": {"code_lines": 200}, "code_lines": 400}, 2) == 10000.0
+    assert math.isnan(units.per_million({"lines": 400}, 2))  # lines of code unknown: no rate
+
+
+def test_union_keeps_the_built_in_rows_then_each_scans_patterns_once():
+    one = {"patterns": [{"name": "a", "label": "A", "per": "lines"}]}
+    two = {"patterns": [{"name": "b", "label": "B", "per": "Try"}, {"name": "a", "label": "A", "per": "lines"}]}
+    names = [kind.name for kind in units.union([one, {}, two])]
+    assert names == [kind.name for kind in KINDS] + ["a", "b"]
+    assert units.union([two])["b"].per == "Try" and units.union([two])["b"].user
+
+
+def test_figure_rows_are_each_occurrence_kind_and_its_first_part():
+    registry = KINDS.with_kinds([Kind("mine", "mine", "lines", occurrence=True, source="x.py")])
+    rows = [kind.name for kind in units.figure_rows(registry)]
+    assert rows == ["call", "dict_call_punnable", "attribute", "attribute_self", "near_miss", "dict_literal",
+                    "class", "mine"]
+
+
+def test_kinds_comparison_gives_nontest_and_rates_where_recorded(result):
+    s = dict(result.summary, kinds_nontest={"call": 5}, units={"code_lines": 1000}, units_nontest={"keywords": 50})
+    table = analysis.kinds_comparison([s, result.summary])
+    assert list(table.index) == [kind.name for kind in KINDS]
+    assert table.at["call", "nontest_0"] == 5 and table.at["call", "nontest_pct_0"] == 10.0
+    assert table.at["call", "per_million_0"] == round(1e6 * s["punnable"] / 1000, 2)
+    assert pd.isna(table.at["call", "nontest_1"]) and math.isnan(table.at["call", "per_million_1"])
+    assert table.at["attribute_self", "part_of"] == "attribute"

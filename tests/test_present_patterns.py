@@ -1,0 +1,92 @@
+"""Adding a pattern touches one file: every output reads the registry (``model.kinds``).
+
+A new row, given either as a user pattern a scan recorded (its summary's
+``patterns``) or as one more built-in row of ``model.kinds``, reaches the
+kinds table (Markdown and CSV), the console summary, the kinds figure and
+the report, with no other module edited.  And the built-in rows come out as
+they did before the registry.
+"""
+import dataclasses
+import io
+
+import pandas as pd
+import pytest
+
+import punstats
+from punstats.model import kinds as model_kinds
+from punstats.model.kinds import BUILT_IN, KINDS, Kind, Registry
+from punstats.present import console, plots, report, tables, tidy
+
+
+@pytest.fixture(scope="module")
+def result(stdlib_subset_scan_dir):
+    return punstats.load(stdlib_subset_scan_dir)
+
+
+def with_counts(result, name, count, nontest, **summary):
+    """``result`` whose summary records ``count`` (``nontest`` outside tests) of the row ``name``."""
+    s = dict(result.summary, kinds=dict(result.summary["kinds"], **{name: count}),
+             kinds_nontest=dict(result.summary.get("kinds_nontest") or {}, **{name: nontest}), **summary)
+    return dataclasses.replace(result, summary=s)
+
+
+def assert_everywhere(scan, name, label, share):
+    """The row ``name`` (``label``) in every output of ``scan``, with its count and ``share`` (in %);
+    the console summary, for the caller to check."""
+    count = scan.summary["kinds"][name]
+    markdown = tables.render(tables.kinds_table([scan]), "markdown")
+    (cells,) = [[cell.strip() for cell in line.split("|")[1:-1]] for line in markdown.splitlines()
+                if line.startswith("| %s " % label)]
+    assert cells[1:3] == [format(count, ","), "%.2f%%" % share]
+    frame = pd.read_csv(io.StringIO(tidy.to_csv(tidy.kinds_frame([scan])))).set_index("pattern")
+    assert frame.at[name, "count"] == count and frame.at[name, "pct"] == pytest.approx(share, abs=1e-4)
+    assert frame.at[name, "count_nontest"] == scan.summary["kinds_nontest"][name]
+    plot = plots.kinds([scan])
+    assert plot.data.at[name, scan.summary["corpus"]] == pytest.approx(share, abs=1e-4)
+    assert plot.data.at[name, "label"].startswith(label.replace("`", ""))
+    assert "| %s " % label in report.render([scan]).split("\n## Patterns\n", 1)[1]
+    return console.format_summary(scan.summary)
+
+
+def test_a_user_pattern_a_scan_recorded_is_in_every_output(result):
+    pattern = {"name": "return_in_finally", "label": "return in finally", "per": "lines",
+               "source": "plugin.py", "sha256": "0" * 64}
+    scan = with_counts(result, "return_in_finally", 12, 5, patterns=[pattern], code_lines=40000)
+    text = assert_everywhere(scan, "return_in_finally", "return in finally", 100.0 * 12 / result.summary["lines"])
+    (line,) = [line for line in text.splitlines() if line.startswith("pattern return_in_finally")]
+    assert "12   (" in line and "5 outside tests" in line and "300.00 per million lines of code" in line
+    frame = pd.read_csv(io.StringIO(tidy.to_csv(tidy.kinds_frame([scan])))).set_index("pattern")
+    assert frame.at["return_in_finally", "per_million_code_lines"] == 300.0
+
+
+def test_one_more_row_of_model_kinds_is_in_every_output(result, monkeypatch):
+    row = Kind("keyword_star", "`f(x=*y)` made up", "keywords", occurrence=True)
+    monkeypatch.setattr(model_kinds, "KINDS", Registry(BUILT_IN + (row,)))
+    scan = with_counts(result, "keyword_star", 30, 10)
+    text = assert_everywhere(scan, "keyword_star", "`f(x=*y)` made up", 100.0 * 30 / result.summary["keywords"])
+    assert "f(x=*y) made up 30" in text.split("related patterns", 1)[1].splitlines()[0]
+
+
+def test_built_in_rows_come_out_as_before(result):
+    table = tables.kinds_table([result])
+    assert [row[0].text for row in table.rows] == [kind.label for kind in KINDS]
+    assert plots.KIND_BARS == ("call", "dict_call_punnable", "attribute", "attribute_self", "near_miss",
+                               "dict_literal", "class")
+    kinds = result.summary["kinds"]
+    line = [line for line in console.format_summary(result.summary).splitlines()
+            if line.startswith("related patterns")][0]
+    assert line.split(None, 2)[2] == ('dict(x=x) %d, f(x=obj.x) %d (of which f(x=self.x) %d), near miss f(x=_x) %d, '
+                                      '{"x": x} dict entries %d' % (kinds["dict_call_punnable"], kinds["attribute"],
+                                                                    kinds["attribute_self"], kinds["near_miss"],
+                                                                    kinds["dict_literal"]))
+    assert "\npattern " not in console.format_summary(result.summary)
+
+
+def test_a_user_pattern_s_label_is_the_user_s_text_escaped_in_each_medium(result):
+    pattern = {"name": "odd", "label": "x|y *z*\x1b[31m", "per": "Try", "source": "plugin.py"}
+    scan = with_counts(result, "odd", 2, 1, patterns=[pattern], units={"Try": 8})
+    markdown = tables.render(tables.kinds_table([scan]), "markdown")
+    (line,) = [line for line in markdown.splitlines() if "odd" in line or "x\\|y" in line]
+    assert line.startswith("| x\\|y \\*z\\*") and "\x1b" not in line and "25.00%" in line and "`Try` nodes" in line
+    text = console.format_summary(scan.summary)
+    assert "\x1b" not in text and "25.0000% of Try nodes" in text
