@@ -106,7 +106,7 @@ def _load_scans(directories: Sequence[str], test_rule: Optional[str], long_thres
 
 
 def _plots_module():
-    """``punstats.plots``, or a usage error when matplotlib is missing."""
+    """``punstats.present.plots``, or a usage error when matplotlib is missing."""
     try:
         from punstats.present import plots
     except ImportError as exc:

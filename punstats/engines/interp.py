@@ -4,7 +4,7 @@
 ``Local`` runs the same ``worker.handle`` in this process.  ``work_many``
 sends files to one or more of them, consulting ``cache.BlobCache`` first, and
 ``extract_candidates`` turns discovery candidates into ``Extraction`` values
-exactly as ``engine.run`` does, for ``scan --python``.
+exactly as ``engines.run`` does, for ``scan --python``.
 
 An interpreter must answer the worker's hello within ``HELLO_TIMEOUT``
 seconds with what a Python 3.8 or later running punstats' worker answers;
@@ -278,7 +278,7 @@ def work_many(pool: Pool, items: Sequence[Tuple[str, str, Callable[[], bytes]]],
 def extract_candidates(candidates: Sequence[Candidate], pool: Pool,
                        max_bytes: int = DEFAULT_MAX_BYTES, cache: Optional[BlobCache] = None,
                        progress: Optional[Callable[[int], None]] = None) -> List[Extraction]:
-    """``engine.run``'s result, computed by ``pool`` (and the cache), in candidate order."""
+    """``engines.run``'s result, computed by ``pool`` (and the cache), in candidate order."""
     results: List[Optional[Extraction]] = [None] * len(candidates)
     items = []
     for index, candidate in enumerate(candidates):

@@ -19,7 +19,7 @@ from punstats.sources.projects import (
     CorpusError,
     CorpusFile,
     Project,
-    load,  # noqa: F401 (punstats.corpus.load, as before)
+    load,  # noqa: F401 (the command line reads a corpus file with projects.load)
     project_corpus,
 )
 from punstats.store.disk import SUMMARY_FILE

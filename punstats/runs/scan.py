@@ -138,8 +138,8 @@ def scan(path: Optional[str] = None, *, jobs: Optional[int] = None,
     ``progress`` is called with the number of files just finished;
     ``on_discovered`` once with the number of files to extract.
     ``rev``: scan that revision of the git repository ``path`` (no checkout).
-    ``python``: extract under that interpreter (``interp``).
-    ``cache``: reuse and store per-file results by content (``incremental``):
+    ``python``: extract under that interpreter (``engines.interp``).
+    ``cache``: reuse and store per-file results by content (``engines.cached``):
     a ``cache.BlobCache``, a cache file path, or True for the user's cache
     directory; None (the default here; the command line's default is the
     cache) extracts every file.
