@@ -8,6 +8,7 @@ import os
 import sys
 from typing import Any, List, NoReturn, Optional
 
+from punstats.model.errors import PunstatsError
 from punstats.model.escape import terminal
 
 
@@ -66,7 +67,7 @@ def _progress_bar(quiet: bool, label: str, unit: str = "file") -> Progress:
 USAGE_ERROR = 2
 
 
-class UsageError(Exception):
+class UsageError(PunstatsError):
     """Reported as one line, exit status 2."""
 
 
@@ -169,11 +170,8 @@ def engine_options() -> argparse.ArgumentParser:
 
 
 def _check_engine_options(args: argparse.Namespace) -> None:
-    from punstats.engines.base import EngineError, check_engine
-    try:
-        check_engine(args.engine)
-    except EngineError as exc:
-        raise UsageError(str(exc)) from None
+    from punstats.engines.base import check_engine
+    check_engine(args.engine)  # an EngineError is the user's to fix (cli.main)
     if args.scheduler is not None and args.engine != "dask":
         raise UsageError("--scheduler needs --engine dask")
 

@@ -60,7 +60,6 @@ def _add_corpus_commands(commands: Any) -> None:
 
 
 def cmd_corpus(args: argparse.Namespace) -> int:
-    from punstats.model.corpus import SourceError
     from punstats.present.console import format_corpus_line
     from punstats.runs import projects as corpora
     from punstats.store.rules import parse_test_rule
@@ -68,11 +67,8 @@ def cmd_corpus(args: argparse.Namespace) -> int:
     _check_engine_options(args)
     if args.corpus_file.startswith("top-pypi:"):
         return cmd_top(args)
-    try:
-        rule = parse_test_rule(args.test_rule)
-        spec = corpora.load(args.corpus_file)
-    except (SourceError, ValueError) as exc:
-        raise UsageError(str(exc)) from None
+    rule = parse_test_rule(args.test_rule)
+    spec = corpora.load(args.corpus_file)
     bar = _progress_bar(args.quiet, spec.name, unit="project")
     bar.start(len(spec.projects))
 
@@ -89,8 +85,6 @@ def cmd_corpus(args: argparse.Namespace) -> int:
                                       on_start=start, on_done=done, jobs=args.jobs, test_rule=rule,
                                       long_threshold=args.long, engine=args.engine, scheduler=args.scheduler,
                                       cache=not args.no_cache, lines_saved=args.lines_saved)
-    except SourceError as exc:
-        raise UsageError(str(exc)) from None
     finally:
         bar.close()
     if args.json:
@@ -103,7 +97,6 @@ def cmd_corpus(args: argparse.Namespace) -> int:
 
 def cmd_top(args: argparse.Namespace) -> int:
     """``corpus top-pypi:N``: the streaming ecosystem run."""
-    from punstats.model.corpus import SourceError
     from punstats.runs import projects as corpora
     from punstats.store.rules import parse_test_rule
     try:
@@ -114,8 +107,6 @@ def cmd_top(args: argparse.Namespace) -> int:
             download_jobs=args.download_jobs, download_cap=args.download_cap * 1024 * 1024,
             index_url=args.index_url, keep=args.keep, skip_existing=args.skip_existing, strict=args.strict)
         records, ecosystem = run(on_done=None if args.json else _print_project)
-    except (SourceError, ValueError) as exc:
-        raise UsageError(" ".join(str(exc).split())) from None
     except OSError as exc:  # the output directory became unwritable (a full disk): what is journaled stays
         raise UsageError("cannot write %s: %s" % (getattr(exc, "filename", None) or args.output,
                                                   exc.strerror or exc)) from None

@@ -6,6 +6,7 @@ import argparse
 from typing import Any, List, Optional, Sequence
 
 from punstats.cli.common import UsageError, _one_line, _positive, _write_text
+from punstats.model.errors import OptionError
 from punstats.model.escape import terminal
 
 
@@ -97,10 +98,7 @@ def _load_scans(directories: Sequence[str], test_rule: Optional[str], long_thres
         except (OSError, ValueError, KeyError) as exc:
             raise UsageError("%s: cannot read the stored scan: %s" % (directory, _one_line(exc))) from None
         if test_rule is not None or long_threshold is not None:
-            try:
-                result = result.with_rules(test_rule, long_threshold)
-            except ValueError as exc:
-                raise UsageError(str(exc)) from None
+            result = result.with_rules(test_rule, long_threshold)  # an OptionError: cli.main
         results.append(result)
     return results
 
@@ -123,7 +121,7 @@ def cmd_table(args: argparse.Namespace) -> int:
     results = _load_scans(args.dirs, args.test_rule, args.long)
     try:
         tables.common_long_threshold([r.summary for r in results])
-    except ValueError as exc:
+    except OptionError as exc:
         raise UsageError("%s with --long N" % exc) from None
     try:
         if args.format == "csv":  # for other tools: one tidy table, provenance in columns
@@ -132,7 +130,7 @@ def cmd_table(args: argparse.Namespace) -> int:
         else:
             text = tables.render_all(tables.tables_of(args.by, results, args.top, rows=args.rows), args.format,
                                      links=args.links)
-    except ValueError as exc:  # an unknown row
+    except OptionError as exc:  # an unknown row
         raise UsageError(str(exc)) from None
     _write_text(text, args.output)
     return 0
@@ -162,7 +160,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         path = report.write_report(results, args.output, figures=not args.no_figures,
                                    figures_dir=args.figures_dir, scan_dir=list(args.dirs), embed=args.embed,
                                    links=args.links)
-    except ValueError as exc:  # scans that cannot share a table (different long thresholds)
+    except OptionError as exc:  # scans that cannot share a table (different long thresholds)
         raise UsageError("%s with --long N" % exc) from None
     except OSError as exc:
         raise UsageError("cannot write the report: %s" % _one_line(exc)) from None

@@ -13,7 +13,6 @@ from punstats.cli.common import (
     UsageError,
     _check_engine_options,
     _extensions,
-    _one_line,
     _positive,
     _progress_bar,
     engine_options,
@@ -66,12 +65,9 @@ def _scan_compat(args: argparse.Namespace, rule: Any) -> int:
     from punstats import reproduce
     if len(args.paths) != 1:
         raise UsageError("--compat needs exactly one PATH")
-    try:
-        r = reproduce.angelico(args.paths[0], args.rev, python=args.python, profile=args.compat,
-                               test_rule="path:" + rule.label if rule.label != "components"
-                               else "path:substring", long_threshold=args.long)
-    except (ValueError, RuntimeError) as exc:
-        raise UsageError(str(exc)) from None
+    r = reproduce.angelico(args.paths[0], args.rev, python=args.python, profile=args.compat,
+                           test_rule="path:" + rule.label if rule.label != "components"
+                           else "path:substring", long_threshold=args.long)
     if args.json:
         print(json.dumps(r.as_dict(), indent=2, ensure_ascii=False))
         return 0
@@ -115,11 +111,8 @@ def _named(corpora: List[Any], names: Optional[List[str]]) -> List[Any]:
         return corpora
     if len(names) != len(corpora):
         raise UsageError("give --name once per PATH (%d names for %d paths)" % (len(names), len(corpora)))
-    from punstats.store.places import PlaceError, plain_name
-    try:
-        names = [plain_name(name, "--name") for name in names]
-    except PlaceError as exc:
-        raise UsageError(str(exc)) from None
+    from punstats.store.places import plain_name
+    names = [plain_name(name, "--name") for name in names]  # a PlaceError is the user's to fix (cli.main)
     return [dataclasses.replace(c, name=n) for c, n in zip(corpora, names)]
 
 
@@ -131,26 +124,22 @@ def _json_ready(summary: Dict[str, Any]) -> Dict[str, Any]:
 
 
 def cmd_scan(args: argparse.Namespace) -> int:
-    from punstats.model.corpus import SourceError
     from punstats.present.console import format_summary
     from punstats.runs.scan import scan
     from punstats.sources import resolve
     from punstats.store.rules import parse_test_rule
 
     _check_engine_options(args)
-    try:
-        rule = parse_test_rule("regex:" + args.test_pattern if args.test_pattern else args.test_rule)
-        if args.compat:
-            return _scan_compat(args, rule)
-        if args.rev is not None:
-            if args.exclude:
-                raise UsageError("--exclude applies to directories; a revision is read from git as committed")
-            from punstats.sources.git import git_corpus
-            corpora = [git_corpus(path, args.rev) for path in args.paths or ["."]]
-        else:
-            corpora = [resolve(path) for path in args.paths] or [resolve(None)]
-    except (SourceError, ValueError) as exc:
-        raise UsageError(_one_line(exc)) from None
+    rule = parse_test_rule("regex:" + args.test_pattern if args.test_pattern else args.test_rule)
+    if args.compat:
+        return _scan_compat(args, rule)
+    if args.rev is not None:
+        if args.exclude:
+            raise UsageError("--exclude applies to directories; a revision is read from git as committed")
+        from punstats.sources.git import git_corpus
+        corpora = [git_corpus(path, args.rev) for path in args.paths or ["."]]
+    else:
+        corpora = [resolve(path) for path in args.paths] or [resolve(None)]
     corpora = _named(corpora, args.name)
     outputs = _output_dirs(args, [c.name for c in corpora])
     summaries = []
@@ -167,8 +156,6 @@ def cmd_scan(args: argparse.Namespace) -> int:
                 lines_saved=args.lines_saved, gitignore=not args.no_ignore, exclude=args.exclude,
                 output=None if args.no_save else output, csv=args.csv,  # stored as it runs
             )
-        except ValueError as exc:  # EngineError, StoreError: the cluster, the output directory
-            raise UsageError(_one_line(exc)) from None
         finally:
             bar.close()
         summary = result.summary

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from typing import Callable, Sequence
 
+from punstats.model.errors import PunstatsError
 from punstats.model.records import Extraction
 
 Progress = Callable[[int], None]
@@ -31,7 +32,7 @@ MAX_JOBS = max(8, 4 * default_jobs())
 ENGINES = ("local", "dask")
 
 
-class EngineError(ValueError):
+class EngineError(PunstatsError, ValueError):
     """An engine that cannot run (not installed, cluster unreachable); the message is for the user."""
 
 

@@ -32,6 +32,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from punstats.cache import BlobCache, blob_id
 from punstats.discover.read import candidate_bytes
+from punstats.engines.base import EngineError
 from punstats.engines.cached import extract_version, parser_key
 from punstats.extract import worker
 from punstats.extract.compat import COMPAT_VERSION
@@ -56,7 +57,7 @@ MIN_PYTHON = (3, 8)
 HELLO_BYTES = 1 << 16
 
 
-class InterpreterError(ValueError):
+class InterpreterError(EngineError):
     """An interpreter that cannot run the worker; the message is for the user."""
 
 

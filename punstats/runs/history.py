@@ -18,6 +18,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence
 import pandas as pd
 
 from punstats import __version__
+from punstats.model.errors import OptionError
 from punstats.runs.scan import scan
 from punstats.sources import git as gitsource
 from punstats.store.frames import csv_ready
@@ -50,9 +51,9 @@ def select(commits: Sequence[gitsource.Commit], every: str = "commit") -> List[g
         step = int(every)
     except ValueError:
         shown = every if len(every) <= 40 else every[:40] + "..."  # int() reads at most 4300 digits
-        raise ValueError("--every takes commit, month or a number, not %r" % shown) from None
+        raise OptionError("--every takes commit, month or a number, not %r" % shown) from None
     if step < 1:
-        raise ValueError("--every needs a number of at least 1")
+        raise OptionError("--every needs a number of at least 1")
     newest_first = list(commits)[::-1][::step]
     return newest_first[::-1]
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional
 
 from punstats.model.corpus import SourceError
+from punstats.model.errors import PunstatsError
 from punstats.sources.projects import (
     CorpusError,
     CorpusFile,
@@ -70,7 +71,7 @@ def scan_corpus(corpus: CorpusFile, output: Optional[str] = None, *, skip_existi
         else:
             try:
                 result = scan_project(project, **options)
-            except ValueError as exc:  # SourceError, GitError, EngineError, bad rules
+            except PunstatsError as exc:  # SourceError, GitError, EngineError, bad rules; not a bug
                 raise CorpusError("project %d (%s, %s): %s" % (number, project.name, project.label,
                                                               " ".join(str(exc).split()))) from None
             summary = result.summary

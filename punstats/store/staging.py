@@ -21,6 +21,7 @@ import tempfile
 import time
 from typing import Any, Dict, FrozenSet, Iterable, Optional, Tuple
 
+from punstats.model.errors import PunstatsError
 from punstats.store import places
 
 OCCURRENCES_FILE = "occurrences.parquet"
@@ -42,7 +43,7 @@ WRITING_FILE = ".writing"
 TABLE_FILES = {"occurrences": OCCURRENCES_FILE, "files": FILES_FILE, "functions": FUNCTIONS_FILE}
 
 
-class StoreError(ValueError):
+class StoreError(PunstatsError, ValueError):
     """A directory that does not hold a readable stored scan, or cannot receive one."""
 
 
