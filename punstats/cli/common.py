@@ -161,18 +161,30 @@ def engine_options() -> argparse.ArgumentParser:
     p = _parent()
     p.add_argument("--no-cache", action="store_true",
                    help="extract every file again: neither read nor write the cache (punstats cache)")
-    p.add_argument("--engine", choices=("local", "dask"), default="local",
-                   help="where files are extracted: local (a process pool, the default) or dask")
+    from punstats.engines import registry
+    p.add_argument("--engine", type=_engine, default="local", metavar="|".join(engine.usage for engine in registry.ENGINES),
+                   help=registry.help_text())
     p.add_argument("--scheduler", metavar="ADDRESS",
                    help="with --engine dask: a running scheduler, e.g. tcp://host:8786 "
                         "(default: start a local cluster of -j workers)")
     return p
 
 
+def _engine(text: str) -> str:
+    """``--engine NAME[:ARGUMENT]``: a row of ``engines.registry`` (an unknown one lists them)."""
+    from punstats.engines.base import EngineError
+    from punstats.engines.registry import split
+    try:
+        split(text)
+    except EngineError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
 def _check_engine_options(args: argparse.Namespace) -> None:
-    from punstats.engines.base import check_engine
+    from punstats.engines.registry import check_engine
     check_engine(args.engine)  # an EngineError is the user's to fix (cli.main)
-    if args.scheduler is not None and args.engine != "dask":
+    if args.scheduler is not None and args.engine.partition(":")[0] != "dask":
         raise UsageError("--scheduler needs --engine dask")
 
 
@@ -202,3 +214,27 @@ def _cache(args: argparse.Namespace) -> Any:
     from punstats.cache import BlobCache
     return BlobCache()
 
+
+
+#: ``ScanOptions`` field -> the argument that gives it, for the options a command has
+_SCAN_ARGUMENTS = {"jobs": "jobs", "long_threshold": "long", "engine": "engine", "scheduler": "scheduler",
+                   "python": "python", "extensions": "extensions", "follow_links": "follow_links",
+                   "max_bytes": "max_bytes", "lines_saved": "lines_saved"}
+
+
+def scan_options(args: argparse.Namespace, **settings: Any) -> Any:
+    """The ``runs.options.ScanOptions`` of a command's arguments (those it has), then ``settings``:
+    the one value ``scan``, ``corpus`` and ``history`` pass on."""
+    from punstats.runs.options import ScanOptions
+    from punstats.store.rules import parse_test_rule
+    values = {field: getattr(args, name) for field, name in _SCAN_ARGUMENTS.items() if hasattr(args, name)}
+    if hasattr(args, "no_exclude"):
+        values["exclude_dirs"] = not args.no_exclude
+    if hasattr(args, "no_ignore"):
+        values["gitignore"] = not args.no_ignore
+    if hasattr(args, "exclude"):
+        values["exclude"] = tuple(args.exclude)
+    if hasattr(args, "test_rule"):
+        values["test_rule"] = parse_test_rule(args.test_rule)
+    values.update(settings)
+    return ScanOptions.of(**values)

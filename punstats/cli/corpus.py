@@ -21,6 +21,7 @@ from punstats.cli.common import (
     json_options,
     quiet_options,
     rule_options,
+    scan_options,
 )
 from punstats.model.escape import terminal
 
@@ -62,12 +63,11 @@ def _add_corpus_commands(commands: Any) -> None:
 def cmd_corpus(args: argparse.Namespace) -> int:
     from punstats.present.console import format_corpus_line
     from punstats.runs import projects as corpora
-    from punstats.store.rules import parse_test_rule
 
     _check_engine_options(args)
     if args.corpus_file.startswith("top-pypi:"):
         return cmd_top(args)
-    rule = parse_test_rule(args.test_rule)
+    options = scan_options(args)
     spec = corpora.load(args.corpus_file)
     bar = _progress_bar(args.quiet, spec.name, unit="project")
     bar.start(len(spec.projects))
@@ -82,9 +82,7 @@ def cmd_corpus(args: argparse.Namespace) -> int:
 
     try:
         results = corpora.scan_corpus(spec, args.output, skip_existing=args.skip_existing, csv=args.csv,
-                                      on_start=start, on_done=done, jobs=args.jobs, test_rule=rule,
-                                      long_threshold=args.long, engine=args.engine, scheduler=args.scheduler,
-                                      cache=not args.no_cache, lines_saved=args.lines_saved)
+                                      on_start=start, on_done=done, options=options, cache=not args.no_cache)
     finally:
         bar.close()
     if args.json:
@@ -98,13 +96,10 @@ def cmd_corpus(args: argparse.Namespace) -> int:
 def cmd_top(args: argparse.Namespace) -> int:
     """``corpus top-pypi:N``: the streaming ecosystem run."""
     from punstats.runs import projects as corpora
-    from punstats.store.rules import parse_test_rule
     try:
-        rule = parse_test_rule(args.test_rule)
         run, options = corpora.top_pypi_run(
-            args.corpus_file, args.top_pypi_list, output=args.output, jobs=args.jobs, test_rule=rule,
-            long_threshold=args.long, cache=not args.no_cache, engine=args.engine, scheduler=args.scheduler,
-            download_jobs=args.download_jobs, download_cap=args.download_cap * 1024 * 1024,
+            args.corpus_file, args.top_pypi_list, output=args.output, scan=scan_options(args, lines_saved=False),
+            cache=not args.no_cache, download_jobs=args.download_jobs, download_cap=args.download_cap * 1024 * 1024,
             index_url=args.index_url, keep=args.keep, skip_existing=args.skip_existing, strict=args.strict)
         records, ecosystem = run(on_done=None if args.json else _print_project)
     except OSError as exc:  # the output directory became unwritable (a full disk): what is journaled stays

@@ -16,6 +16,7 @@ from punstats.cli.common import (
     json_options,
     quiet_options,
     rule_options,
+    scan_options,
 )
 
 
@@ -66,9 +67,8 @@ def cmd_history(args: argparse.Namespace) -> int:
     from punstats.model.escape import terminal
     from punstats.runs import history as histories
     from punstats.sources import git as gitsource
-    from punstats.store.rules import parse_test_rule
     from punstats.store.staging import StoreError
-    rule = parse_test_rule(args.test_rule)
+    options = scan_options(args)
     commits = histories.select(histories.commits_of(args.repo, args.since, args.until, args.rev_range),
                                args.every)
     if not commits:
@@ -78,8 +78,8 @@ def cmd_history(args: argparse.Namespace) -> int:
     bar = _progress_bar(args.quiet, name, unit="revision")
     bar.start(len(commits))
     try:
-        table = histories.history(args.repo, commits, cache=not args.no_cache, jobs=args.jobs, test_rule=rule,
-                                  long_threshold=args.long, on_revision=lambda commit, row: bar.update(1))
+        table = histories.history(args.repo, commits, cache=not args.no_cache, options=options,
+                                  on_revision=lambda commit, row: bar.update(1))
     except BaseException:  # git over its deadline, no room: nothing of the history is left behind
         place.abort()
         raise

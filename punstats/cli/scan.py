@@ -20,6 +20,7 @@ from punstats.cli.common import (
     json_options,
     quiet_options,
     rule_options,
+    scan_options,
 )
 from punstats.discover.tree import DEFAULT_EXTENSIONS
 from punstats.model.escape import terminal
@@ -54,7 +55,7 @@ def _add_scan_command(commands: Any) -> None:
     p.add_argument("--lines-saved", action="store_true",
                    help="also measure the lines punning would save (punstats rewrite --rewrap, in memory)")
     p.add_argument("--rev", metavar="REV", help="scan this revision of the git repository PATH (no checkout)")
-    p.add_argument("--python", metavar="PATH", help="parse with this interpreter (Python >= 3.8)")
+    p.add_argument("--python", metavar="PATH", help="parse with this interpreter (Python >= 3.8): short for --engine python:PATH")
     p.add_argument("--compat", metavar="PROFILE",
                    help="count as a published script did, e.g. angelico-2023-10; prints its output lines")
     p.set_defaults(handler=cmd_scan)
@@ -142,20 +143,14 @@ def cmd_scan(args: argparse.Namespace) -> int:
         corpora = [resolve(path) for path in args.paths] or [resolve(None)]
     corpora = _named(corpora, args.name)
     outputs = _output_dirs(args, [c.name for c in corpora])
+    options = scan_options(args, test_rule=rule)
     summaries = []
     for corpus, output in zip(corpora, outputs):
         bar = _progress_bar(args.quiet, corpus.name)
         try:
-            result = scan(
-                corpus=corpus, jobs=args.jobs, test_rule=rule, long_threshold=args.long,
-                extensions=args.extensions, follow_links=args.follow_links,
-                exclude_dirs=not args.no_exclude, max_bytes=args.max_bytes,
-                progress=bar.update, on_discovered=bar.start,
-                python=args.python,
-                engine=args.engine, scheduler=args.scheduler, cache=not args.no_cache,
-                lines_saved=args.lines_saved, gitignore=not args.no_ignore, exclude=args.exclude,
-                output=None if args.no_save else output, csv=args.csv,  # stored as it runs
-            )
+            result = scan(corpus=corpus, options=options, progress=bar.update, on_discovered=bar.start,
+                          cache=not args.no_cache, output=None if args.no_save else output,
+                          csv=args.csv)  # stored as it runs
         finally:
             bar.close()
         summary = result.summary

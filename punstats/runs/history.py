@@ -19,6 +19,7 @@ import pandas as pd
 
 from punstats import __version__
 from punstats.model.errors import OptionError
+from punstats.runs.options import ScanOptions
 from punstats.runs.scan import scan
 from punstats.sources import git as gitsource
 from punstats.store.frames import csv_ready
@@ -71,11 +72,14 @@ def commits_of(repo: str, since: str = "", until: str = "", rev_range: str = "HE
 
 def history(repo: str, commits: Sequence[gitsource.Commit], *, cache: Any = True,
             on_revision: Optional[Callable[[gitsource.Commit, Dict[str, Any]], None]] = None,
-            **scan_options: Any) -> pd.DataFrame:
-    """One row per commit: its date, counts and the cache's share of the work."""
+            options: Optional[ScanOptions] = None, **settings: Any) -> pd.DataFrame:
+    """One row per commit: its date, counts and the cache's share of the work; ``options``
+    (or ``settings``, ``punstats.scan``'s keywords) as each revision is scanned."""
+    options = ScanOptions.given(options, settings)
     rows = []
     for commit in commits:
-        result = scan(repo, rev=commit.sha, cache=cache, eager=False, **scan_options)  # tables read if used
+        result = scan(repo, options=dataclasses.replace(options, rev=commit.sha), cache=cache,
+                      eager=False)  # tables read if used
         summary = result.summary
         row = {"commit": commit.sha, "date": commit.date, "subject": commit.subject}
         row.update({key: summary[key] for key in COUNT_COLUMNS})
