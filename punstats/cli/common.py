@@ -162,8 +162,8 @@ def engine_options() -> argparse.ArgumentParser:
     p.add_argument("--no-cache", action="store_true",
                    help="extract every file again: neither read nor write the cache (punstats cache)")
     from punstats.engines import registry
-    p.add_argument("--engine", type=_engine, default="local", metavar="|".join(engine.usage for engine in registry.ENGINES),
-                   help=registry.help_text())
+    p.add_argument("--engine", type=_engine, default="local", help=registry.help_text(),
+                   metavar="|".join(engine.usage for engine in registry.ENGINES))
     p.add_argument("--scheduler", metavar="ADDRESS",
                    help="with --engine dask: a running scheduler, e.g. tcp://host:8786 "
                         "(default: start a local cluster of -j workers)")

@@ -55,7 +55,8 @@ def _add_scan_command(commands: Any) -> None:
     p.add_argument("--lines-saved", action="store_true",
                    help="also measure the lines punning would save (punstats rewrite --rewrap, in memory)")
     p.add_argument("--rev", metavar="REV", help="scan this revision of the git repository PATH (no checkout)")
-    p.add_argument("--python", metavar="PATH", help="parse with this interpreter (Python >= 3.8): short for --engine python:PATH")
+    p.add_argument("--python", metavar="PATH",
+                   help="parse with this interpreter (Python >= 3.8): short for --engine python:PATH")
     p.add_argument("--compat", metavar="PROFILE",
                    help="count as a published script did, e.g. angelico-2023-10; prints its output lines")
     p.set_defaults(handler=cmd_scan)
