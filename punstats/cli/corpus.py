@@ -28,12 +28,14 @@ from punstats.model.escape import terminal
 
 def _add_corpus_commands(commands: Any) -> None:
     """``corpus CORPUS.toml``: scan every project a corpus file lists, one stored scan each."""
+    from punstats.sources import help_table
     p = commands.add_parser("corpus", help="scan every project of a corpus file (TOML), or top-pypi:N",
                             description="Scan every project listed in CORPUS.toml (pypi = NAME==VERSION, "
                                         "path = DIR, or git = REPO with rev = REV) and store each in "
                                         "data/<name>/ (or DIR/<name>/ with -o DIR); or, with top-pypi:N, "
                                         "the N most-downloaded PyPI projects into one dataset and an "
                                         "ecosystem summary in data/top-pypi-N/ (or DIR).",
+                            epilog=help_table("corpus"), formatter_class=argparse.RawDescriptionHelpFormatter,
                             parents=[json_options("print the summaries as a JSON array"), jobs_options(),
                                      rule_options(), quiet_options(), engine_options()])
     p.add_argument("corpus_file", metavar="CORPUS.toml|top-pypi:N")
