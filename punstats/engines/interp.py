@@ -4,7 +4,8 @@
 ``Local`` runs the same ``worker.handle`` in this process.  ``work_many``
 sends files to one or more of them, consulting ``cache.BlobCache`` first, and
 ``extract_candidates`` turns discovery candidates into ``Extraction`` values
-exactly as ``engines.run`` does, for ``scan --python``.
+exactly as ``engines.run`` does, for the ``python`` engine
+(``engines.registry``: ``scan --python``).
 
 An interpreter must answer the worker's hello within ``HELLO_TIMEOUT``
 seconds with what a Python 3.8 or later running punstats' worker answers;
