@@ -86,17 +86,11 @@ def _figure_formats(text: str) -> List[str]:
 def _load_scans(directories: Sequence[str], test_rule: Optional[str], long_threshold: Optional[int]) -> List[Any]:
     from punstats.present.provenance import shown
     from punstats.runs.scan import PRESENTED, ScanResult, load
-    from punstats.store.disk import StoreError
 
     results = []
     for directory in directories:
-        try:
-            result = load(directory, columns=PRESENTED)  # only what tables and figures use
-            result = ScanResult.stored(directory, shown(result.summary), PRESENTED)  # names cut to be shown
-        except StoreError as exc:
-            raise UsageError(str(exc)) from None
-        except (OSError, ValueError, KeyError) as exc:
-            raise UsageError("%s: cannot read the stored scan: %s" % (directory, _one_line(exc))) from None
+        result = load(directory, columns=PRESENTED)  # only what tables and figures use; a StoreError: cli.main
+        result = ScanResult.stored(directory, shown(result.summary), PRESENTED)  # names cut to be shown
         if test_rule is not None or long_threshold is not None:
             result = result.with_rules(test_rule, long_threshold)  # an OptionError: cli.main
         results.append(result)
