@@ -77,3 +77,30 @@ def test_an_option_error_from_deep_inside_reaches_the_user_as_one_line(tmp_path)
         assert proc.returncode == 2, proc.stderr
         assert proc.stderr.startswith(message) and proc.stderr.count("\n") == 1
         assert "Traceback" not in proc.stderr
+
+
+def _handlers(names):
+    """(module, function) of every ``except`` in ``punstats/cli`` that catches one of ``names``."""
+    import ast
+    folder = os.path.dirname(cli.__file__)
+    found = []
+    for file_name in sorted(os.listdir(folder)):
+        if not file_name.endswith(".py"):
+            continue
+        with open(os.path.join(folder, file_name), encoding="utf-8") as handle:
+            tree = ast.parse(handle.read())
+        for function in ast.walk(tree):
+            if not isinstance(function, ast.FunctionDef):
+                continue
+            for node in ast.walk(function):
+                if isinstance(node, ast.ExceptHandler) and node.type is not None:
+                    caught = {n.id for n in ast.walk(node.type) if isinstance(n, ast.Name)}
+                    if caught & set(names):
+                        found.append((file_name, function.name))
+    return sorted(set(found))
+
+
+def test_punstats_errors_are_caught_once_and_no_command_catches_value_errors():
+    assert _handlers(["PunstatsError"]) == [("__init__.py", "main")]
+    # the one ValueError caught: int() of an option's text, in the argument type of -j and the like
+    assert _handlers(["ValueError", "Exception", "KeyError", "RuntimeError"]) == [("common.py", "_positive")]

@@ -1,5 +1,6 @@
-"""What the commands share: the usage error, the parser class, argument types, and the
-options several commands take, as argparse parent parsers (``parents=[jobs_options()]``).
+"""What the commands share: the usage error, the parser class, argument types, the
+options several commands take, as argparse parent parsers (``parents=[jobs_options()]``),
+and the one ``ScanOptions`` value a command makes of them (``scan_options``).
 """
 from __future__ import annotations
 
