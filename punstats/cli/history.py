@@ -10,8 +10,10 @@ from typing import Any, Callable, Dict, List, Optional
 
 from punstats.cli.common import (
     UsageError,
+    _check_engine_options,
     _one_line,
     _progress_bar,
+    engine_options,
     jobs_options,
     json_options,
     quiet_options,
@@ -25,7 +27,7 @@ def _add_history_command(commands: Any) -> None:
                             description="Scan first-parent revisions of a git repository (no checkout; "
                                         "unchanged files come from the cache) and store one row per revision.",
                             parents=[json_options("print the rows as JSON"), jobs_options(), rule_options(),
-                                     quiet_options()])
+                                     quiet_options(), engine_options()])
     p.add_argument("repo", metavar="REPO", help="a git repository (work tree or bare)")
     p.add_argument("--since", default="", metavar="DATE", help="first commit date (git's --since)")
     p.add_argument("--until", default="", metavar="DATE", help="last commit date (git's --until)")
@@ -33,7 +35,6 @@ def _add_history_command(commands: Any) -> None:
     p.add_argument("--every", default="month", metavar="commit|month|N",
                    help="every commit, the last of each month (default), or every Nth commit")
     p.add_argument("-o", "--output", metavar="DIR", help="default: data/<repository>-history/")
-    p.add_argument("--no-cache", action="store_true", help="extract every file of every revision")
     p.set_defaults(handler=cmd_history)
 
 
@@ -68,6 +69,7 @@ def cmd_history(args: argparse.Namespace) -> int:
     from punstats.runs import history as histories
     from punstats.sources import git as gitsource
     from punstats.store.staging import StoreError
+    _check_engine_options(args)
     options = scan_options(args)
     commits = histories.select(histories.commits_of(args.repo, args.since, args.until, args.rev_range),
                                args.every)

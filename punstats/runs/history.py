@@ -76,6 +76,11 @@ def history(repo: str, commits: Sequence[gitsource.Commit], *, cache: Any = True
     """One row per commit: its date, counts and the cache's share of the work; ``options``
     (or ``settings``, ``punstats.scan``'s keywords) as each revision is scanned."""
     options = ScanOptions.given(options, settings)
+    if options.engine == "dask" and options.scheduler is None:  # one local cluster for every revision
+        from punstats.engines.dask import local_cluster
+        with local_cluster(options.jobs) as address:
+            return history(repo, commits, cache=cache, on_revision=on_revision,
+                           options=dataclasses.replace(options, scheduler=address))
     rows = []
     for commit in commits:
         result = scan(repo, options=dataclasses.replace(options, rev=commit.sha), cache=cache,
