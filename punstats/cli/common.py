@@ -77,6 +77,16 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
+class TableHelp(argparse.HelpFormatter):
+    """``--help`` with a text of several lines (a table in the epilog) kept as written;
+    a one-paragraph description is wrapped as usual."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if "\n" in text:
+            return "".join(indent + line for line in text.splitlines(keepends=True))
+        return super()._fill_text(text, width, indent)
+
+
 #: The largest number any option takes: counts, bytes and megabytes beyond it mean nothing here,
 #: and every number stays well inside the 64-bit integers of the stored tables.
 MAX_NUMBER = 10 ** 12

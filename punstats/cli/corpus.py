@@ -12,6 +12,7 @@ import os
 from typing import Any
 
 from punstats.cli.common import (
+    TableHelp,
     UsageError,
     _check_engine_options,
     _positive,
@@ -35,7 +36,7 @@ def _add_corpus_commands(commands: Any) -> None:
                                         "data/<name>/ (or DIR/<name>/ with -o DIR); or, with top-pypi:N, "
                                         "the N most-downloaded PyPI projects into one dataset and an "
                                         "ecosystem summary in data/top-pypi-N/ (or DIR).",
-                            epilog=help_table("corpus"), formatter_class=argparse.RawDescriptionHelpFormatter,
+                            epilog=help_table("corpus"), formatter_class=TableHelp,
                             parents=[json_options("print the summaries as a JSON array"), jobs_options(),
                                      rule_options(), quiet_options(), engine_options()])
     p.add_argument("corpus_file", metavar="CORPUS.toml|top-pypi:N")

@@ -10,6 +10,7 @@ import sys
 from typing import Any, Dict, List, Optional, Sequence
 
 from punstats.cli.common import (
+    TableHelp,
     UsageError,
     _check_engine_options,
     _extensions,
@@ -31,7 +32,7 @@ def _add_scan_command(commands: Any) -> None:
     from punstats.sources import help_table
     p = commands.add_parser("scan", help="scan code bases and store the results",
                             description="Scan directories (default: this interpreter's standard library).",
-                            epilog=help_table("scan"), formatter_class=argparse.RawDescriptionHelpFormatter,
+                            epilog=help_table("scan"), formatter_class=TableHelp,
                             parents=[json_options("print the summary as JSON"), jobs_options(), rule_options(),
                                      quiet_options(), engine_options()])
     p.add_argument("paths", nargs="*", metavar="PATH", help="directory or file; none: the standard library")
