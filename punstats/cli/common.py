@@ -245,7 +245,7 @@ def scan_options(args: argparse.Namespace, **settings: Any) -> Any:
         values["gitignore"] = not args.no_ignore
     if hasattr(args, "exclude"):
         values["exclude"] = tuple(args.exclude)
-    if hasattr(args, "test_rule"):
+    if hasattr(args, "test_rule") and "test_rule" not in settings:
         values["test_rule"] = parse_test_rule(args.test_rule)
     values.update(settings)
     return ScanOptions.of(**values)
