@@ -7,18 +7,11 @@ only) -> ``engines`` -> ``store`` -> ``analysis`` -> ``present``, driven by
 ``rewrite`` and ``reproduce`` sit beside the flow.
 
 ``scan``, ``load`` and ``ScanResult`` are imported lazily, so that importing
-``punstats`` (a worker under another interpreter does) costs nothing.  The
-module names of earlier versions (``punstats.api``, ``punstats.tables``, ...)
-still import, as aliases of their new homes (``punstats.aliases``).
+``punstats`` (a worker under another interpreter does) costs nothing.
 """
 __version__ = "0.1.0"
 
 __all__ = ["ScanResult", "load", "pattern", "scan", "__version__"]
-
-
-from punstats import aliases as _aliases  # noqa: E402
-
-_aliases.install()
 
 
 def __getattr__(name):
@@ -28,9 +21,6 @@ def __getattr__(name):
     if name == "pattern":
         from punstats.model.kinds import pattern
         return pattern
-    if name in _aliases.ALIASES:
-        import importlib
-        return importlib.import_module("punstats." + name)
     raise AttributeError("module 'punstats' has no attribute %r" % name)
 
 

@@ -37,13 +37,15 @@ import time
 import zlib
 from typing import Any, Callable, Dict, Iterable, Iterator, Optional, Sequence, Tuple
 
+from punstats.model.errors import PunstatsError
+
 FILE_NAME = "blobs.sqlite3"
 SCHEMA = 1
 COLUMNS = ("kind", "blob", "version", "parser", "value")
 BUSY_SECONDS = 60
 
 
-class CacheError(Exception):
+class CacheError(PunstatsError):
     """A database that is not a cache of this version; the message is for the user."""
 
 

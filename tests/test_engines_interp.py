@@ -1,7 +1,7 @@
 """``punstats.engines.interp``: the per-file work under a chosen interpreter, with the cache.
 
 The reference is ``engines.local.run``, the engine every scan uses: the same
-candidates through ``interp`` (in process, and in ``worker.py`` subprocesses
+candidates through ``engines.interp`` (in process, and in ``worker.py`` subprocesses
 of this interpreter) give the same extractions in the same order.
 """
 import os

@@ -1,4 +1,4 @@
-"""``punstats/extract/worker.py`` as ``interp`` runs it: ``PYTHON -I worker.py``, JSON lines.
+"""``punstats/extract/worker.py`` as ``engines.interp`` runs it: ``PYTHON -I worker.py``, JSON lines.
 
 The worker is started the way ``engines.interp`` starts it, from a directory
 holding nothing of punstats and with an environment that points elsewhere,

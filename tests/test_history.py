@@ -136,3 +136,22 @@ def test_each_pattern_of_a_revision_is_a_column_with_its_count_outside_tests(mon
     assert table.loc[0, ["ret", "ret_nontest", "pattern_files"]].tolist() == [4, 3, 2]
     assert table.loc[1, added].isna().all()
     assert table.loc[0, "files"] == 1
+
+
+def test_history_runs_on_any_engine_of_the_registry(tmp_path, capsys):
+    """``history --engine python:PATH``: each revision extracted under that interpreter, through the
+    cache, and the rows those of the local engine."""
+    import sys
+    root = tmp_path / "repo"
+    init(root)
+    commit(root, {"a.py": "f(x=x)\n"}, date="2023-06-01T12:00:00+00:00")
+    commit(root, {"b.py": "g(y=y, z=1)\n"}, date="2023-07-01T12:00:00+00:00")
+    tables = {}
+    for engine in ("local", "python:" + sys.executable):
+        out = tmp_path / engine.partition(":")[0]
+        assert main(["history", str(root), "-q", "-j", "1", "--every", "commit", "--engine", engine,
+                     "-o", str(out), "--json"]) == 0
+        tables[engine] = [{k: v for k, v in row.items() if k not in ("files_from_cache", "files_extracted")}
+                          for row in json.loads(capsys.readouterr().out)]
+    assert tables["local"] == tables["python:" + sys.executable]
+    assert [row["punnable"] for row in tables["local"]] == [1, 2]

@@ -69,8 +69,9 @@ def test_cache_is_keyed_by_size_cap_and_parser(corpus, tmp_path):
 
 KILLABLE = """
 import sys
-from punstats import cli, incremental
-incremental.CHUNK_FILES = 5   # store often, so a kill lands between two writes
+from punstats import cli
+from punstats.engines import cached
+cached.CHUNK_FILES = 5   # store often, so a kill lands between two writes
 sys.exit(cli.main(sys.argv[1:]))
 """
 

@@ -28,7 +28,6 @@ import sys
 import pytest
 
 import punstats
-from punstats import aliases
 
 PACKAGE_DIR = os.path.dirname(punstats.__file__)
 
@@ -74,9 +73,9 @@ def _source(module):
 
 
 def _resolve(module, node):
-    """The modules an import statement in ``module`` names (absolute, aliases resolved)."""
+    """The modules an import statement in ``module`` names (absolute)."""
     if isinstance(node, ast.Import):
-        return [_unalias(alias.name) for alias in node.names]
+        return [alias.name for alias in node.names]
     base = node.module or ""
     if node.level:
         parts = module.split(".")
@@ -84,10 +83,9 @@ def _resolve(module, node):
             parts.pop()
         parts = parts[:len(parts) - node.level + 1]
         base = ".".join(parts + ([node.module] if node.module else []))
-    base = _unalias(base)
     names = []
     for alias in node.names:
-        submodule = _unalias(base + "." + alias.name)
+        submodule = base + "." + alias.name
         if submodule in MODULES:
             names.append(submodule)
         elif base == "punstats" and alias.name in ROOT_NAMES:
@@ -95,15 +93,6 @@ def _resolve(module, node):
         else:
             names.append(base)
     return names
-
-
-def _unalias(name):
-    """``punstats.tables`` (an old name) -> ``punstats.present.tables``."""
-    prefix, _, rest = name.partition(".")
-    old, _, tail = rest.partition(".")
-    if prefix == "punstats" and old in aliases.ALIASES:
-        return aliases.ALIASES[old] + ("." + tail if tail else "")
-    return name
 
 
 class _Imports(ast.NodeVisitor):
@@ -150,7 +139,7 @@ for _module in MODULES:
 def _stage(module):
     """The stage index of a package module; None for the root and its helpers."""
     parts = module.split(".")
-    if len(parts) < 2 or parts[1] in ("aliases", "__main__"):
+    if len(parts) < 2 or parts[1] == "__main__":
         return None
     for index, names in enumerate(STAGES):
         if parts[1] in names.split("|"):
@@ -196,7 +185,7 @@ def test_imports_follow_the_flow():
     for module, imports in IMPORTS.items():
         mine = _stage(module)
         if mine is None:
-            continue  # the root: the public facade, its aliases and ``python -m``
+            continue  # the root: the public facade and ``python -m``
         for name, _, line in imports:
             if not name.startswith("punstats"):
                 continue
@@ -211,9 +200,9 @@ def test_imports_follow_the_flow():
 
 
 def test_the_direction_check_can_fail():
-    """The checks above see a function-level import, relative imports and old names."""
+    """The checks above see a function-level import and relative imports."""
     visitor = _Imports("punstats.model.kinds")
-    visitor.visit(ast.parse("def f():\n    from ..present import tables\n    import punstats.api\n"))
+    visitor.visit(ast.parse("def f():\n    from ..present import tables\n    import punstats.runs.scan\n"))
     assert visitor.found == [("punstats.present.tables", False, 2), ("punstats.runs.scan", False, 3)]
     assert _stage("punstats.present.tables") > _stage("punstats.model.kinds")
     assert _stage("punstats.reproduce.angelico") > _stage("punstats.rewrite.tree")
@@ -317,3 +306,14 @@ def test_the_heavy_import_probe_can_fail():
     proc = subprocess.run([sys.executable, "-c", "import sys, pandas; print('pandas' in sys.modules)"],
                           capture_output=True, text=True)
     assert proc.stdout.strip() == "True"
+
+
+@pytest.mark.parametrize("old", ["api", "classify", "compat", "corpus", "engine", "gitsource", "history",
+                                 "incremental", "interp", "plots", "pypi", "report", "rewrap", "tables", "worker"])
+def test_the_flat_era_module_names_are_gone(old):
+    """``punstats.tables`` and the other names of the flat layout are not aliases any more."""
+    import importlib
+    with pytest.raises(ModuleNotFoundError):
+        importlib.import_module("punstats." + old)
+    with pytest.raises(AttributeError):
+        getattr(punstats, old)

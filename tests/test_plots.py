@@ -1,4 +1,4 @@
-"""``punstats.plots`` and ``punstats plot``: each figure drawn from a real
+"""``punstats.present.plots`` and ``punstats plot``: each figure drawn from a real
 scan, its bars and lines checked against counts taken from the stored tables."""
 import os
 import sys

@@ -1,4 +1,4 @@
-"""``punstats.report`` and ``punstats report``: a self-contained Markdown
+"""``punstats.present.report`` and ``punstats report``: a self-contained Markdown
 report of a real scan, its numbers, definitions and figures."""
 import base64
 import os

@@ -40,3 +40,55 @@ def test_git_head_is_read_from_files_loose_and_packed(tmp_path):
     git(tmp_path, "checkout", "-q", "--detach")
     assert git_head(str(tmp_path))[0] == head
     assert git_head(str(tmp_path / "nowhere")) == ("", "")
+
+
+# -- the table of sources: what resolve dispatches on and what --help prints -------------------
+
+def _help(command):
+    return subprocess.run([sys.executable, "-m", "punstats", command, "--help"], capture_output=True,
+                          text=True, check=True).stdout
+
+
+@pytest.mark.parametrize("command", ["scan", "corpus"])
+def test_help_prints_each_row_of_the_table_its_command_takes(command):
+    from punstats.sources import SOURCES
+    text = " ".join(_help(command).split())
+    rows = [source for source in SOURCES if source.command == command]
+    assert rows
+    for source in SOURCES:
+        shown = "%s %s e.g. %s" % (source.form, " ".join(source.what.split()), source.example)
+        assert (shown in text) == (source in rows)
+
+
+def test_scan_help_shows_a_pypi_a_git_and_an_sdist_example():
+    text = _help("scan")
+    for example in ("punstats scan pypi:requests==2.32.3", "punstats scan git+https://",
+                    "punstats scan requests-2.32.3.tar.gz"):
+        assert example in text
+
+
+def test_resolve_dispatches_on_the_table(tmp_path):
+    import tarfile
+
+    from punstats.sources import source_of
+    sdist = tmp_path / "pkg-1.0.tar.gz"
+    (tmp_path / "pkg-1.0").mkdir()
+    (tmp_path / "pkg-1.0" / "m.py").write_text("f(x=x)\n")
+    with tarfile.open(sdist, "w:gz") as tar:
+        tar.add(tmp_path / "pkg-1.0", arcname="pkg-1.0")
+    assert source_of("pypi:requests").form == "pypi:NAME[==VERSION]"
+    assert source_of("git+https://example.org/r.git").form == "git+URL[@REV]"
+    assert source_of(str(sdist)).form.startswith("FILE.tar.gz")
+    assert source_of(str(tmp_path / "missing.tar.gz")).form == "DIR|FILE"  # not a file: a path that is missing
+    corpus = resolve(str(sdist))
+    assert corpus.name == "pkg-1.0" and corpus.archive is not None
+
+
+def test_an_argument_of_another_command_says_which(tmp_path, capsys):
+    from punstats import cli
+    with pytest.raises(SourceError, match="punstats corpus top-pypi:5"):
+        resolve("top-pypi:5")
+    assert cli.main(["scan", "top-pypi:5", "--no-save"]) == 2
+    assert capsys.readouterr().err == ("punstats: error: top-pypi:5 is an argument of punstats corpus (the N "
+                                       "most-downloaded PyPI projects, into one dataset): punstats corpus "
+                                       "top-pypi:5\n")

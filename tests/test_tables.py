@@ -1,4 +1,4 @@
-"""``punstats.tables`` and ``punstats table``: the numbers in every format
+"""``punstats.present.tables`` and ``punstats table``: the numbers in every format
 against the stored scan, and the reST against docutils."""
 import dataclasses
 import io

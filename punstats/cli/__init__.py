@@ -2,7 +2,10 @@
 
 Every command calls the Python API; nothing here computes a statistic.
 Exit status: 0 when the command ran (files that fail to parse are data),
-2 for a usage error, reported in one line without a traceback.
+2 for a ``PunstatsError`` (``model.errors``: a usage error, a corpus, an
+engine, a place to store that cannot be used), caught here once and reported
+in one line without a traceback, and for a fault of the machine (a full
+disk, a limit); anything else is a bug and keeps its traceback.
 
 Each command group is a module of ``punstats.cli`` that builds its commands'
 parsers (shared options as parent parsers from ``common``) and runs them.
@@ -21,6 +24,7 @@ from typing import Dict, Optional, Sequence, Tuple
 
 from punstats import __version__
 from punstats.cli.common import USAGE_ERROR, UsageError, _Parser
+from punstats.model.errors import PunstatsError
 from punstats.model.escape import terminal
 
 #: command -> (module of punstats.cli, its function that adds the group's parsers, one-line help),
@@ -107,8 +111,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         status = args.handler(args)
         sys.stdout.flush()  # a full device fails here, not at exit after the traceback machinery
         return status
-    except UsageError as exc:
-        print("punstats: error: %s" % terminal(exc), file=sys.stderr)
+    except PunstatsError as exc:  # the user's to fix: an argument, a corpus, an engine, a place, a pattern
+        print("punstats: error: %s" % terminal(_message(exc)), file=sys.stderr)
         return USAGE_ERROR
     except KeyboardInterrupt:
         print("punstats: interrupted", file=sys.stderr)
@@ -124,6 +128,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return USAGE_ERROR
     except (MemoryError, ImportError) as exc:
         return _fault(exc)
+
+
+def _message(exc: PunstatsError) -> str:
+    """The one line a ``PunstatsError`` is reported as (a usage error's message as it is worded)."""
+    if isinstance(exc, UsageError):
+        return str(exc)
+    return " ".join(str(exc).split()) or type(exc).__name__
 
 
 def _fault(exc: BaseException) -> int:

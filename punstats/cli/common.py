@@ -1,5 +1,6 @@
-"""What the commands share: the usage error, the parser class, argument types, and the
-options several commands take, as argparse parent parsers (``parents=[jobs_options()]``).
+"""What the commands share: the usage error, the parser class, argument types, the
+options several commands take, as argparse parent parsers (``parents=[jobs_options()]``),
+and the one ``ScanOptions`` value a command makes of them (``scan_options``).
 """
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import os
 import sys
 from typing import Any, List, NoReturn, Optional
 
+from punstats.model.errors import PunstatsError
 from punstats.model.escape import terminal
 
 
@@ -66,13 +68,23 @@ def _progress_bar(quiet: bool, label: str, unit: str = "file") -> Progress:
 USAGE_ERROR = 2
 
 
-class UsageError(Exception):
+class UsageError(PunstatsError):
     """Reported as one line, exit status 2."""
 
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:  # one line, no usage dump
         raise UsageError(message)
+
+
+class TableHelp(argparse.HelpFormatter):
+    """``--help`` with a text of several lines (a table in the epilog) kept as written;
+    a one-paragraph description is wrapped as usual."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if "\n" in text:
+            return "".join(indent + line for line in text.splitlines(keepends=True))
+        return super()._fill_text(text, width, indent)
 
 
 #: The largest number any option takes: counts, bytes and megabytes beyond it mean nothing here,
@@ -85,12 +97,17 @@ def _shown(text: str, limit: int = 40) -> str:
     return repr(text) if len(text) <= limit else repr(text[:limit]) + "..."
 
 
-def _positive(text: str) -> int:
-    """A whole number from 1 to ``MAX_NUMBER``."""
+def _whole(text: str) -> int:
+    """A whole number (any sign), or the one-line error of an option's value."""
     try:
-        value = int(text)
+        return int(text)
     except ValueError:  # also more digits than int() reads
         raise argparse.ArgumentTypeError("expected a whole number, got %s" % _shown(text)) from None
+
+
+def _positive(text: str) -> int:
+    """A whole number from 1 to ``MAX_NUMBER``."""
+    value = _whole(text)
     if value < 1:
         raise argparse.ArgumentTypeError("expected a number of at least 1, got %d" % value)
     if value > MAX_NUMBER:
@@ -160,21 +177,30 @@ def engine_options() -> argparse.ArgumentParser:
     p = _parent()
     p.add_argument("--no-cache", action="store_true",
                    help="extract every file again: neither read nor write the cache (punstats cache)")
-    p.add_argument("--engine", choices=("local", "dask"), default="local",
-                   help="where files are extracted: local (a process pool, the default) or dask")
+    from punstats.engines import registry
+    p.add_argument("--engine", type=_engine, default="local", help=registry.help_text(),
+                   metavar="|".join(engine.usage for engine in registry.ENGINES))
     p.add_argument("--scheduler", metavar="ADDRESS",
                    help="with --engine dask: a running scheduler, e.g. tcp://host:8786 "
                         "(default: start a local cluster of -j workers)")
     return p
 
 
-def _check_engine_options(args: argparse.Namespace) -> None:
-    from punstats.engines.base import EngineError, check_engine
+def _engine(text: str) -> str:
+    """``--engine NAME[:ARGUMENT]``: a row of ``engines.registry`` (an unknown one lists them)."""
+    from punstats.engines.base import EngineError
+    from punstats.engines.registry import split
     try:
-        check_engine(args.engine)
+        split(text)
     except EngineError as exc:
-        raise UsageError(str(exc)) from None
-    if args.scheduler is not None and args.engine != "dask":
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
+def _check_engine_options(args: argparse.Namespace) -> None:
+    from punstats.engines.registry import check_engine
+    check_engine(args.engine)  # an EngineError is the user's to fix (cli.main)
+    if args.scheduler is not None and args.engine.partition(":")[0] != "dask":
         raise UsageError("--scheduler needs --engine dask")
 
 
@@ -204,3 +230,27 @@ def _cache(args: argparse.Namespace) -> Any:
     from punstats.cache import BlobCache
     return BlobCache()
 
+
+
+#: ``ScanOptions`` field -> the argument that gives it, for the options a command has
+_SCAN_ARGUMENTS = {"jobs": "jobs", "long_threshold": "long", "engine": "engine", "scheduler": "scheduler",
+                   "python": "python", "extensions": "extensions", "follow_links": "follow_links",
+                   "max_bytes": "max_bytes", "lines_saved": "lines_saved"}
+
+
+def scan_options(args: argparse.Namespace, **settings: Any) -> Any:
+    """The ``runs.options.ScanOptions`` of a command's arguments (those it has), then ``settings``:
+    the one value ``scan``, ``corpus`` and ``history`` pass on."""
+    from punstats.runs.options import ScanOptions
+    from punstats.store.rules import parse_test_rule
+    values = {field: getattr(args, name) for field, name in _SCAN_ARGUMENTS.items() if hasattr(args, name)}
+    if hasattr(args, "no_exclude"):
+        values["exclude_dirs"] = not args.no_exclude
+    if hasattr(args, "no_ignore"):
+        values["gitignore"] = not args.no_ignore
+    if hasattr(args, "exclude"):
+        values["exclude"] = tuple(args.exclude)
+    if hasattr(args, "test_rule") and "test_rule" not in settings:
+        values["test_rule"] = parse_test_rule(args.test_rule)
+    values.update(settings)
+    return ScanOptions.of(**values)

@@ -12,6 +12,7 @@ import os
 from typing import Any
 
 from punstats.cli.common import (
+    TableHelp,
     UsageError,
     _check_engine_options,
     _positive,
@@ -21,18 +22,21 @@ from punstats.cli.common import (
     json_options,
     quiet_options,
     rule_options,
+    scan_options,
 )
 from punstats.model.escape import terminal
 
 
 def _add_corpus_commands(commands: Any) -> None:
     """``corpus CORPUS.toml``: scan every project a corpus file lists, one stored scan each."""
+    from punstats.sources import help_table
     p = commands.add_parser("corpus", help="scan every project of a corpus file (TOML), or top-pypi:N",
                             description="Scan every project listed in CORPUS.toml (pypi = NAME==VERSION, "
                                         "path = DIR, or git = REPO with rev = REV) and store each in "
                                         "data/<name>/ (or DIR/<name>/ with -o DIR); or, with top-pypi:N, "
                                         "the N most-downloaded PyPI projects into one dataset and an "
                                         "ecosystem summary in data/top-pypi-N/ (or DIR).",
+                            epilog=help_table("corpus"), formatter_class=TableHelp,
                             parents=[json_options("print the summaries as a JSON array"), jobs_options(),
                                      rule_options(), quiet_options(), engine_options()])
     p.add_argument("corpus_file", metavar="CORPUS.toml|top-pypi:N")
@@ -60,19 +64,14 @@ def _add_corpus_commands(commands: Any) -> None:
 
 
 def cmd_corpus(args: argparse.Namespace) -> int:
-    from punstats.model.corpus import SourceError
     from punstats.present.console import format_corpus_line
     from punstats.runs import projects as corpora
-    from punstats.store.rules import parse_test_rule
 
     _check_engine_options(args)
     if args.corpus_file.startswith("top-pypi:"):
         return cmd_top(args)
-    try:
-        rule = parse_test_rule(args.test_rule)
-        spec = corpora.load(args.corpus_file)
-    except (SourceError, ValueError) as exc:
-        raise UsageError(str(exc)) from None
+    options = scan_options(args)
+    spec = corpora.load(args.corpus_file)
     bar = _progress_bar(args.quiet, spec.name, unit="project")
     bar.start(len(spec.projects))
 
@@ -86,11 +85,7 @@ def cmd_corpus(args: argparse.Namespace) -> int:
 
     try:
         results = corpora.scan_corpus(spec, args.output, skip_existing=args.skip_existing, csv=args.csv,
-                                      on_start=start, on_done=done, jobs=args.jobs, test_rule=rule,
-                                      long_threshold=args.long, engine=args.engine, scheduler=args.scheduler,
-                                      cache=not args.no_cache, lines_saved=args.lines_saved)
-    except SourceError as exc:
-        raise UsageError(str(exc)) from None
+                                      on_start=start, on_done=done, options=options, cache=not args.no_cache)
     finally:
         bar.close()
     if args.json:
@@ -103,19 +98,13 @@ def cmd_corpus(args: argparse.Namespace) -> int:
 
 def cmd_top(args: argparse.Namespace) -> int:
     """``corpus top-pypi:N``: the streaming ecosystem run."""
-    from punstats.model.corpus import SourceError
     from punstats.runs import projects as corpora
-    from punstats.store.rules import parse_test_rule
     try:
-        rule = parse_test_rule(args.test_rule)
         run, options = corpora.top_pypi_run(
-            args.corpus_file, args.top_pypi_list, output=args.output, jobs=args.jobs, test_rule=rule,
-            long_threshold=args.long, cache=not args.no_cache, engine=args.engine, scheduler=args.scheduler,
-            download_jobs=args.download_jobs, download_cap=args.download_cap * 1024 * 1024,
+            args.corpus_file, args.top_pypi_list, output=args.output, scan=scan_options(args, lines_saved=False),
+            cache=not args.no_cache, download_jobs=args.download_jobs, download_cap=args.download_cap * 1024 * 1024,
             index_url=args.index_url, keep=args.keep, skip_existing=args.skip_existing, strict=args.strict)
         records, ecosystem = run(on_done=None if args.json else _print_project)
-    except (SourceError, ValueError) as exc:
-        raise UsageError(" ".join(str(exc).split())) from None
     except OSError as exc:  # the output directory became unwritable (a full disk): what is journaled stays
         raise UsageError("cannot write %s: %s" % (getattr(exc, "filename", None) or args.output,
                                                   exc.strerror or exc)) from None

@@ -6,6 +6,7 @@ import argparse
 from typing import Any, List, Optional, Sequence
 
 from punstats.cli.common import UsageError, _one_line, _positive, _write_text
+from punstats.model.errors import OptionError
 from punstats.model.escape import terminal
 
 
@@ -88,28 +89,19 @@ def _figure_formats(text: str) -> List[str]:
 def _load_scans(directories: Sequence[str], test_rule: Optional[str], long_threshold: Optional[int]) -> List[Any]:
     from punstats.present.provenance import shown
     from punstats.runs.scan import PRESENTED, ScanResult, load
-    from punstats.store.disk import StoreError
 
     results = []
     for directory in directories:
-        try:
-            result = load(directory, columns=PRESENTED)  # only what tables and figures use
-            result = ScanResult.stored(directory, shown(result.summary), PRESENTED)  # names cut to be shown
-        except StoreError as exc:
-            raise UsageError(str(exc)) from None
-        except (OSError, ValueError, KeyError) as exc:
-            raise UsageError("%s: cannot read the stored scan: %s" % (directory, _one_line(exc))) from None
+        result = load(directory, columns=PRESENTED)  # only what tables and figures use; a StoreError: cli.main
+        result = ScanResult.stored(directory, shown(result.summary), PRESENTED)  # names cut to be shown
         if test_rule is not None or long_threshold is not None:
-            try:
-                result = result.with_rules(test_rule, long_threshold)
-            except ValueError as exc:
-                raise UsageError(str(exc)) from None
+            result = result.with_rules(test_rule, long_threshold)  # an OptionError: cli.main
         results.append(result)
     return results
 
 
 def _plots_module():
-    """``punstats.plots``, or a usage error when matplotlib is missing."""
+    """``punstats.present.plots``, or a usage error when matplotlib is missing."""
     try:
         from punstats.present import plots
     except ImportError as exc:
@@ -128,7 +120,7 @@ def cmd_table(args: argparse.Namespace) -> int:
     results = _load_scans(args.dirs, args.test_rule, args.long)
     try:
         tables.common_long_threshold([r.summary for r in results])
-    except ValueError as exc:
+    except OptionError as exc:
         raise UsageError("%s with --long N" % exc) from None
     try:
         labelled = {"directories": list(args.dirs), "label_kind": args.kind}
@@ -138,7 +130,7 @@ def cmd_table(args: argparse.Namespace) -> int:
         else:
             text = tables.render_all(tables.tables_of(args.by, results, args.top, rows=args.rows, **labelled),
                                      args.format, links=args.links)
-    except ValueError as exc:  # an unknown row
+    except OptionError as exc:  # an unknown row
         raise UsageError(str(exc)) from None
     _write_text(text, args.output)
     return 0
@@ -160,7 +152,6 @@ def cmd_plot(args: argparse.Namespace) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     from punstats.present import report
-    from punstats.store.staging import StoreError
 
     if not args.no_figures:
         _plots_module()
@@ -169,9 +160,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         path = report.write_report(results, args.output, figures=not args.no_figures,
                                    figures_dir=args.figures_dir, scan_dir=list(args.dirs), embed=args.embed,
                                    links=args.links)
-    except StoreError as exc:  # a labels sheet that does not belong to its scan
-        raise UsageError(str(exc)) from None
-    except ValueError as exc:  # scans that cannot share a table (different long thresholds)
+    except OptionError as exc:  # scans that cannot share a table (different long thresholds)
         raise UsageError("%s with --long N" % exc) from None
     except OSError as exc:
         raise UsageError("cannot write the report: %s" % _one_line(exc)) from None

@@ -10,12 +10,15 @@ from typing import Any, Callable, Dict, List, Optional
 
 from punstats.cli.common import (
     UsageError,
+    _check_engine_options,
     _one_line,
     _progress_bar,
+    engine_options,
     jobs_options,
     json_options,
     quiet_options,
     rule_options,
+    scan_options,
 )
 
 
@@ -24,7 +27,7 @@ def _add_history_command(commands: Any) -> None:
                             description="Scan first-parent revisions of a git repository (no checkout; "
                                         "unchanged files come from the cache) and store one row per revision.",
                             parents=[json_options("print the rows as JSON"), jobs_options(), rule_options(),
-                                     quiet_options()])
+                                     quiet_options(), engine_options()])
     p.add_argument("repo", metavar="REPO", help="a git repository (work tree or bare)")
     p.add_argument("--since", default="", metavar="DATE", help="first commit date (git's --since)")
     p.add_argument("--until", default="", metavar="DATE", help="last commit date (git's --until)")
@@ -32,7 +35,6 @@ def _add_history_command(commands: Any) -> None:
     p.add_argument("--every", default="month", metavar="commit|month|N",
                    help="every commit, the last of each month (default), or every Nth commit")
     p.add_argument("-o", "--output", metavar="DIR", help="default: data/<repository>-history/")
-    p.add_argument("--no-cache", action="store_true", help="extract every file of every revision")
     p.set_defaults(handler=cmd_history)
 
 
@@ -50,10 +52,7 @@ def _records(table: Any) -> List[Dict[str, Any]]:
 def _place(output: str, repo: str) -> Any:
     """The history's staging directory: a place that cannot take it is an error before any work."""
     from punstats.runs import history as histories
-    try:
-        return histories.staging(output, repo)
-    except ValueError as exc:  # StoreError
-        raise UsageError(str(exc)) from None
+    return histories.staging(output, repo)  # a StoreError is the user's to fix (cli.main)
 
 
 def _figure(table: Any, name: str) -> Optional[Callable[[str], List[str]]]:
@@ -69,29 +68,22 @@ def cmd_history(args: argparse.Namespace) -> int:
     from punstats.model.escape import terminal
     from punstats.runs import history as histories
     from punstats.sources import git as gitsource
-    from punstats.store.rules import parse_test_rule
-    try:
-        rule = parse_test_rule(args.test_rule)
-        commits = histories.select(histories.commits_of(args.repo, args.since, args.until, args.rev_range),
-                                   args.every)
-    except ValueError as exc:  # GitError included
-        raise UsageError(str(exc)) from None
+    from punstats.store.staging import StoreError
+    _check_engine_options(args)
+    options = scan_options(args)
+    commits = histories.select(histories.commits_of(args.repo, args.since, args.until, args.rev_range),
+                               args.every)
     if not commits:
         raise UsageError("no first-parent commit of %s in that window" % args.rev_range)
-    try:
-        name = gitsource.git_corpus(args.repo, commits[-1].sha).name.split("@")[0]
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
+    name = gitsource.git_corpus(args.repo, commits[-1].sha).name.split("@")[0]
     place = _place(args.output or os.path.join("data", name + "-history"), args.repo)
     bar = _progress_bar(args.quiet, name, unit="revision")
     bar.start(len(commits))
     try:
-        table = histories.history(args.repo, commits, cache=not args.no_cache, jobs=args.jobs, test_rule=rule,
-                                  long_threshold=args.long, on_revision=lambda commit, row: bar.update(1))
-    except BaseException as exc:
+        table = histories.history(args.repo, commits, cache=not args.no_cache, options=options,
+                                  on_revision=lambda commit, row: bar.update(1))
+    except BaseException:  # git over its deadline, no room: nothing of the history is left behind
         place.abort()
-        if isinstance(exc, (gitsource.GitError, ValueError)):  # git over its deadline; StoreError: no room
-            raise UsageError(_one_line(exc)) from None
         raise
     finally:
         bar.close()
@@ -103,7 +95,7 @@ def cmd_history(args: argparse.Namespace) -> int:
     try:
         written = histories.store(place, table, histories.provenance(args.repo, commits, vars(args)),
                                   _figure(table, name))
-    except (OSError, ValueError) as exc:  # StoreError; no room for the history files
+    except (OSError, StoreError) as exc:  # no room for the history files
         raise UsageError("cannot write %s: %s" % (place.name, _one_line(exc))) from None
     if args.json:
         print(json.dumps(_records(table), indent=2, ensure_ascii=False))

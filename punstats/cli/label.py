@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from punstats.cli.common import UsageError, _one_line, _positive
+from punstats.cli.common import UsageError, _one_line, _positive, _whole
 from punstats.model.escape import terminal
 
 HELP = "write the occurrences of one kind with their source, to label by hand (CSV and Markdown)"
@@ -16,20 +16,10 @@ MAX_CONTEXT = 100
 
 def _context(text: str) -> int:
     """``--context``: 0 to ``MAX_CONTEXT`` lines."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError("expected a whole number, got %r" % text[:40]) from None
+    value = _whole(text)
     if not 0 <= value <= MAX_CONTEXT:
         raise argparse.ArgumentTypeError("expected 0 to %d lines, got %d" % (MAX_CONTEXT, value))
     return value
-
-
-def _seed(text: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError("expected a whole number, got %r" % text[:40]) from None
 
 
 def _add_label_command(commands: Any) -> None:
@@ -48,7 +38,7 @@ def _add_label_command(commands: Any) -> None:
                    help="lines of source above and below each occurrence (default: %(default)s)")
     p.add_argument("--sample", type=_positive, default=None, metavar="N",
                    help="a random sample of N occurrences (plus the rows already in the sheet)")
-    p.add_argument("--seed", type=_seed, default=0, metavar="S", help="the sample's seed (default: %(default)s)")
+    p.add_argument("--seed", type=_whole, default=0, metavar="S", help="the sample's seed (default: %(default)s)")
     p.add_argument("-o", "--output", metavar="DIR", default=None,
                    help="write the sheet there instead (only labels in the scan's directory are counted "
                         "and kept by a re-scan)")
@@ -57,13 +47,10 @@ def _add_label_command(commands: Any) -> None:
 
 def cmd_label(args: argparse.Namespace) -> int:
     from punstats.present.labels import write_labels
-    from punstats.store.staging import StoreError
 
-    try:
+    try:  # a StoreError (not a stored scan, a sheet whose keys are not the scan's): cli.main
         written = write_labels(args.dir, args.kind, context=args.context, sample=args.sample, seed=args.seed,
                                output=args.output)
-    except StoreError as exc:  # not a stored scan, or a sheet whose keys are not the scan's
-        raise UsageError(str(exc)) from None
     except OSError as exc:
         raise UsageError("cannot write the labels sheet: %s" % _one_line(exc)) from None
     print(terminal("%s: %d of %d occurrences of %s, %d labelled" % (

@@ -112,37 +112,34 @@ def cmd_reproduce_angelico(args: argparse.Namespace) -> int:
     if len(rules) > 1 and not searching:
         raise UsageError("one configuration takes one test rule; several are for the search (--since/--until)")
     rule = rules[0] if rules else None
-    try:
-        for each in rules:
-            reproduce.parse_line_rule(each)
-        if searching:
-            bar = _progress_bar(False, "search", unit="step")
-            last = [""]
+    for each in rules:
+        reproduce.parse_line_rule(each)
+    if searching:
+        bar = _progress_bar(False, "search", unit="step")
+        last = [""]
 
-            def note(what: str, done: int, total: int) -> None:
-                if what != last[0]:
-                    last[0] = what
-                    bar.start(total, label=what)
-                bar.set(done)
-            try:
-                result = reproduce.angelico_search(
-                    args.source, args.since or "", args.until or "", branch=args.branch, pythons=pythons,
-                    test_rules=rules or reproduce.SEARCH_RULES,
-                    directories=[args.directory] if args.directory else ("", "Lib"),
-                    thresholds=(args.long,), nearest=args.nearest, cache=_cache(args), progress=note)
-            finally:
-                bar.close()
-            print(json.dumps(result, indent=2) if args.json else format_search(result))
-            return 0
-        if len(pythons) > 1:
-            raise UsageError("one --python for a single configuration")
-        quirks = {"descend": True if args.descend else None, "stale_tree": False if args.no_stale else None}
-        r = reproduce.angelico(args.source, args.rev, python=pythons[0], walk=args.walk,
-                               subdir=args.directory, test_rule=rule or "path:substring",
-                               profile=args.profile, quirks=quirks, long_threshold=args.long,
-                               cache=_cache(args))
-    except (ValueError, RuntimeError) as exc:
-        raise UsageError(str(exc)) from None
+        def note(what: str, done: int, total: int) -> None:
+            if what != last[0]:
+                last[0] = what
+                bar.start(total, label=what)
+            bar.set(done)
+        try:
+            result = reproduce.angelico_search(
+                args.source, args.since or "", args.until or "", branch=args.branch, pythons=pythons,
+                test_rules=rules or reproduce.SEARCH_RULES,
+                directories=[args.directory] if args.directory else ("", "Lib"),
+                thresholds=(args.long,), nearest=args.nearest, cache=_cache(args), progress=note)
+        finally:
+            bar.close()
+        print(json.dumps(result, indent=2) if args.json else format_search(result))
+        return 0
+    if len(pythons) > 1:
+        raise UsageError("one --python for a single configuration")
+    quirks = {"descend": True if args.descend else None, "stale_tree": False if args.no_stale else None}
+    r = reproduce.angelico(args.source, args.rev, python=pythons[0], walk=args.walk,
+                           subdir=args.directory, test_rule=rule or "path:substring",
+                           profile=args.profile, quirks=quirks, long_threshold=args.long,
+                           cache=_cache(args))
     if args.lines:
         print("\n".join(terminal(line) for line in r.lines))
     print(json.dumps(r.as_dict(), indent=2, ensure_ascii=False) if args.json else format_reproduction(r))
@@ -166,11 +163,8 @@ def _projects(args: argparse.Namespace) -> Dict[str, str]:
 def cmd_reproduce_pep736(args: argparse.Namespace) -> int:
     from punstats import reproduce
     projects = _projects(args)
-    try:
-        result = reproduce.pep736(projects, python=args.python, cache=_cache(args),
-                                  search=args.search_definitions)
-    except (ValueError, RuntimeError) as exc:
-        raise UsageError(str(exc)) from None
+    result = reproduce.pep736(projects, python=args.python, cache=_cache(args),
+                              search=args.search_definitions)
     if args.json:
         keep = ("published", "reproduced", "matches", "reproduced_by", "definitions", "commit",
                 "commit_date", "punning_commit", "python", "source", "table", "search")
@@ -261,15 +255,12 @@ def cmd_reproduce_rewrite(args: argparse.Namespace) -> int:
     from punstats.reproduce.pep736 import punning_commit, split_spec
     from punstats.sources import git as gitsource
     path, rev = split_spec(args.source)
-    try:
-        gitdir = gitsource.git_dir(path)
-        pun, _ = punning_commit(gitdir, rev or None)
-        if pun is None:
-            raise UsageError("%s: no punning commit%s" % (args.source, " " + rev if rev else " found"))
-        rows = fidelity.compare(gitdir, pun.sha, rewrap=not args.no_rewrap, style=args.style,
-                                delimited_only=args.delimited_only)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
+    gitdir = gitsource.git_dir(path)
+    pun, _ = punning_commit(gitdir, rev or None)
+    if pun is None:
+        raise UsageError("%s: no punning commit%s" % (args.source, " " + rev if rev else " found"))
+    rows = fidelity.compare(gitdir, pun.sha, rewrap=not args.no_rewrap, style=args.style,
+                            delimited_only=args.delimited_only)
     summary = fidelity.summary(rows)
     differing = [r for r in rows if not r.identical]
     if args.json:

@@ -12,7 +12,7 @@ import argparse
 import sys
 from typing import Any
 
-from punstats.cli.common import UsageError, _progress_bar, jobs_options, quiet_options
+from punstats.cli.common import _progress_bar, jobs_options, quiet_options
 
 #: The exit status when a file could not be read or written back.
 FILES_LEFT = 1
@@ -44,13 +44,9 @@ def _add_rewrite_commands(commands: Any) -> None:
 
 def cmd_rewrite(args: argparse.Namespace) -> int:
     from punstats import rewrite
-    from punstats.model.corpus import SourceError
     from punstats.present.console import format_rewrite
     from punstats.sources.local import check_path
-    try:
-        check_path(args.path)  # what scan accepts: a directory it can list or a regular file
-    except SourceError as exc:
-        raise UsageError(str(exc)) from None
+    check_path(args.path)  # what scan accepts: a directory it can list or a regular file (a SourceError: cli.main)
     bar = _progress_bar(args.quiet, args.mode)
     try:
         results = rewrite.rewrite_tree(args.path, mode=args.mode, rewrap=getattr(args, "rewrap", False),

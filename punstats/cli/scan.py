@@ -10,10 +10,10 @@ import sys
 from typing import Any, Dict, List, Optional, Sequence
 
 from punstats.cli.common import (
+    TableHelp,
     UsageError,
     _check_engine_options,
     _extensions,
-    _one_line,
     _positive,
     _progress_bar,
     engine_options,
@@ -21,6 +21,7 @@ from punstats.cli.common import (
     json_options,
     quiet_options,
     rule_options,
+    scan_options,
 )
 from punstats.discover.tree import DEFAULT_EXTENSIONS
 from punstats.model.escape import terminal
@@ -28,8 +29,10 @@ from punstats.model.limits import DEFAULT_MAX_BYTES
 
 
 def _add_scan_command(commands: Any) -> None:
+    from punstats.sources import help_table
     p = commands.add_parser("scan", help="scan code bases and store the results",
                             description="Scan directories (default: this interpreter's standard library).",
+                            epilog=help_table("scan"), formatter_class=TableHelp,
                             parents=[json_options("print the summary as JSON"), jobs_options(), rule_options(),
                                      quiet_options(), engine_options()])
     p.add_argument("paths", nargs="*", metavar="PATH", help="directory or file; none: the standard library")
@@ -55,7 +58,8 @@ def _add_scan_command(commands: Any) -> None:
     p.add_argument("--lines-saved", action="store_true",
                    help="also measure the lines punning would save (punstats rewrite --rewrap, in memory)")
     p.add_argument("--rev", metavar="REV", help="scan this revision of the git repository PATH (no checkout)")
-    p.add_argument("--python", metavar="PATH", help="parse with this interpreter (Python >= 3.8)")
+    p.add_argument("--python", metavar="PATH",
+                   help="parse with this interpreter (Python >= 3.8): short for --engine python:PATH")
     p.add_argument("--compat", metavar="PROFILE",
                    help="count as a published script did, e.g. angelico-2023-10; prints its output lines")
     p.set_defaults(handler=cmd_scan)
@@ -66,12 +70,9 @@ def _scan_compat(args: argparse.Namespace, rule: Any) -> int:
     from punstats import reproduce
     if len(args.paths) != 1:
         raise UsageError("--compat needs exactly one PATH")
-    try:
-        r = reproduce.angelico(args.paths[0], args.rev, python=args.python, profile=args.compat,
-                               test_rule="path:" + rule.label if rule.label != "components"
-                               else "path:substring", long_threshold=args.long)
-    except (ValueError, RuntimeError) as exc:
-        raise UsageError(str(exc)) from None
+    r = reproduce.angelico(args.paths[0], args.rev, python=args.python, profile=args.compat,
+                           test_rule="path:" + rule.label if rule.label != "components"
+                           else "path:substring", long_threshold=args.long)
     if args.json:
         print(json.dumps(r.as_dict(), indent=2, ensure_ascii=False))
         return 0
@@ -115,11 +116,8 @@ def _named(corpora: List[Any], names: Optional[List[str]]) -> List[Any]:
         return corpora
     if len(names) != len(corpora):
         raise UsageError("give --name once per PATH (%d names for %d paths)" % (len(names), len(corpora)))
-    from punstats.store.places import PlaceError, plain_name
-    try:
-        names = [plain_name(name, "--name") for name in names]
-    except PlaceError as exc:
-        raise UsageError(str(exc)) from None
+    from punstats.store.places import plain_name
+    names = [plain_name(name, "--name") for name in names]  # a PlaceError is the user's to fix (cli.main)
     return [dataclasses.replace(c, name=n) for c, n in zip(corpora, names)]
 
 
@@ -131,44 +129,32 @@ def _json_ready(summary: Dict[str, Any]) -> Dict[str, Any]:
 
 
 def cmd_scan(args: argparse.Namespace) -> int:
-    from punstats.model.corpus import SourceError
     from punstats.present.console import format_summary
     from punstats.runs.scan import scan
     from punstats.sources import resolve
     from punstats.store.rules import parse_test_rule
 
     _check_engine_options(args)
-    try:
-        rule = parse_test_rule("regex:" + args.test_pattern if args.test_pattern else args.test_rule)
-        if args.compat:
-            return _scan_compat(args, rule)
-        if args.rev is not None:
-            if args.exclude:
-                raise UsageError("--exclude applies to directories; a revision is read from git as committed")
-            from punstats.sources.git import git_corpus
-            corpora = [git_corpus(path, args.rev) for path in args.paths or ["."]]
-        else:
-            corpora = [resolve(path) for path in args.paths] or [resolve(None)]
-    except (SourceError, ValueError) as exc:
-        raise UsageError(_one_line(exc)) from None
+    rule = parse_test_rule("regex:" + args.test_pattern if args.test_pattern else args.test_rule)
+    if args.compat:
+        return _scan_compat(args, rule)
+    if args.rev is not None:
+        if args.exclude:
+            raise UsageError("--exclude applies to directories; a revision is read from git as committed")
+        from punstats.sources.git import git_corpus
+        corpora = [git_corpus(path, args.rev) for path in args.paths or ["."]]
+    else:
+        corpora = [resolve(path) for path in args.paths] or [resolve(None)]
     corpora = _named(corpora, args.name)
     outputs = _output_dirs(args, [c.name for c in corpora])
+    options = scan_options(args, test_rule=rule)
     summaries = []
     for corpus, output in zip(corpora, outputs):
         bar = _progress_bar(args.quiet, corpus.name)
         try:
-            result = scan(
-                corpus=corpus, jobs=args.jobs, test_rule=rule, long_threshold=args.long,
-                extensions=args.extensions, follow_links=args.follow_links,
-                exclude_dirs=not args.no_exclude, max_bytes=args.max_bytes,
-                progress=bar.update, on_discovered=bar.start,
-                python=args.python,
-                engine=args.engine, scheduler=args.scheduler, cache=not args.no_cache,
-                lines_saved=args.lines_saved, gitignore=not args.no_ignore, exclude=args.exclude,
-                output=None if args.no_save else output, csv=args.csv,  # stored as it runs
-            )
-        except ValueError as exc:  # EngineError, StoreError: the cluster, the output directory
-            raise UsageError(_one_line(exc)) from None
+            result = scan(corpus=corpus, options=options, progress=bar.update, on_discovered=bar.start,
+                          cache=not args.no_cache, output=None if args.no_save else output,
+                          csv=args.csv)  # stored as it runs
         finally:
             bar.close()
         summary = result.summary

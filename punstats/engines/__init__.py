@@ -1,16 +1,14 @@
 """Running the extraction over many files: one protocol, several engines.
 
-``local`` (in process or a process pool), ``dask`` (a Dask cluster),
-``interp`` (workers under another interpreter) and ``cached`` (results
-reused by content).  Whatever the engine, results come back in discovery
-order.
+``registry`` lists them, one row each: ``local`` (in process or a process
+pool), ``dask`` (a Dask cluster), ``python`` (workers under another
+interpreter, ``interp``); ``cached`` reuses results by content whichever
+engine extracts.  Whatever the engine, results come back in discovery order.
 """
 from punstats.engines.base import (  # noqa: F401
-    ENGINES,
     EngineError,
     Progress,
     Sink,
-    check_engine,
     default_jobs,
 )
 from punstats.engines.dask import local_cluster, run_dask  # noqa: F401
@@ -21,3 +19,4 @@ from punstats.engines.local import (  # noqa: F401
     extract_candidate,
     run,
 )
+from punstats.engines.registry import ENGINES, check_engine  # noqa: F401

@@ -1,11 +1,12 @@
-"""What every engine shares: the registry of engine names, their error, the
-sink results are handed to, and what "all cores" means.
+"""What every engine shares: their error, the sink results are handed to, and
+what "all cores" means.  The engines themselves are rows of ``engines.registry``.
 """
 from __future__ import annotations
 
 import os
 from typing import Callable, Sequence
 
+from punstats.model.errors import PunstatsError
 from punstats.model.records import Extraction
 
 Progress = Callable[[int], None]
@@ -27,11 +28,7 @@ def default_jobs() -> int:
 MAX_JOBS = max(8, 4 * default_jobs())
 
 
-#: Engines ``api.scan`` accepts.
-ENGINES = ("local", "dask")
-
-
-class EngineError(ValueError):
+class EngineError(PunstatsError, ValueError):
     """An engine that cannot run (not installed, cluster unreachable); the message is for the user."""
 
 
@@ -44,11 +41,4 @@ def _distributed():
                           "pip install 'dask[distributed]'") from None
     return distributed
 
-
-def check_engine(name: str) -> None:
-    """``EngineError`` unless ``name`` is an engine that can run here."""
-    if name not in ENGINES:
-        raise EngineError("unknown engine %r (choose from %s)" % (name, ", ".join(ENGINES)))
-    if name == "dask":
-        _distributed()
 

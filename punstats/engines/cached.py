@@ -1,6 +1,7 @@
 """The incremental scan: results reused by content from the cache.
 
-Wraps any engine (the local process pool, Dask).  Each file's bytes are read
+Wraps any engine of ``engines.registry`` (the local process pool, Dask,
+another interpreter), keyed by the parser it extracts with.  Each file's bytes are read
 in this process and named by their git blob id, then let go.  Two layers:
 
 - per file: files whose blob the cache knows (for this extractor version,

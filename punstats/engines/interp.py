@@ -4,7 +4,8 @@
 ``Local`` runs the same ``worker.handle`` in this process.  ``work_many``
 sends files to one or more of them, consulting ``cache.BlobCache`` first, and
 ``extract_candidates`` turns discovery candidates into ``Extraction`` values
-exactly as ``engine.run`` does, for ``scan --python``.
+exactly as ``engines.run`` does, for the ``python`` engine
+(``engines.registry``: ``scan --python``).
 
 An interpreter must answer the worker's hello within ``HELLO_TIMEOUT``
 seconds with what a Python 3.8 or later running punstats' worker answers;
@@ -32,6 +33,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from punstats.cache import BlobCache, blob_id
 from punstats.discover.read import candidate_bytes
+from punstats.engines.base import EngineError
 from punstats.engines.cached import extract_version, parser_key
 from punstats.extract import worker
 from punstats.extract.compat import COMPAT_VERSION
@@ -56,7 +58,7 @@ MIN_PYTHON = (3, 8)
 HELLO_BYTES = 1 << 16
 
 
-class InterpreterError(ValueError):
+class InterpreterError(EngineError):
     """An interpreter that cannot run the worker; the message is for the user."""
 
 
@@ -278,7 +280,7 @@ def work_many(pool: Pool, items: Sequence[Tuple[str, str, Callable[[], bytes]]],
 def extract_candidates(candidates: Sequence[Candidate], pool: Pool,
                        max_bytes: int = DEFAULT_MAX_BYTES, cache: Optional[BlobCache] = None,
                        progress: Optional[Callable[[int], None]] = None) -> List[Extraction]:
-    """``engine.run``'s result, computed by ``pool`` (and the cache), in candidate order."""
+    """``engines.run``'s result, computed by ``pool`` (and the cache), in candidate order."""
     results: List[Optional[Extraction]] = [None] * len(candidates)
     items = []
     for index, candidate in enumerate(candidates):

@@ -42,6 +42,8 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from punstats.model.errors import OptionError
+
 #: Bumped whenever ``compat_file`` could return something different.
 COMPAT_VERSION = 1
 
@@ -91,17 +93,17 @@ PROFILES: Dict[str, Quirks] = {
 
 def profile(name: str, **overrides: Any) -> Quirks:
     if name not in PROFILES:
-        raise ValueError("unknown compatibility profile %r (choose from %s)" % (name, ", ".join(PROFILES)))
+        raise OptionError("unknown compatibility profile %r (choose from %s)" % (name, ", ".join(PROFILES)))
     base = PROFILES[name]
     values = {f: getattr(base, f) for f in base.__dataclass_fields__}
     values.update({k: v for k, v in overrides.items() if v is not None})
     quirks = Quirks(**values)
     if quirks.walk not in WALKS:
-        raise ValueError("unknown walk order %r (choose from %s)" % (quirks.walk, ", ".join(WALKS)))
+        raise OptionError("unknown walk order %r (choose from %s)" % (quirks.walk, ", ".join(WALKS)))
     if quirks.stats not in STATS_FORMATS:
-        raise ValueError("unknown statistics format %r" % quirks.stats)
+        raise OptionError("unknown statistics format %r" % quirks.stats)
     if quirks.descend and quirks.skip_function_bodies:
-        raise ValueError("no version of the script descended into calls but skipped function bodies")
+        raise OptionError("no version of the script descended into calls but skipped function bodies")
     return quirks
 
 

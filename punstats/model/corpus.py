@@ -5,8 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Dict, Optional, Tuple
 
+from punstats.model.errors import PunstatsError
 
-class SourceError(ValueError):
+
+class SourceError(PunstatsError, ValueError):
     """A corpus argument that cannot be used; the message is for the user."""
 
 

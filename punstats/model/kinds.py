@@ -26,6 +26,8 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
+from punstats.model.errors import PunstatsError
+
 KIND_CALL = "call"  # f(x=x): the headline
 KIND_CLASS = "class"  # class A(metaclass=metaclass)
 KIND_ATTRIBUTE = "attribute"  # f(x=<expr>.x)
@@ -54,7 +56,7 @@ UNITS: Dict[str, str] = {
 Matcher = Callable[[ast.AST, Sequence[ast.AST]], Any]
 
 
-class PatternError(ValueError):
+class PatternError(PunstatsError, ValueError):
     """A pattern that cannot be used as written (its name, its ``per``, its file)."""
 
 

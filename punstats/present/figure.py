@@ -20,6 +20,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
+from punstats.model.errors import OptionError
 from punstats.model.escape import figure_text
 from punstats.present.provenance import column_names, provenance, slug
 
@@ -149,7 +150,7 @@ def save(plot: Plot, directory: str = DEFAULT_DIRECTORY, formats: Sequence[str] 
     """Write ``plot`` as ``directory/<name>.<format>``; the paths written."""
     unknown = [f for f in formats if f not in FORMATS]
     if unknown:
-        raise ValueError("unknown figure format %r (choose from %s)" % (unknown[0], ", ".join(FORMATS)))
+        raise OptionError("unknown figure format %r (choose from %s)" % (unknown[0], ", ".join(FORMATS)))
     os.makedirs(directory, exist_ok=True)
     paths = []
     for fmt in formats:

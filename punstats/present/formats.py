@@ -9,6 +9,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import List, Optional, Sequence, Tuple, Union
 
+from punstats.model.errors import OptionError
 from punstats.model.escape import (
     csv_cell,
     latex_text,
@@ -74,7 +75,7 @@ def render(table: Table, fmt: str = "rst", notes: bool = True, first_note: int =
     public address of its scan, and the notes follow the table as plain text."""
     writers = {"rst": _rst, "markdown": _markdown_links if links else _markdown, "csv": _csv, "latex": _latex}
     if fmt not in writers:
-        raise ValueError("unknown table format %r (choose from %s)" % (fmt, ", ".join(FORMATS)))
+        raise OptionError("unknown table format %r (choose from %s)" % (fmt, ", ".join(FORMATS)))
     if not notes:
         table = Table(table.header, table.rows, title=table.title)
     return writers[fmt](table, first_note)

@@ -2,8 +2,8 @@
 
 This module owns the report's layout and its wording: what was measured,
 the definitions and rules the numbers depend on, and how to reproduce them.
-The tables come from ``punstats.tables``, the figures from
-``punstats.plots`` (imported only when figures are wanted, so a report
+The tables come from ``present.tables``, the figures from
+``present.plots`` (imported only when figures are wanted, so a report
 without figures needs no matplotlib), every number from the scans.
 
 A report is meant to be pasted as one forum post: by default it fits one
@@ -74,7 +74,7 @@ def _counts(mapping: Dict[str, int]) -> str:
 
 
 def test_rule_text(label: str) -> str:
-    """What a test rule (``classify``) counts as test code, in words."""
+    """What a test rule (``store.rules``) counts as test code, in words."""
     if label == "components":
         return ("a file is test code when one of its directories is named %s, or its name matches %s."
                 % (", ".join("`%s`" % d for d in sorted(TEST_DIRS)),

@@ -16,6 +16,7 @@ from typing import Any, Dict, List, Optional, Sequence
 
 from punstats import analysis
 from punstats.analysis import units as analysis_units
+from punstats.model.errors import OptionError
 from punstats.model.kinds import Registry
 
 # part of this module's API since it held them: the renderers and the provenance slug
@@ -78,7 +79,7 @@ LINES_SAVED_ROW = ("Lines saved by punning (`rewrite --rewrap`)", "lines_saved")
 def common_long_threshold(summaries: Sequence[Dict[str, Any]]) -> int:
     thresholds = sorted({int(s["long_threshold"]) for s in summaries})
     if len(thresholds) != 1:
-        raise ValueError("the scans use different long thresholds (%s); re-apply one to all of them"
+        raise OptionError("the scans use different long thresholds (%s); re-apply one to all of them"
                          % ", ".join(map(str, thresholds)))
     return thresholds[0]
 
@@ -99,7 +100,7 @@ def check_rows(rows: Optional[Sequence[str]]) -> None:
     """``table --rows``: every key names a row of the summary table."""
     unknown = [key for key in rows or () if key not in ROW_KEYS]
     if unknown:
-        raise ValueError("unknown row %r (choose from %s)" % (unknown[0], ", ".join(ROW_KEYS)))
+        raise OptionError("unknown row %r (choose from %s)" % (unknown[0], ", ".join(ROW_KEYS)))
 
 
 def summary_table(results: Sequence[Any], rows: Optional[Sequence[str]] = None) -> Table:
@@ -107,7 +108,7 @@ def summary_table(results: Sequence[Any], rows: Optional[Sequence[str]] = None) 
     chooses and orders the rows by key (``ROW_KEYS``)."""
     summaries = [with_outside_tests(r) for r in results]
     if not summaries:
-        raise ValueError("no scans to tabulate")
+        raise OptionError("no scans to tabulate")
     long_threshold = common_long_threshold(summaries)
     names = column_names(summaries)
     check_rows(rows)
@@ -136,7 +137,7 @@ def kinds_table(results: Sequence[Any], registry: Optional[Registry] = None) -> 
     and the rates per million lines of code."""
     summaries = [r.summary for r in results]
     if not summaries:
-        raise ValueError("no scans to tabulate")
+        raise OptionError("no scans to tabulate")
     names = column_names(summaries)
     registry = registry if registry is not None else analysis_units.union(summaries)
     table = analysis.kinds_comparison(summaries, registry)
@@ -257,6 +258,6 @@ def tables_of(kind: str, results: Sequence[Any], n: int = TOP_ROWS,
         return [top_table(r, "name" if kind == "identifier" else "callee", n) for r in results]
     if kind == "directory":
         return [directory_table(r, n) for r in results]
-    raise ValueError("unknown table kind %r (choose from %s)" % (kind, ", ".join(KINDS)))
+    raise OptionError("unknown table kind %r (choose from %s)" % (kind, ", ".join(KINDS)))
 
 

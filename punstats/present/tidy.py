@@ -17,6 +17,7 @@ from typing import Any, Dict, List, Optional, Sequence
 import pandas as pd
 
 from punstats import analysis
+from punstats.model.errors import OptionError
 from punstats.model.kinds import Registry
 from punstats.present.provenance import column_names, source_text
 
@@ -127,7 +128,7 @@ def frame_of(kind: str, results: Sequence[Any], n: int, rows: Optional[Sequence[
         return _stack(results, lambda r: analysis.top_split(r.occurrences, column, n).rename_axis(kind))
     if kind == "directory":
         return _stack(results, lambda r: analysis.by_directory(r.occurrences, r.files, n=n))
-    raise ValueError("unknown table kind %r" % kind)
+    raise OptionError("unknown table kind %r" % kind)
 
 
 def to_csv(frame: pd.DataFrame) -> str:

@@ -9,6 +9,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 from punstats.cache import BlobCache
 from punstats.engines import interp
 from punstats.extract import compat
+from punstats.model.errors import OptionError
 from punstats.model.records import from_plain
 from punstats.reproduce.published import published
 from punstats.reproduce.replay import (
@@ -102,13 +103,13 @@ def _inputs(source: str, rev: Optional[str], walk: str, subdir: str) -> Tuple[An
     """(git source or None, commit or None, files, read) of a revision or a directory."""
     if rev is not None:
         if walk == "fs":
-            raise ValueError("--walk fs needs a checked-out directory (a revision has no file-system order)")
+            raise OptionError("--walk fs needs a checked-out directory (a revision has no file-system order)")
         git = GitSource(source)
         commit = gitsource.resolve_commit(git.gitdir, rev)
         return git, commit, git.files(commit.sha, subdir), git.read
     root = os.path.join(os.path.abspath(source), subdir) if subdir else os.path.abspath(source)
     if not os.path.isdir(root):
-        raise ValueError("not a directory: %s" % root)
+        raise OptionError("not a directory: %s" % root)
     files, data = directory_files(root, walk)
     return None, None, files, data.__getitem__
 

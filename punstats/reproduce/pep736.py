@@ -8,7 +8,7 @@ gives the lines saved.  The published rows come from ``published.json``
 holds the numbers of fixed definitions (``REPRODUCED``), the definition
 search (``punstats.reproduce.definitions``, ``search=True``) every other
 definition, and which of them hit the published value.  Per-blob work runs
-under the chosen interpreter (``interp``) and goes through the cache.
+under the chosen interpreter (``engines.interp``) and goes through the cache.
 """
 from __future__ import annotations
 

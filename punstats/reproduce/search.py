@@ -8,6 +8,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 from punstats.cache import BlobCache
 from punstats.engines import interp
 from punstats.extract import compat
+from punstats.model.errors import OptionError
 from punstats.reproduce.angelico import _published_triple
 from punstats.reproduce.replay import (
     SEARCH_RULES,
@@ -124,7 +125,7 @@ def angelico_search(source: str, since: str, until: str, *, branch: str = "HEAD"
     try:
         commits = gitsource.first_parent_commits(git.gitdir, branch, since, until)
         if not commits:
-            raise ValueError("no first-parent commits of %s between %s and %s" % (branch, since, until))
+            raise OptionError("no first-parent commits of %s between %s and %s" % (branch, since, until))
         trees, all_files = _trees(git, commits, directories, note)
         min_len = min(thresholds)
         hits: Dict[SearchConfig, List[Tuple[int, Triple]]] = {}

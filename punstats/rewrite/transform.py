@@ -41,6 +41,7 @@ import tokenize
 from typing import List, Optional, Sequence, Tuple
 
 from punstats.extract.text import SourceText, between_delimiters, line_starts
+from punstats.model.errors import OptionError
 from punstats.rewrite.rewrap import LINE_LENGTH, Join
 from punstats.rewrite.rewrap import rewrap as _rewrap
 from punstats.rewrite.source import (
@@ -72,7 +73,7 @@ STYLES = ("postfix", "prefix")
 
 def _check_style(style: str) -> None:
     if style not in STYLES:
-        raise ValueError("style must be one of %s, not %r" % (", ".join(STYLES), style))
+        raise OptionError("style must be one of %s, not %r" % (", ".join(STYLES), style))
 
 
 def _delimited(text: str, start: int, end: int, name: str) -> bool:

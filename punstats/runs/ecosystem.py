@@ -42,6 +42,7 @@ from punstats.model import jsondata
 from punstats.model.corpus import SourceError
 from punstats.runs.downloads import Fetcher, ahead
 from punstats.runs.memory import returned_memory
+from punstats.runs.options import ScanOptions
 from punstats.sources import pypi
 from punstats.sources.archives import Limits
 from punstats.sources.toppypi import Ranked, TopList
@@ -62,12 +63,8 @@ class RunError(SourceError):
 @dataclass(frozen=True)
 class Options:
     output: str
-    jobs: Optional[int] = None
-    test_rule: Any = "components"
-    long_threshold: int = 10
+    scan: ScanOptions = field(default_factory=ScanOptions)  # how each project is scanned
     cache: Any = True  # as punstats.scan takes it
-    engine: str = "local"
-    scheduler: Optional[str] = None
     download_jobs: int = 4
     download_cap: int = DEFAULT_DOWNLOAD_CAP
     downloads: Optional[str] = None  # default: the user's cache (pypi.default_dir)
@@ -117,8 +114,7 @@ def project_file(output: str, name: str) -> str:
 
 def _prepare(output: str, top: TopList, options: Options) -> None:
     """The output directory, checked against an earlier run in it."""
-    rules = {"test_rule": getattr(options.test_rule, "label", str(options.test_rule)),
-             "long_threshold": options.long_threshold}
+    rules = {"test_rule": options.scan.test_rule.label, "long_threshold": options.scan.long_threshold}
     run = {"list": top.provenance(), "rules": rules, "punstats_version": __version__,
            "index": options.index_url}
     path = os.path.join(output, RUN_FILE)
@@ -210,10 +206,9 @@ def load_record(output: str, name: str) -> Dict[str, Any]:
 
 
 def _scan(corpus: Any, options: Options, cache: Any) -> Any:
-    from punstats.runs import scan as api
-    return api.scan(corpus=corpus, jobs=options.jobs, test_rule=options.test_rule,
-                    long_threshold=options.long_threshold, cache=cache, engine=options.engine,
-                    scheduler=options.scheduler, eager=False)  # its stored tables are copied as they are
+    from punstats.runs import scan as scans
+    return scans.scan(corpus=corpus, options=options.scan, cache=cache,
+                      eager=False)  # its stored tables are copied as they are
 
 
 def outcome(project: Ranked, fetched: Tuple[Any, Any, float], fetcher: Fetcher, options: Options,
@@ -275,13 +270,13 @@ def run_top(top: TopList, projects: Sequence[Ranked], options: Options,
     journal = read_journal(output) if options.skip_existing else {}
     done = {name: entry for name, entry in journal.items() if entry["status"] != "failed"}  # failures: again
     todo = [p for p in projects if p.name not in done]
-    cache = open_cache(options.cache) if options.engine != "dask" else None
+    cache = open_cache(options.cache) if options.scan.engine != "dask" else None
     start = time.perf_counter()
     try:
         for project in projects:
             if project.name in done and on_done:
                 on_done(load_record(output, project.name), True)
-        if options.engine == "dask":  # whole projects on the workers
+        if options.scan.engine == "dask":  # whole projects on the workers
             from punstats.runs.ecosystem_dask import outcomes
             finished = outcomes(todo, options, timing)
         else:

@@ -26,19 +26,20 @@ def project_task(project: Ranked, options: Any) -> Tuple[Dict[str, Any], Dict[st
     """Run on a worker: one project, from its name to its record and tables."""
     from punstats.runs import ecosystem
     from punstats.runs.downloads import Fetcher
-    local = dataclasses.replace(options, engine="local", scheduler=None, jobs=1, cache=None)
+    local = dataclasses.replace(options, scan=dataclasses.replace(options.scan, engine="local", scheduler=None, jobs=1),
+                                cache=None)
     fetcher = Fetcher(local, pypi.http_get)
     return ecosystem.outcome(project, fetcher.fetch(project), fetcher, local, None)
 
 
 def outcomes(projects: Sequence[Ranked], options: Any,
              timing: Any) -> Iterator[Tuple[Ranked, Dict[str, Any], Dict[str, bytes]]]:
-    """(project, record, tables) in rank order, computed on the cluster at ``options.scheduler``."""
+    """(project, record, tables) in rank order, computed on the cluster at ``options.scan.scheduler``."""
     from punstats.engines.base import _distributed
     from punstats.engines.dask import _check_workers
     from punstats.runs.ecosystem import _not_scanned
     distributed = _distributed()
-    with distributed.Client(options.scheduler, timeout=TIMEOUT_SECONDS, set_as_default=False) as client:
+    with distributed.Client(options.scan.scheduler, timeout=TIMEOUT_SECONDS, set_as_default=False) as client:
         _check_workers(client, TIMEOUT_SECONDS)
         depth = TASKS_PER_WORKER * max(1, len(client.scheduler_info()["workers"]))
         queue = iter(projects)

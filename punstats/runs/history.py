@@ -19,7 +19,9 @@ import pandas as pd
 
 from punstats import __version__
 from punstats.analysis import units
+from punstats.model.errors import OptionError
 from punstats.model.kinds import registry_of
+from punstats.runs.options import ScanOptions
 from punstats.runs.scan import scan
 from punstats.sources import git as gitsource
 from punstats.store.frames import csv_ready
@@ -67,9 +69,9 @@ def select(commits: Sequence[gitsource.Commit], every: str = "commit") -> List[g
         step = int(every)
     except ValueError:
         shown = every if len(every) <= 40 else every[:40] + "..."  # int() reads at most 4300 digits
-        raise ValueError("--every takes commit, month or a number, not %r" % shown) from None
+        raise OptionError("--every takes commit, month or a number, not %r" % shown) from None
     if step < 1:
-        raise ValueError("--every needs a number of at least 1")
+        raise OptionError("--every needs a number of at least 1")
     newest_first = list(commits)[::-1][::step]
     return newest_first[::-1]
 
@@ -87,11 +89,19 @@ def commits_of(repo: str, since: str = "", until: str = "", rev_range: str = "HE
 
 def history(repo: str, commits: Sequence[gitsource.Commit], *, cache: Any = True,
             on_revision: Optional[Callable[[gitsource.Commit, Dict[str, Any]], None]] = None,
-            **scan_options: Any) -> pd.DataFrame:
-    """One row per commit: its date, counts and the cache's share of the work."""
+            options: Optional[ScanOptions] = None, **settings: Any) -> pd.DataFrame:
+    """One row per commit: its date, counts and the cache's share of the work; ``options``
+    (or ``settings``, ``punstats.scan``'s keywords) as each revision is scanned."""
+    options = ScanOptions.given(options, settings)
+    if options.engine == "dask" and options.scheduler is None:  # one local cluster for every revision
+        from punstats.engines.dask import local_cluster
+        with local_cluster(options.jobs) as address:
+            return history(repo, commits, cache=cache, on_revision=on_revision,
+                           options=dataclasses.replace(options, scheduler=address))
     rows = []
     for commit in commits:
-        result = scan(repo, rev=commit.sha, cache=cache, eager=False, **scan_options)  # tables read if used
+        result = scan(repo, options=dataclasses.replace(options, rev=commit.sha), cache=cache,
+                      eager=False)  # tables read if used
         summary = result.summary
         row: Dict[str, Any] = {"commit": commit.sha, "date": commit.date, "subject": commit.subject}
         row.update({key: summary[key] for key in COUNT_COLUMNS})

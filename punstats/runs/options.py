@@ -6,10 +6,11 @@ each setting separately, and records ``rules()`` with every stored result.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, Dict, Optional, Sequence, Tuple, Union
 
 from punstats.discover.tree import DEFAULT_EXTENSIONS
+from punstats.engines.base import EngineError
 from punstats.model.limits import DEFAULT_MAX_BYTES
 from punstats.store.rules import DEFAULT_LONG_THRESHOLD, DEFAULT_TEST_RULE, TestRule, parse_test_rule
 
@@ -33,12 +34,31 @@ class ScanOptions:
     exclude_dirs: bool = True
     max_bytes: int = DEFAULT_MAX_BYTES
     rev: Optional[str] = None
-    python: Optional[str] = None
-    engine: str = "local"
+    python: Optional[str] = None  # the python engine's interpreter (``--python PATH``: ``--engine python:PATH``)
+    engine: str = "local"  # a name of ``engines.registry.ENGINES``; NAME:ARGUMENT is split into the fields
     scheduler: Optional[str] = None
     lines_saved: bool = False
     gitignore: bool = True  # leave out what .gitignore files name (a directory; not a revision)
     exclude: Tuple[str, ...] = ()  # and what these globs name (.gitignore syntax)
+
+    def __post_init__(self) -> None:
+        """``engine`` as the registry names it, its argument in ``scheduler`` or ``python``."""
+        name, colon, argument = self.engine.partition(":")
+        if colon and argument and name in ("dask", "python"):
+            field = "scheduler" if name == "dask" else "python"
+            if getattr(self, field) not in (None, argument):
+                raise EngineError("--engine %s and --%s %s name two different %ss"
+                                  % (self.engine, field, getattr(self, field), field))
+            object.__setattr__(self, "engine", name)
+            object.__setattr__(self, field, argument)
+        elif self.engine == "local" and self.python is not None:  # --python PATH: the python engine
+            object.__setattr__(self, "engine", "python")
+
+    @property
+    def engine_spec(self) -> str:
+        """``NAME[:ARGUMENT]`` as ``--engine`` takes it: the engine and its argument."""
+        argument = {"dask": self.scheduler, "python": self.python}.get(self.engine)
+        return self.engine + (":" + argument if argument else "")
 
     @classmethod
     def of(cls, test_rule: Union[str, TestRule] = DEFAULT_TEST_RULE,
@@ -46,14 +66,25 @@ class ScanOptions:
         """Options from the keywords ``punstats.scan`` takes (a rule may be its text)."""
         return cls(test_rule=as_rule(test_rule), extensions=tuple(extensions), **settings)
 
+    @classmethod
+    def given(cls, options: Optional["ScanOptions"], settings: Dict[str, Any]) -> "ScanOptions":
+        """``options``, or the options of ``settings`` (``punstats.scan``'s keywords); not both."""
+        if options is None:
+            return cls.of(**settings)
+        given, default = cls.of(**settings), cls()
+        both = [f.name for f in fields(cls) if getattr(given, f.name) != getattr(default, f.name)]
+        if both:
+            raise TypeError("give the scan's settings as options or as keywords, not both (%s)" % ", ".join(both))
+        return options
+
     def check(self) -> None:
         """Before any work: the engine exists here and goes with the other options."""
-        from punstats import engines
-        engines.check_engine(self.engine)
+        from punstats.engines.registry import check_engine
+        check_engine(self.engine_spec)
         if self.scheduler is not None and self.engine != "dask":
-            raise engines.EngineError("a scheduler address needs the dask engine (--engine dask)")
-        if self.python is not None and self.engine != "local":
-            raise engines.EngineError("--python runs its own worker processes; it needs the local engine")
+            raise EngineError("a scheduler address needs the dask engine (--engine dask)")
+        if self.python is not None and self.engine != "python":
+            raise EngineError("--python runs its own worker processes; it needs the local engine")
         if self.scheduler is not None:  # before any work, even when the cache would leave none to do
             from punstats.engines import dask
             dask.probe_scheduler(self.scheduler, dask.CONNECT_TIMEOUT)

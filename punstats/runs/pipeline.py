@@ -14,8 +14,7 @@ import contextlib
 import dataclasses
 import functools
 import os
-import platform
-from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple, Union
+from typing import Any, Callable, ContextManager, Dict, Iterator, List, Optional, Tuple, Union
 
 from punstats import __version__
 from punstats.cache import BlobCache
@@ -24,6 +23,7 @@ from punstats.discover.tree import discover
 from punstats.extract.traversal import EXTRACTOR_VERSION
 from punstats.model.corpus import Corpus
 from punstats.model.discovery import Discovery, Threshold
+from punstats.model.errors import OptionError
 from punstats.runs.options import ScanOptions
 from punstats.sources import resolve
 from punstats.sources.local import now
@@ -51,9 +51,9 @@ def _corpus(options: ScanOptions, path: Optional[str], corpus: Optional[Corpus])
     else:
         corpus = corpus or resolve(path)
     if options.lines_saved and corpus.is_revision:
-        raise ValueError("lines saved are measured on a directory, not a revision: check it out first")
+        raise OptionError("lines saved are measured on a directory, not a revision: check it out first")
     if options.exclude and corpus.is_revision:
-        raise ValueError("--exclude applies to directories; a revision is read from git as committed")
+        raise OptionError("--exclude applies to directories; a revision is read from git as committed")
     return corpus
 
 
@@ -163,56 +163,45 @@ def _workers(options: ScanOptions, stack: contextlib.ExitStack) -> Tuple[Any, Op
     starts it): as soon as discovery has found enough files to need a pool, before it
     finds the rest, so that the workers do not inherit the list of every file.
     (None, None) when no pool would be used."""
-    if options.engine != "local" or options.python is not None or options.jobs == 1:
+    if options.engine != "local" or options.jobs == 1:
         return None, None
     from punstats.engines.local import MIN_FILES_FOR_POOL, Workers
     workers = stack.enter_context(Workers(options.jobs))
     return workers, (MIN_FILES_FOR_POOL, lambda found: workers.start())
 
 
-def _runner(options: ScanOptions, progress: Progress, workers: Any = None) -> Callable[..., Any]:
-    """The engine of ``options``: ``run(candidates, sink)``, the rows going to the sink only."""
-    from punstats import engines
-
-    def run(chunk: Any, on_batch: Any = None) -> Any:
-        if options.engine == "dask":
-            return engines.run_dask(chunk, scheduler=options.scheduler, jobs=options.jobs,
-                                    max_bytes=options.max_bytes, progress=progress, on_batch=on_batch,
-                                    keep=False)
-        return engines.run(chunk, jobs=options.jobs, max_bytes=options.max_bytes, progress=progress,
-                           on_batch=on_batch, keep=False, workers=workers)
-    return run
+def _engine(options: ScanOptions, progress: Progress, workers: Any = None) -> ContextManager[Any]:
+    """The engine of ``options`` (``engines.registry``), opened: ``run(candidates, sink)``, the rows
+    going to the sink only, and the parser it extracts with."""
+    from punstats.engines import registry
+    engine, argument = registry.split(options.engine_spec)
+    return engine.factory(registry.Setup(argument, options.jobs, options.max_bytes, progress, workers))
 
 
 Tables = Tuple[Dict[str, Any], Dict[str, int], Optional[Dict[str, int]]]  # (counts, rows, cache counts)
 
 
 def _tables(staging: Staging, options: ScanOptions, found: Discovery, provenance: Dict[str, Any],
-            cache: Optional[BlobCache], pool: Any, progress: Progress,
-            read_blob: Optional[Callable[[str], bytes]], csv: bool, workers: Any = None) -> Tables:
-    """The stored tables of ``found`` in ``staging``, with their counts."""
-    if cache is not None and pool is None:
-        return _through_cache(staging, options, found, provenance, cache, _runner(options, progress, workers),
-                              progress, read_blob, csv)
+            cache: Optional[BlobCache], engine: Any, progress: Progress,
+            read_blob: Optional[Callable[[str], bytes]], csv: bool) -> Tables:
+    """The stored tables of ``found`` in ``staging``, with their counts; ``engine``: an opened
+    ``engines.registry`` engine, which the cache wraps whichever it is."""
+    if cache is not None:
+        return _through_cache(staging, options, found, provenance, cache, engine, progress, read_blob, csv)
     with _Output(staging, options, provenance, len(found.candidates), csv).discarded_on_failure() as output:
-        if pool is not None:  # another interpreter: its results come back whole
-            from punstats.engines import interp
-            extractions = interp.extract_candidates(found.candidates, pool, options.max_bytes, cache, progress)
-            output.add(range(len(extractions)), extractions)
-        else:
-            _runner(options, progress, workers)(found.candidates, output.add)
+        engine.run(found.candidates, output.add)
         output.finish()
         rows = output.close()
     return output.counts(), rows, None
 
 
 def _through_cache(staging: Staging, options: ScanOptions, found: Discovery, provenance: Dict[str, Any],
-                   cache: BlobCache, run: Callable[..., Any], progress: Progress,
+                   cache: BlobCache, engine: Any, progress: Progress,
                    read_blob: Optional[Callable[[str], bytes]], csv: bool) -> Tables:
     """As ``_tables``, reusing what the cache knows: the stored files of this
     corpus state and settings, else its raw tables, else per-file results."""
     from punstats.store import reuse
-    state = reuse.CorpusState.of(found.candidates, options.max_bytes)
+    state = reuse.CorpusState.of(found.candidates, options.max_bytes, engine.parser)  # keyed by the parser
     described = dict(provenance, rules=options.rules())
     if not csv:
         hit = _storing(staging, reuse.stored_scan)(cache, state, described, staging.path)
@@ -220,7 +209,7 @@ def _through_cache(staging: Staging, options: ScanOptions, found: Discovery, pro
             (progress or (lambda n: None))(state.prepared.count)
             return hit[0], hit[1], state.reused()
     with _Output(staging, options, provenance, len(found.candidates), csv).discarded_on_failure() as output:
-        cache_counts = reuse.cached_tables(state, cache, run, found.root, output.raw,
+        cache_counts = reuse.cached_tables(state, cache, engine.run, found.root, output.raw,
                                            options.max_bytes, progress, read_blob=read_blob)
         rows = output.close()
     counts = output.counts()
@@ -281,7 +270,7 @@ def _scan_into(staging: Staging, options: ScanOptions, corpus: Corpus, cache: An
         if blob_cache is not None and blob_cache is not cache:
             stack.callback(blob_cache.close)
         # with a cache, a revision's blobs are read only when not cached (revisions share most of them)
-        lazy = corpus.is_revision and blob_cache is not None and options.python is None
+        lazy = corpus.is_revision and blob_cache is not None
         workers, threshold = _workers(options, stack)
         found = _discover(options, corpus, lazy, threshold)
         read_blob = None
@@ -290,15 +279,10 @@ def _scan_into(staging: Staging, options: ScanOptions, corpus: Corpus, cache: An
             read_blob = stack.enter_context(gitsource.BlobReader(corpus.root)).read
         if on_discovered:
             on_discovered(len(found.candidates))
-        parser = (platform.python_version(), platform.python_implementation())
-        pool = None
-        if options.python is not None:
-            from punstats.engines import interp
-            pool = stack.enter_context(interp.Pool(options.python, jobs=min(options.jobs or 1, 2)))
-            parser = (pool.info["python"], pool.info["implementation"])
-        provenance = _provenance(corpus, found, parser)
-        counts, rows, cache_counts = _tables(staging, options, found, provenance, blob_cache, pool, progress,
-                                             read_blob, csv, workers)
+        engine = stack.enter_context(_engine(options, progress, workers))
+        provenance = _provenance(corpus, found, engine.python)
+        counts, rows, cache_counts = _tables(staging, options, found, provenance, blob_cache, engine, progress,
+                                             read_blob, csv)
     provenance["created"] = now()
     if cache_counts is not None:  # how this run got its results; the results do not depend on it
         provenance["cache"] = cache_counts

@@ -15,11 +15,13 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional
 
 from punstats.model.corpus import SourceError
+from punstats.model.errors import PunstatsError
+from punstats.runs.options import ScanOptions
 from punstats.sources.projects import (
     CorpusError,
     CorpusFile,
     Project,
-    load,  # noqa: F401 (punstats.corpus.load, as before)
+    load,  # noqa: F401 (the command line reads a corpus file with projects.load)
     project_corpus,
 )
 from punstats.store.disk import SUMMARY_FILE
@@ -37,40 +39,44 @@ def output_directory(project: Project, output: Optional[str] = None) -> str:
     return os.path.join(output or "data", project.name)
 
 
-def scan_project(project: Project, **options: Any):
-    """``api.scan`` of one project; ``options`` are ``api.scan``'s keyword arguments."""
-    from punstats.runs import scan as api
-    return api.scan(corpus=project_corpus(project), **options)  # a git project's corpus is a revision
+def scan_project(project: Project, options: Optional[ScanOptions] = None, cache: Any = None, **settings: Any):
+    """``punstats.scan`` of one project with ``options`` (or ``settings``, ``punstats.scan``'s keywords)."""
+    from punstats.runs import scan as scans
+    return scans.scan(corpus=project_corpus(project),  # a git project's corpus is a revision
+                      options=ScanOptions.given(options, settings), cache=cache)
 
 
 def scan_corpus(corpus: CorpusFile, output: Optional[str] = None, *, skip_existing: bool = False,
                 csv: bool = False, save: bool = True,
                 on_start: Optional[Callable[[Project], None]] = None,
                 on_done: Optional[Callable[[Stored], None]] = None,
-                **options: Any) -> List[Stored]:
+                options: Optional[ScanOptions] = None, cache: Any = None, **settings: Any) -> List[Stored]:
     """Scan every project in order and store each in ``output/<name>/`` (default ``data/<name>/``).
 
-    ``skip_existing`` keeps a project whose folder already holds a stored
-    scan (resuming an interrupted run).  A project that fails stops the run
-    with a ``CorpusError`` naming it; the ones before it stay stored.
+    ``options``: every project's settings (or ``settings``, ``punstats.scan``'s keywords); ``cache``
+    as ``punstats.scan`` takes it.  ``skip_existing`` keeps a project whose folder already holds a
+    stored scan (resuming an interrupted run).  A project that fails stops the run with a
+    ``CorpusError`` naming it; the ones before it stay stored.
     """
     from punstats import engines as engine
-    from punstats.runs import scan as api
-    if options.get("engine") == "dask" and options.get("scheduler") is None:  # one local cluster for all
-        with engine.local_cluster(options.get("jobs")) as address:
+    from punstats.runs import scan as scans
+    options = ScanOptions.given(options, settings)
+    if options.engine == "dask" and options.scheduler is None:  # one local cluster for all
+        with engine.local_cluster(options.jobs) as address:
             return scan_corpus(corpus, output, skip_existing=skip_existing, csv=csv, save=save,
-                               on_start=on_start, on_done=on_done, **dict(options, scheduler=address))
+                               on_start=on_start, on_done=on_done,
+                               options=dataclasses.replace(options, scheduler=address), cache=cache)
     done: List[Stored] = []
     for number, project in enumerate(corpus.projects, 1):
         directory = output_directory(project, output)
         if on_start:
             on_start(project)
         if skip_existing and os.path.isfile(os.path.join(directory, SUMMARY_FILE)):
-            stored = Stored(project, directory, dict(api.load(directory).summary, stored=directory), True)
+            stored = Stored(project, directory, dict(scans.load(directory).summary, stored=directory), True)
         else:
             try:
-                result = scan_project(project, **options)
-            except ValueError as exc:  # SourceError, GitError, EngineError, bad rules
+                result = scan_project(project, options, cache)
+            except PunstatsError as exc:  # SourceError, GitError, EngineError, bad rules; not a bug
                 raise CorpusError("project %d (%s, %s): %s" % (number, project.name, project.label,
                                                               " ".join(str(exc).split()))) from None
             summary = result.summary
@@ -86,10 +92,11 @@ def scan_corpus(corpus: CorpusFile, output: Optional[str] = None, *, skip_existi
 
 
 def top_pypi_run(argument: str, top_list: Optional[str] = None, *, output: Optional[str] = None,
-                 get: Any = None, **options: Any):
+                 get: Any = None, scan: Optional[ScanOptions] = None, **options: Any):
     """``corpus top-pypi:N``: (a function running it, its ``ecosystem.Options``), checked before any work.
 
     The function takes ``on_done`` (and ``timing``) and returns (records, ecosystem summary);
+    ``scan``: each project's ``ScanOptions`` (or give their fields among ``options``);
     ``options`` are ``ecosystem.Options`` fields; ``output`` defaults to ``data/top-pypi-N``.
     """
     from punstats.runs import ecosystem
@@ -101,12 +108,14 @@ def top_pypi_run(argument: str, top_list: Optional[str] = None, *, output: Optio
     ranked, projects = toppypi.top(n, top_list, getter)
     if options.get("index_url") is None:
         options["index_url"] = pypi.INDEX_URL
-    run_options = ecosystem.Options(output=output or os.path.join("data", "top-pypi-%d" % n), **options)
-    if run_options.engine == "dask" and run_options.scheduler is None:  # one local cluster for all
+    names = {field.name for field in dataclasses.fields(ScanOptions)}
+    scan = ScanOptions.given(scan, {key: options.pop(key) for key in list(options) if key in names})
+    run_options = ecosystem.Options(output=output or os.path.join("data", "top-pypi-%d" % n), scan=scan, **options)
+    if scan.engine == "dask" and scan.scheduler is None:  # one local cluster for all
         def run(**kwargs: Any):
             from punstats import engines as engine
-            with engine.local_cluster(run_options.jobs) as address:
-                return ecosystem.run_top(ranked, projects, dataclasses.replace(run_options, scheduler=address),
-                                         getter, **kwargs)
+            with engine.local_cluster(scan.jobs) as address:
+                clustered = dataclasses.replace(run_options, scan=dataclasses.replace(scan, scheduler=address))
+                return ecosystem.run_top(ranked, projects, clustered, getter, **kwargs)
         return run, run_options
     return (lambda **kwargs: ecosystem.run_top(ranked, projects, run_options, getter, **kwargs)), run_options

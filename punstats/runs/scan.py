@@ -132,20 +132,26 @@ def scan(path: Optional[str] = None, *, jobs: Optional[int] = None,
          python: Optional[str] = None, cache: Union[BlobCache, str, bool, None] = None,
          engine: str = "local", scheduler: Optional[str] = None,
          lines_saved: bool = False, gitignore: bool = True, exclude: Sequence[str] = (),
-         output: Optional[str] = None, csv: bool = False, eager: bool = True) -> ScanResult:
+         output: Optional[str] = None, csv: bool = False, eager: bool = True,
+         options: Optional[ScanOptions] = None) -> ScanResult:
     """Scan a directory (default: this interpreter's standard library).
+
+    ``options``: the settings as one ``ScanOptions`` value (what the command
+    line, ``corpus``, ``history`` and the ecosystem run pass), instead of the
+    keywords from ``jobs`` to ``exclude`` (give one or the other).
 
     ``progress`` is called with the number of files just finished;
     ``on_discovered`` once with the number of files to extract.
     ``rev``: scan that revision of the git repository ``path`` (no checkout).
-    ``python``: extract under that interpreter (``interp``).
-    ``cache``: reuse and store per-file results by content (``incremental``):
+    ``python``: extract under that interpreter (the ``python`` engine, ``engines.interp``).
+    ``cache``: reuse and store per-file results by content (``engines.cached``):
     a ``cache.BlobCache``, a cache file path, or True for the user's cache
     directory; None (the default here; the command line's default is the
     cache) extracts every file.
-    ``engine``: ``local`` (a process pool of ``jobs``) or ``dask`` (a Dask
-    cluster at ``scheduler``, or a local one of ``jobs`` workers); the
-    results are identical.
+    ``engine``: a row of ``engines.registry``: ``local`` (a process pool of
+    ``jobs``), ``dask`` (a Dask cluster at ``scheduler``, or a local one of
+    ``jobs`` workers) or ``python:PATH`` (as ``python``); the cache wraps
+    any of them, and the results are identical.
     ``lines_saved``: also rewrite every scanned file in memory as ``punstats
     rewrite --rewrap`` does and record the lines that punning would save (a
     directory only; nothing is written).
@@ -157,11 +163,11 @@ def scan(path: Optional[str] = None, *, jobs: Optional[int] = None,
     ``eager=False`` only once used: they wait in a private temporary directory,
     removed with the result).
     """
-    options = ScanOptions.of(test_rule=test_rule, extensions=extensions, jobs=jobs,
-                             long_threshold=long_threshold, follow_links=follow_links,
-                             exclude_dirs=exclude_dirs, max_bytes=max_bytes, rev=rev, python=python,
-                             engine=engine, scheduler=scheduler, lines_saved=lines_saved,
-                             gitignore=gitignore, exclude=tuple(exclude))
+    settings = dict(test_rule=test_rule, extensions=extensions, jobs=jobs, long_threshold=long_threshold,
+                    follow_links=follow_links, exclude_dirs=exclude_dirs, max_bytes=max_bytes, rev=rev,
+                    python=python, engine=engine, scheduler=scheduler, lines_saved=lines_saved,
+                    gitignore=gitignore, exclude=tuple(exclude))
+    options = ScanOptions.given(options, settings)
     with contextlib.ExitStack() as stack:
         if progress is True:  # a bar where the caller is (a notebook widget, or a terminal line)
             from punstats.runs.progress import auto_bar

@@ -1,39 +1,118 @@
 """Turning a user's argument into a corpus: a root directory plus provenance.
 
-A corpus is named (the name is the default storage folder under ``data/``)
-and records where it came from and at which revision, so that every stored
-result can say what was measured.  With no argument the corpus is the running
-interpreter's standard library, which is always present.  ``pypi:NAME==VERSION``
-arguments are handed to ``punstats.pypi`` (download, check, safe unpacking).
+``SOURCES`` is the table of what an argument can name, one row per kind of
+source (its form, what it is, an example); ``resolve`` dispatches on it and
+``punstats scan --help`` (and ``corpus --help``) print it.  A corpus is named
+(the name is the default storage folder under ``data/``) and records where it
+came from and at which revision, so that every stored result can say what was
+measured.  With no argument the corpus is the running interpreter's standard
+library, which is always present.  A new source is one module here and one row.
 """
 from __future__ import annotations
 
 import os
-from typing import Optional
+import textwrap
+from dataclasses import dataclass
+from typing import Callable, Optional, Tuple
 
 from punstats.model.corpus import Corpus, SourceError
 from punstats.sources.local import check_path, git_head, printable, stdlib_corpus
+
+
+@dataclass(frozen=True)
+class Source:
+    """One row of the table: what selects it, how it is written, what it is, an example."""
+
+    form: str  # the argument as the help writes it
+    what: str
+    example: str  # a command that works
+    command: str  # the command that takes it: scan or corpus
+    matches: Optional[Callable[[str], bool]]  # None: no argument (the standard library) or a corpus file
+    open: Optional[Callable[[str], Corpus]]  # None: another command's (``command``)
+
+
+def _pypi(argument: str) -> Corpus:
+    from punstats.sources import pypi
+    return pypi.pypi_corpus(argument)
+
+
+def _git(argument: str) -> Corpus:
+    from punstats.sources import git as gitsource
+    try:
+        return gitsource.remote_corpus(argument)
+    except gitsource.GitError as exc:
+        raise SourceError(str(exc)) from None
+
+
+def _is_archive(argument: str) -> bool:
+    from punstats.sources.archive_corpus import is_archive
+    return is_archive(os.path.abspath(argument))
+
+
+def _archive(argument: str) -> Corpus:
+    from punstats.sources.archive_corpus import archive_corpus
+    return archive_corpus(check_path(argument))
+
+
+def _path(argument: str) -> Corpus:
+    path = check_path(argument)
+    base = path if os.path.isdir(path) else os.path.dirname(path)
+    commit, date = git_head(base)
+    name = printable(os.path.basename(path.rstrip(os.sep))) or "root"
+    return Corpus(name, path, printable(argument), commit, date)  # names as text, undecodable bytes escaped
+
+
+def _prefix(prefix: str) -> Callable[[str], bool]:
+    return lambda argument: argument.startswith(prefix)
+
+
+#: What an argument can name, in the order ``resolve`` tries them (a path last).
+SOURCES: Tuple[Source, ...] = (
+    Source("(no PATH)", "this interpreter's standard library", "punstats scan", "scan", None, None),
+    Source("pypi:NAME[==VERSION]", "a release's sdist from PyPI (the latest without ==VERSION), "
+           "downloaded, checked and unpacked safely", "punstats scan pypi:requests==2.32.3", "scan",
+           _prefix("pypi:"), _pypi),
+    Source("git+URL[@REV]", "a remote git repository, cloned bare into the cache and read at REV "
+           "(default HEAD), no checkout", "punstats scan git+https://github.com/psf/requests@v2.32.3", "scan",
+           _prefix("git+"), _git),
+    Source("FILE.tar.gz|.tgz|.tar.bz2|.tar.xz|.tar|.zip|.whl",
+           "an sdist or a wheel on disk: the files inside it, unpacked safely",
+           "punstats scan requests-2.32.3.tar.gz", "scan", _is_archive, _archive),
+    Source("top-pypi:N", "the N most-downloaded PyPI projects, into one dataset", "punstats corpus top-pypi:100",
+           "corpus", _prefix("top-pypi:"), None),
+    Source("DIR|FILE", "a directory (a git work tree's commit is recorded) or one file; with --rev REV, "
+           "that revision of the repository, read from git", "punstats scan src/", "scan", _prefix(""), _path),
+    Source("CORPUS.toml", "a corpus file: one project per [[project]] (pypi, path or git with rev)",
+           "punstats corpus corpora/local-example.toml", "corpus", None, None),
+)
+
+
+#: Characters per line of the table in ``--help``.
+HELP_WIDTH = 78
+
+
+def help_table(command: str = "scan") -> str:
+    """The rows ``command`` takes, as its ``--help`` prints them (form, what, example)."""
+    lines = ["what %s takes:" % ("PATH" if command == "scan" else "CORPUS")]
+    for source in SOURCES:
+        if source.command == command:
+            lines += ["  " + source.form,
+                      textwrap.fill(source.what, HELP_WIDTH, initial_indent=" " * 6, subsequent_indent=" " * 6),
+                      "      e.g. " + source.example]
+    return "\n".join(lines)
+
+
+def source_of(argument: str) -> Source:
+    """The row that ``argument`` selects."""
+    return next(source for source in SOURCES if source.matches is not None and source.matches(argument))
 
 
 def resolve(argument: Optional[str]) -> Corpus:
     """The corpus a command-line argument names (None: the standard library)."""
     if argument is None:
         return stdlib_corpus()
-    if argument.startswith("pypi:"):
-        from punstats.sources import pypi
-        return pypi.pypi_corpus(argument)
-    if argument.startswith("git+"):
-        from punstats.sources import git as gitsource
-        try:
-            return gitsource.remote_corpus(argument)
-        except gitsource.GitError as exc:
-            raise SourceError(str(exc)) from None
-    path = check_path(argument)
-    from punstats.sources.archive_corpus import archive_corpus, is_archive
-    if is_archive(path):  # an sdist or a wheel: the files inside it
-        return archive_corpus(path)
-    base = path if os.path.isdir(path) else os.path.dirname(path)
-    commit, date = git_head(base)
-    name = printable(os.path.basename(path.rstrip(os.sep))) or "root"
-    return Corpus(name, path, printable(argument), commit, date)  # names as text, undecodable bytes escaped
-
+    source = source_of(argument)
+    if source.open is None:
+        raise SourceError("%s is an argument of punstats %s (%s): punstats %s %s"
+                          % (argument, source.command, source.what, source.command, argument))
+    return source.open(argument)

@@ -23,6 +23,7 @@ import threading
 import time
 from typing import IO, Any, Dict, Optional, Sequence, Tuple
 
+from punstats.model.errors import PunstatsError
 from punstats.model.processes import die_with_parent
 
 #: Seconds a plumbing call (rev-parse, rev-list, ls-tree, diff-tree, cat-file) may take.
@@ -38,7 +39,7 @@ READ_DEADLINE = 120.0
 GIT = "git"
 
 
-class GitError(ValueError):
+class GitError(PunstatsError, ValueError):
     """A repository or revision that cannot be read; the message is for the user."""
 
 

@@ -7,7 +7,7 @@ them, one stored scan each.  A corpus file::
     name = "mine"                  # optional: what the set is called
 
     [[project]]
-    pypi = "requests==2.31.0"      # the sdist from PyPI (punstats.pypi)
+    pypi = "requests==2.31.0"      # the sdist from PyPI (sources.pypi)
     name = "requests"              # optional: its folder and corpus name (default: from the entry)
 
     [[project]]

@@ -20,6 +20,7 @@ from fnmatch import fnmatchcase
 from typing import FrozenSet, Iterable, List, Optional, Tuple
 
 from punstats.model import jsondata
+from punstats.model.errors import PunstatsError
 
 #: A name longer than this (in bytes) cannot be one path component on common file systems.
 NAME_MAX = 255
@@ -28,7 +29,7 @@ NAME_MAX = 255
 SUMMARY_MAX_BYTES = 64 * 1024 * 1024
 
 
-class PlaceError(ValueError):
+class PlaceError(PunstatsError, ValueError):
     """A place a stored scan must not take, or a name that cannot be one folder."""
 
 

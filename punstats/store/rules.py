@@ -24,6 +24,8 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, List
 
+from punstats.model.errors import OptionError
+
 #: Directory names that make everything below them test code.
 TEST_DIRS = frozenset({"test", "tests", "testing", "idle_test"})
 
@@ -62,7 +64,7 @@ class TestRule:
             return re.search(self.pattern, path) is not None
         if self.name == "none":
             return False
-        raise ValueError("unknown test rule %r" % self.name)
+        raise OptionError("unknown test rule %r" % self.name)
 
     def test_paths(self, paths: Iterable[str]) -> List[str]:
         """Those of ``paths`` that are test code."""
@@ -76,10 +78,10 @@ def parse_test_rule(text: str) -> TestRule:
         try:
             re.compile(pattern)
         except re.error as exc:
-            raise ValueError("bad test pattern %r: %s" % (pattern, exc)) from None
+            raise OptionError("bad test pattern %r: %s" % (pattern, exc)) from None
         return TestRule("regex", pattern)
     if text not in RULE_NAMES:
-        raise ValueError("unknown test rule %r (choose from %s, or regex:PATTERN)"
+        raise OptionError("unknown test rule %r (choose from %s, or regex:PATTERN)"
                          % (text, ", ".join(RULE_NAMES)))
     return TestRule(text)
 

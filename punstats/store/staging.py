@@ -21,6 +21,7 @@ import tempfile
 import time
 from typing import Any, Dict, FrozenSet, Iterable, Optional, Tuple
 
+from punstats.model.errors import PunstatsError
 from punstats.store import places
 
 OCCURRENCES_FILE = "occurrences.parquet"
@@ -47,7 +48,7 @@ TABLE_FILES = {"occurrences": OCCURRENCES_FILE, "files": FILES_FILE, "functions"
 LABEL_PATTERNS = ("labels-*.csv", "labels-*.md", ".labels-*.tmp")
 
 
-class StoreError(ValueError):
+class StoreError(PunstatsError, ValueError):
     """A directory that does not hold a readable stored scan, or cannot receive one."""
 
 

@@ -1,0 +1,18 @@
+"""The errors a user is told about: ``PunstatsError`` and its kinds.
+
+Every failure that is the user's to fix (an argument, a corpus, an engine,
+a place to store, a pattern, an option's value) is a ``PunstatsError``; the
+command line catches this one class, once (``cli.main``), and prints its
+message as one line with exit status 2.  Anything else that escapes is a bug
+of punstats (or a fault of the machine, which ``cli.main`` words itself) and
+keeps its traceback.  The subclasses that were ``ValueError`` before stay
+``ValueError`` too, so code written against them keeps working.
+"""
+
+
+class PunstatsError(Exception):
+    """A failure the user can act on; the message is for the user, in one line."""
+
+
+class OptionError(PunstatsError, ValueError):
+    """An option's or an argument's value that punstats cannot use (a test rule, ``--every``, a row)."""
