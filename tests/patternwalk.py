@@ -3,8 +3,8 @@
 A pattern is run here by a plain ``ast`` walk handing each node its
 ancestors, and (once ``punstats.scan`` takes ``patterns``) through a real
 scan; the standard library of the running interpreter is the corpus, files
-that parse only.  Each test module brings its own independent count (tokens,
-whose bracket pairs are found here, or a walk the other way round) and its
+that parse only.  Each test module brings its own independent count, made
+from tokens (whose bracket pairs are found here), not from the tree, and its
 edge cases to ``ShippedPatternTests``.
 """
 import ast
