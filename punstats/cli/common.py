@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Any, List, NoReturn, Optional
+from typing import Any, List, NoReturn, Optional, Tuple
 
 from punstats.model.escape import terminal
 
@@ -166,6 +166,28 @@ def engine_options() -> argparse.ArgumentParser:
                    help="with --engine dask: a running scheduler, e.g. tcp://host:8786 "
                         "(default: start a local cluster of -j workers)")
     return p
+
+
+def pattern_options() -> argparse.ArgumentParser:
+    """``--pattern``: user patterns to count too (repeatable)."""
+    p = _parent()
+    p.add_argument("--pattern", action="append", default=[], metavar="FILE.py|MODULE:NAME|MODULE|PLUGIN",
+                   help="also count this pattern (a function decorated with @punstats.pattern): a file, a "
+                        "module's function, every pattern of a module, or an installed plugin; repeatable")
+    return p
+
+
+def load_patterns(args: argparse.Namespace) -> Tuple[Any, ...]:
+    """The patterns ``--pattern`` names, loaded before any work; a usage error (one line) for
+    one that cannot be (no such file, a syntax error, no pattern defined, a name used twice)."""
+    if not getattr(args, "pattern", None):
+        return ()
+    from punstats.extract.plugins import load
+    from punstats.model.kinds import PatternError
+    try:
+        return load(args.pattern)
+    except PatternError as exc:
+        raise UsageError(_one_line(exc)) from None
 
 
 def _check_engine_options(args: argparse.Namespace) -> None:

@@ -19,6 +19,8 @@ from punstats.cli.common import (
     engine_options,
     jobs_options,
     json_options,
+    load_patterns,
+    pattern_options,
     quiet_options,
     rule_options,
 )
@@ -34,7 +36,7 @@ def _add_corpus_commands(commands: Any) -> None:
                                         "the N most-downloaded PyPI projects into one dataset and an "
                                         "ecosystem summary in data/top-pypi-N/ (or DIR).",
                             parents=[json_options("print the summaries as a JSON array"), jobs_options(),
-                                     rule_options(), quiet_options(), engine_options()])
+                                     rule_options(), quiet_options(), engine_options(), pattern_options()])
     p.add_argument("corpus_file", metavar="CORPUS.toml|top-pypi:N")
     p.add_argument("-o", "--output", metavar="DIR",
                    help="store each project in DIR/<name>/ (default: data/); top-pypi:N: the run in DIR")
@@ -66,7 +68,10 @@ def cmd_corpus(args: argparse.Namespace) -> int:
     from punstats.store.rules import parse_test_rule
 
     _check_engine_options(args)
+    patterns = load_patterns(args)
     if args.corpus_file.startswith("top-pypi:"):
+        if patterns:
+            raise UsageError("--pattern applies to a corpus file; the top-pypi:N run does not take it yet")
         return cmd_top(args)
     try:
         rule = parse_test_rule(args.test_rule)
@@ -88,7 +93,7 @@ def cmd_corpus(args: argparse.Namespace) -> int:
         results = corpora.scan_corpus(spec, args.output, skip_existing=args.skip_existing, csv=args.csv,
                                       on_start=start, on_done=done, jobs=args.jobs, test_rule=rule,
                                       long_threshold=args.long, engine=args.engine, scheduler=args.scheduler,
-                                      cache=not args.no_cache, lines_saved=args.lines_saved)
+                                      cache=not args.no_cache, lines_saved=args.lines_saved, patterns=patterns)
     except SourceError as exc:
         raise UsageError(str(exc)) from None
     finally:

@@ -14,6 +14,8 @@ from punstats.cli.common import (
     _progress_bar,
     jobs_options,
     json_options,
+    load_patterns,
+    pattern_options,
     quiet_options,
     rule_options,
 )
@@ -24,7 +26,7 @@ def _add_history_command(commands: Any) -> None:
                             description="Scan first-parent revisions of a git repository (no checkout; "
                                         "unchanged files come from the cache) and store one row per revision.",
                             parents=[json_options("print the rows as JSON"), jobs_options(), rule_options(),
-                                     quiet_options()])
+                                     quiet_options(), pattern_options()])
     p.add_argument("repo", metavar="REPO", help="a git repository (work tree or bare)")
     p.add_argument("--since", default="", metavar="DATE", help="first commit date (git's --since)")
     p.add_argument("--until", default="", metavar="DATE", help="last commit date (git's --until)")
@@ -70,6 +72,7 @@ def cmd_history(args: argparse.Namespace) -> int:
     from punstats.runs import history as histories
     from punstats.sources import git as gitsource
     from punstats.store.rules import parse_test_rule
+    patterns = load_patterns(args)
     try:
         rule = parse_test_rule(args.test_rule)
         commits = histories.select(histories.commits_of(args.repo, args.since, args.until, args.rev_range),
@@ -87,7 +90,8 @@ def cmd_history(args: argparse.Namespace) -> int:
     bar.start(len(commits))
     try:
         table = histories.history(args.repo, commits, cache=not args.no_cache, jobs=args.jobs, test_rule=rule,
-                                  long_threshold=args.long, on_revision=lambda commit, row: bar.update(1))
+                                  long_threshold=args.long, on_revision=lambda commit, row: bar.update(1),
+                                  patterns=patterns)
     except BaseException as exc:
         place.abort()
         if isinstance(exc, (gitsource.GitError, ValueError)):  # git over its deadline; StoreError: no room
@@ -101,7 +105,8 @@ def cmd_history(args: argparse.Namespace) -> int:
               "the figure" % (len(undated), ", ".join(sha[:12] for sha in undated[:3]) + ", ..." * (len(undated) > 3)),
               file=sys.stderr)
     try:
-        written = histories.store(place, table, histories.provenance(args.repo, commits, vars(args)),
+        written = histories.store(place, table, histories.provenance(args.repo, commits, dict(
+                                      vars(args), pattern=[k.provenance() for k in patterns])),
                                   _figure(table, name))
     except (OSError, ValueError) as exc:  # StoreError; no room for the history files
         raise UsageError("cannot write %s: %s" % (place.name, _one_line(exc))) from None

@@ -19,6 +19,8 @@ from punstats.cli.common import (
     engine_options,
     jobs_options,
     json_options,
+    load_patterns,
+    pattern_options,
     quiet_options,
     rule_options,
 )
@@ -31,7 +33,7 @@ def _add_scan_command(commands: Any) -> None:
     p = commands.add_parser("scan", help="scan code bases and store the results",
                             description="Scan directories (default: this interpreter's standard library).",
                             parents=[json_options("print the summary as JSON"), jobs_options(), rule_options(),
-                                     quiet_options(), engine_options()])
+                                     quiet_options(), engine_options(), pattern_options()])
     p.add_argument("paths", nargs="*", metavar="PATH", help="directory or file; none: the standard library")
     p.add_argument("-o", "--output", metavar="DIR",
                    help="where to store the tables (default: data/<corpus name>/)")
@@ -138,9 +140,12 @@ def cmd_scan(args: argparse.Namespace) -> int:
     from punstats.store.rules import parse_test_rule
 
     _check_engine_options(args)
+    patterns = load_patterns(args)
     try:
         rule = parse_test_rule("regex:" + args.test_pattern if args.test_pattern else args.test_rule)
         if args.compat:
+            if patterns:
+                raise UsageError("--compat counts as a published script did; it takes no --pattern")
             return _scan_compat(args, rule)
         if args.rev is not None:
             if args.exclude:
@@ -165,7 +170,7 @@ def cmd_scan(args: argparse.Namespace) -> int:
                 python=args.python,
                 engine=args.engine, scheduler=args.scheduler, cache=not args.no_cache,
                 lines_saved=args.lines_saved, gitignore=not args.no_ignore, exclude=args.exclude,
-                output=None if args.no_save else output, csv=args.csv,  # stored as it runs
+                patterns=patterns, output=None if args.no_save else output, csv=args.csv,  # stored as it runs
             )
         except ValueError as exc:  # EngineError, StoreError: the cluster, the output directory
             raise UsageError(_one_line(exc)) from None

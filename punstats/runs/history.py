@@ -78,12 +78,17 @@ def history(repo: str, commits: Sequence[gitsource.Commit], *, cache: Any = True
         summary = result.summary
         row = {"commit": commit.sha, "date": commit.date, "subject": commit.subject}
         row.update({key: summary[key] for key in COUNT_COLUMNS})
+        for pattern in summary.get("patterns") or ():  # user patterns: a count in and outside tests each
+            row[pattern["name"]] = summary["kinds"].get(pattern["name"], 0)
+            row[pattern["name"] + "_nontest"] = summary.get("kinds_nontest", {}).get(pattern["name"], 0)
         row["files_from_cache"] = summary.get("cache", {}).get("cached", 0)
         row["files_extracted"] = summary.get("cache", {}).get("extracted", len(result.files))
         rows.append(row)
         if on_revision:
             on_revision(commit, row)
-    columns = ["commit", "date", "subject", *COUNT_COLUMNS, "files_from_cache", "files_extracted"]
+    added = [key for key in (rows[0] if rows else {}) if key not in COUNT_COLUMNS and key not in (
+        "commit", "date", "subject", "files_from_cache", "files_extracted")]
+    columns = ["commit", "date", "subject", *COUNT_COLUMNS, *added, "files_from_cache", "files_extracted"]
     table = pd.DataFrame(rows, columns=columns)
     table["date"] = commit_dates(table["date"])
     return table

@@ -127,12 +127,14 @@ class _Output:
     def __init__(self, staging: Staging, options: ScanOptions, provenance: Dict[str, Any], count: int,
                  csv: bool) -> None:
         from punstats.analysis.summary import Totals
+        from punstats.extract.patterns import node_units
         from punstats.store.disk import TableFiles
         from punstats.store.spill import RawOutput
         self.rule = options.test_rule
-        self.totals = Totals(options.long_threshold)
-        self.files = TableFiles(staging.path, dict(provenance, rules=options.rules()), csv=csv)
-        self.raw = RawOutput(staging.path, count, _storing(staging, self.consume))
+        self.totals = Totals(options.long_threshold, options.patterns)
+        units = node_units(options.patterns)  # nodes of the ast classes the patterns count per
+        self.files = TableFiles(staging.path, dict(provenance, rules=options.rules()), csv=csv, units=units)
+        self.raw = RawOutput(staging.path, count, _storing(staging, self.consume), units)
         self.add = _storing(staging, self.raw.add)
         self.finish = _storing(staging, self.raw.finish)
         self.close = _storing(staging, self.files.close)
@@ -180,7 +182,7 @@ def _runner(options: ScanOptions, progress: Progress, workers: Any = None) -> Ca
                                     max_bytes=options.max_bytes, progress=progress, on_batch=on_batch,
                                     keep=False)
         return engines.run(chunk, jobs=options.jobs, max_bytes=options.max_bytes, progress=progress,
-                           on_batch=on_batch, keep=False, workers=workers)
+                           on_batch=on_batch, keep=False, workers=workers, patterns=options.patterns)
     return run
 
 
@@ -197,7 +199,8 @@ def _tables(staging: Staging, options: ScanOptions, found: Discovery, provenance
     with _Output(staging, options, provenance, len(found.candidates), csv).discarded_on_failure() as output:
         if pool is not None:  # another interpreter: its results come back whole
             from punstats.engines import interp
-            extractions = interp.extract_candidates(found.candidates, pool, options.max_bytes, cache, progress)
+            extractions = interp.extract_candidates(found.candidates, pool, options.max_bytes, cache, progress,
+                                                    options.patterns)
             output.add(range(len(extractions)), extractions)
         else:
             _runner(options, progress, workers)(found.candidates, output.add)
@@ -212,7 +215,7 @@ def _through_cache(staging: Staging, options: ScanOptions, found: Discovery, pro
     """As ``_tables``, reusing what the cache knows: the stored files of this
     corpus state and settings, else its raw tables, else per-file results."""
     from punstats.store import reuse
-    state = reuse.CorpusState.of(found.candidates, options.max_bytes)
+    state = reuse.CorpusState.of(found.candidates, options.max_bytes, patterns=options.patterns)
     described = dict(provenance, rules=options.rules())
     if not csv:
         hit = _storing(staging, reuse.stored_scan)(cache, state, described, staging.path)
@@ -295,4 +298,6 @@ def _scan_into(staging: Staging, options: ScanOptions, corpus: Corpus, cache: An
     if options.lines_saved:
         provenance["lines_saved"] = _lines_saved(found, options.jobs)
     provenance.update(_archive(corpus))
-    return {**counts, "test_rule": options.test_rule.label, "rules": options.rules(), **provenance}, rows
+    patterns = [kind.provenance() for kind in options.patterns]
+    return {**counts, "test_rule": options.test_rule.label, "rules": options.rules(), "patterns": patterns,
+            **provenance}, rows
