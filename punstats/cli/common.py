@@ -182,6 +182,9 @@ def load_patterns(args: argparse.Namespace) -> Tuple[Any, ...]:
     one that cannot be (no such file, a syntax error, no pattern defined, a name used twice)."""
     if not getattr(args, "pattern", None):
         return ()
+    if getattr(args, "engine", "local") == "dask":
+        from punstats.runs.options import DASK_PATTERNS
+        raise UsageError(DASK_PATTERNS)
     from punstats.extract.plugins import load
     from punstats.model.kinds import PatternError
     try:

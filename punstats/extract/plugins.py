@@ -29,6 +29,7 @@ import traceback
 from dataclasses import replace
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from punstats.extract.patterns import node_types
 from punstats.model import kinds as kinds_module
 from punstats.model.kinds import PATTERN_ATTRIBUTE, Kind, PatternError, Registry, check_per
 
@@ -80,6 +81,8 @@ def load_spec(spec: str) -> List[Kind]:
         kinds = _load(spec)
         if not kinds:
             raise PatternError("%s defines no pattern (decorate a function with @punstats.pattern(NAME))" % spec)
+        for kind in kinds:  # its guard read now, from the source just run (``patterns.node_types``)
+            node_types(kind.matcher)
         _LOADED[spec] = kinds
         return list(kinds)
 

@@ -18,6 +18,10 @@ from punstats.store.rules import DEFAULT_LONG_THRESHOLD, DEFAULT_TEST_RULE, Test
 DEFINITION = "ast.keyword of ast.Call, arg not None, value ast.Name with id == arg"
 
 
+#: Why the Dask engine takes no user pattern.
+DASK_PATTERNS = "--pattern needs the local engine: Dask workers cannot load your pattern files"
+
+
 def as_rule(test_rule: Union[str, TestRule]) -> TestRule:
     return test_rule if isinstance(test_rule, TestRule) else parse_test_rule(test_rule)
 
@@ -61,8 +65,7 @@ class ScanOptions:
         if self.python is not None and self.engine != "local":
             raise engines.EngineError("--python runs its own worker processes; it needs the local engine")
         if self.patterns and self.engine == "dask":
-            raise engines.EngineError("--pattern needs the local engine: Dask workers cannot load your "
-                                      "pattern files")
+            raise engines.EngineError(DASK_PATTERNS)
         if self.scheduler is not None:  # before any work, even when the cache would leave none to do
             from punstats.engines import dask
             dask.probe_scheduler(self.scheduler, dask.CONNECT_TIMEOUT)
