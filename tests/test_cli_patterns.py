@@ -204,6 +204,11 @@ def test_process_pool_and_another_interpreter_agree(tmp_path, stdlib_subset_dir)
         counts.append((result.summary["kinds"]["try_finally"], result.summary["units"]["Try"],
                        result.summary["kinds_nontest"]["try_finally"]))
     assert counts[0] == counts[1] == counts[2]
+    summary = result.summary  # the built-in rows' new keys agree with the counts summaries had before
+    assert summary["kinds_nontest"]["call"] == summary["punnable_nontest"]
+    assert (summary["units"]["keywords"], summary["units_nontest"]["keywords"]) == (
+        summary["keywords"], summary["keywords_nontest"])
+    assert (summary["units"]["files"], summary["units"]["lines"]) == (summary["parsed"], summary["lines"])
     assert counts[0][0] == independent_tries(stdlib_subset_dir) > 10
     assert counts[0][2] < counts[0][0]  # unittest's own tests hold some
 

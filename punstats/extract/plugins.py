@@ -182,14 +182,12 @@ def _load_attribute(spec: str, module: str, name: str) -> List[Kind]:
 def _load_module(spec: str, module: str) -> List[Kind]:
     mark = kinds_module.defined_count()
     imported = _import(spec, module)
-    kinds = [k for k in kinds_module.defined_since(mark) if k.source == module]
-    if not kinds:  # imported before: the patterns its functions carry
-        seen = []
+    kinds = kinds_module.defined_since(mark)  # what importing it defined (its submodules too)
+    if not kinds:  # imported before: the patterns its functions carry (defined there or imported)
         for value in vars(imported).values():
             kind = getattr(value, PATTERN_ATTRIBUTE, None)
-            if isinstance(kind, Kind) and kind.source == module and kind not in seen:
-                seen.append(kind)
-        kinds = seen
+            if isinstance(kind, Kind) and kind not in kinds:
+                kinds.append(kind)
     return [replace(k, source=spec, sha256=_file_digest(k)) for k in kinds]
 
 
