@@ -7,12 +7,12 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Set, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Set, Tuple, Union
 
-from punstats.model.kinds import BUILT_IN, KIND_ATTRIBUTE, KIND_CALL, KIND_CLASS
+from punstats.model.kinds import BUILT_IN, KIND_ATTRIBUTE, KIND_CALL, KIND_CLASS, Kind
 from punstats.model.statuses import OK, SKIPPED_STATUSES
 from punstats.store.frames import as_stored
-from punstats.store.schema import scalar
+from punstats.store.schema import NODE_PREFIX, scalar
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -67,10 +67,11 @@ def percent(part: int, whole: int) -> float:
     return round(100.0 * part / whole, 4) if whole else 0.0
 
 
-def summarize(occurrences: pd.DataFrame, files: pd.DataFrame, long_threshold: int) -> Dict[str, Any]:
-    """The counts of a scan (provenance is added by the caller)."""
+def summarize(occurrences: pd.DataFrame, files: pd.DataFrame, long_threshold: int,
+              patterns: Sequence[Union[Kind, str]] = ()) -> Dict[str, Any]:
+    """The counts of a scan (provenance is added by the caller); ``patterns``: its user patterns."""
     import pyarrow as pa
-    totals = Totals(long_threshold)
+    totals = Totals(long_threshold, patterns)
     totals.add_files(pa.Table.from_pandas(as_stored(files), preserve_index=False))
     totals.add_occurrences(pa.Table.from_pandas(as_stored(occurrences), preserve_index=False))
     return totals.counts()
@@ -89,6 +90,11 @@ _FILE_SUMS = ("in_test", "lines", "calls", "keywords", "double_star", "punnable"
               "class_punnable") + KIND_COUNTERS
 
 
+#: Columns of parsed files that are units (what a count is a share of, ``model.kinds.UNITS``);
+#: ``code_lines`` and the ``nodes_<class>`` columns are summed when the table has them.
+_UNIT_SUMS = ("keywords", "calls", "class_keywords", "dict_entries", "functions", "lines")
+
+
 _FUNCTION_SUMS = ("positional_only", "positional_or_keyword", "keyword_only", "var_positional",
                   "var_keyword", "defaults", "keyword_only_defaults")
 
@@ -98,9 +104,13 @@ class Totals:
     the rule columns) in any number of pieces: the summary without holding
     every row.  Occurrences must come in file order (as stored)."""
 
-    def __init__(self, long_threshold: int) -> None:
+    def __init__(self, long_threshold: int, patterns: Sequence[Union[Kind, str]] = ()) -> None:
         self.long_threshold = long_threshold
+        self.patterns = tuple(p.name if isinstance(p, Kind) else p for p in patterns)  # user pattern names
         self.sums: Counter = Counter()
+        self.outside: Counter = Counter()  # the same sums over parsed files outside tests
+        self.units: Dict[str, str] = {}  # unit -> the files column summed for it (tables may lack some)
+        self.max_nontest = 0
         self.statuses: Counter = Counter()
         self.max_call_punnable = 0
         self.names: Counter = Counter()
@@ -118,8 +128,26 @@ class Totals:
         outside = parsed.filter(pc.invert(parsed["in_test"]))
         self.sums["keywords_nontest"] += _sum(outside["keywords"])
         self.sums["punnable_files_nontest"] += _sum(outside["punnable"])
+        for name in _FILE_SUMS[1:]:
+            self.outside[name] += _sum(outside[name])
+        self._add_units(parsed, outside)
         if len(parsed):
             self.max_call_punnable = max(self.max_call_punnable, pc.max(parsed["max_call_punnable"]).as_py())
+        if len(outside):
+            self.max_nontest = max(self.max_nontest, pc.max(outside["max_call_punnable"]).as_py())
+
+    def _add_units(self, parsed: Any, outside: Any) -> None:
+        """The units of parsed files, in and outside tests: files, the unit columns, lines of
+        code (a files table that has them) and the nodes user patterns count per."""
+        self.units["files"] = ""
+        self.sums["unit:files"] += len(parsed)
+        self.outside["unit:files"] += len(outside)
+        for column in parsed.column_names:
+            unit = column[len(NODE_PREFIX):] if column.startswith(NODE_PREFIX) else column
+            if column in _UNIT_SUMS or column == "code_lines" or column.startswith(NODE_PREFIX):
+                self.units[unit] = column
+                self.sums["unit:" + unit] += _sum(parsed[column])
+                self.outside["unit:" + unit] += _sum(outside[column])
 
     def add_occurrences(self, occurrences: Any) -> None:
         import pyarrow.compute as pc
@@ -134,6 +162,12 @@ class Totals:
         self.callees.update(_value_counts(calls["callee"]))
         attributes = occurrences.filter(pc.equal(occurrences["kind"], scalar("attribute")))
         self.sums.update({"attribute_" + k: v for k, v in _value_counts(attributes["base_kind"]).items()})
+        attributes = attributes.filter(pc.invert(attributes["in_test"]))
+        self.outside.update({"attribute_" + k: v for k, v in _value_counts(attributes["base_kind"]).items()})
+        if self.patterns:  # the occurrences of user patterns, in and outside tests
+            self.sums.update({"kind:" + k: v for k, v in _value_counts(occurrences["kind"]).items()})
+            outside = occurrences.filter(pc.invert(occurrences["in_test"]))
+            self.outside.update({"kind:" + k: v for k, v in _value_counts(outside["kind"]).items()})
         for path, line, col in zip(*(calls[c].to_pylist() for c in ("path", "call_line", "call_col"))):
             if path != self._call_path:
                 self._call_path, self._calls = path, set()
@@ -171,16 +205,22 @@ class Totals:
             "top_identifiers": _top(self.names),
             "top_callees": _top(self.callees),
             "kinds": self.kinds(),
+            "kinds_nontest": self.kinds(nontest=True),
+            "units": {unit: s["unit:" + unit] for unit in self.units},
+            "units_nontest": {unit: self.outside["unit:" + unit] for unit in self.units},
             "keywords_nontest": s["keywords_nontest"],
             "punnable_nontest_pct": percent(s["punnable_files_nontest"], s["keywords_nontest"]),
         }
 
-    def kinds(self) -> Dict[str, int]:
-        """Counts of every recorded pattern besides the headline, from the same scan."""
-        elsewhere = {KIND_CALL: self.sums["punnable"], KIND_CLASS: self.sums["class_punnable"],
-                     "max_call_punnable": self.max_call_punnable}
-        result = {name: elsewhere.get(name, self.sums[name]) for name in _KIND_ROWS}
-        result.update({name: self.sums[name] for name in _UNITS_IN_KINDS})
+    def kinds(self, nontest: bool = False) -> Dict[str, int]:
+        """Counts of every row of the registry, from the same scan (``nontest``: outside tests),
+        in its order; the user patterns' after the built-in ones."""
+        sums = self.outside if nontest else self.sums
+        elsewhere = {KIND_CALL: sums["punnable"], KIND_CLASS: sums["class_punnable"],
+                     "max_call_punnable": self.max_nontest if nontest else self.max_call_punnable}
+        result = {name: elsewhere.get(name, sums[name]) for name in _KIND_ROWS}
+        result.update({name: sums[name] for name in _UNITS_IN_KINDS})
+        result.update({name: sums["kind:" + name] for name in self.patterns})
         return result
 
     def parameters(self) -> Dict[str, int]:

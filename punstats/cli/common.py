@@ -186,6 +186,15 @@ def engine_options() -> argparse.ArgumentParser:
     return p
 
 
+def pattern_options() -> argparse.ArgumentParser:
+    """``--pattern``: user patterns to count too (repeatable)."""
+    p = _parent()
+    p.add_argument("--pattern", action="append", default=[], metavar="FILE.py|MODULE:NAME|MODULE|PLUGIN",
+                   help="also count this pattern (a function decorated with @punstats.pattern): a file, a "
+                        "module's function, every pattern of a module, or an installed plugin; repeatable")
+    return p
+
+
 def _engine(text: str) -> str:
     """``--engine NAME[:ARGUMENT]``: a row of ``engines.registry`` (an unknown one lists them)."""
     from punstats.engines.base import EngineError
@@ -250,6 +259,8 @@ def scan_options(args: argparse.Namespace, **settings: Any) -> Any:
         values["gitignore"] = not args.no_ignore
     if hasattr(args, "exclude"):
         values["exclude"] = tuple(args.exclude)
+    if getattr(args, "pattern", None):
+        values["patterns"] = tuple(args.pattern)  # loaded by ScanOptions.of: a PatternError is cli.main's
     if hasattr(args, "test_rule") and "test_rule" not in settings:
         values["test_rule"] = parse_test_rule(args.test_rule)
     values.update(settings)

@@ -20,6 +20,7 @@ from punstats.cli.common import (
     engine_options,
     jobs_options,
     json_options,
+    pattern_options,
     quiet_options,
     rule_options,
     scan_options,
@@ -38,7 +39,7 @@ def _add_corpus_commands(commands: Any) -> None:
                                         "ecosystem summary in data/top-pypi-N/ (or DIR).",
                             epilog=help_table("corpus"), formatter_class=TableHelp,
                             parents=[json_options("print the summaries as a JSON array"), jobs_options(),
-                                     rule_options(), quiet_options(), engine_options()])
+                                     rule_options(), quiet_options(), engine_options(), pattern_options()])
     p.add_argument("corpus_file", metavar="CORPUS.toml|top-pypi:N")
     p.add_argument("-o", "--output", metavar="DIR",
                    help="store each project in DIR/<name>/ (default: data/); top-pypi:N: the run in DIR")
@@ -69,6 +70,8 @@ def cmd_corpus(args: argparse.Namespace) -> int:
 
     _check_engine_options(args)
     if args.corpus_file.startswith("top-pypi:"):
+        if args.pattern:
+            raise UsageError("--pattern applies to a corpus file; the top-pypi:N run does not take it yet")
         return cmd_top(args)
     options = scan_options(args)
     spec = corpora.load(args.corpus_file)

@@ -16,6 +16,7 @@ from punstats.cli.common import (
     engine_options,
     jobs_options,
     json_options,
+    pattern_options,
     quiet_options,
     rule_options,
     scan_options,
@@ -27,7 +28,7 @@ def _add_history_command(commands: Any) -> None:
                             description="Scan first-parent revisions of a git repository (no checkout; "
                                         "unchanged files come from the cache) and store one row per revision.",
                             parents=[json_options("print the rows as JSON"), jobs_options(), rule_options(),
-                                     quiet_options(), engine_options()])
+                                     quiet_options(), engine_options(), pattern_options()])
     p.add_argument("repo", metavar="REPO", help="a git repository (work tree or bare)")
     p.add_argument("--since", default="", metavar="DATE", help="first commit date (git's --since)")
     p.add_argument("--until", default="", metavar="DATE", help="last commit date (git's --until)")
@@ -93,7 +94,8 @@ def cmd_history(args: argparse.Namespace) -> int:
               "the figure" % (len(undated), ", ".join(sha[:12] for sha in undated[:3]) + ", ..." * (len(undated) > 3)),
               file=sys.stderr)
     try:
-        written = histories.store(place, table, histories.provenance(args.repo, commits, vars(args)),
+        written = histories.store(place, table, histories.provenance(args.repo, commits, dict(
+                                      vars(args), pattern=[k.provenance() for k in options.patterns])),
                                   _figure(table, name))
     except (OSError, StoreError) as exc:  # no room for the history files
         raise UsageError("cannot write %s: %s" % (place.name, _one_line(exc))) from None

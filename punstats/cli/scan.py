@@ -19,6 +19,7 @@ from punstats.cli.common import (
     engine_options,
     jobs_options,
     json_options,
+    pattern_options,
     quiet_options,
     rule_options,
     scan_options,
@@ -34,7 +35,7 @@ def _add_scan_command(commands: Any) -> None:
                             description="Scan directories (default: this interpreter's standard library).",
                             epilog=help_table("scan"), formatter_class=TableHelp,
                             parents=[json_options("print the summary as JSON"), jobs_options(), rule_options(),
-                                     quiet_options(), engine_options()])
+                                     quiet_options(), engine_options(), pattern_options()])
     p.add_argument("paths", nargs="*", metavar="PATH", help="directory or file; none: the standard library")
     p.add_argument("-o", "--output", metavar="DIR",
                    help="where to store the tables (default: data/<corpus name>/)")
@@ -136,7 +137,10 @@ def cmd_scan(args: argparse.Namespace) -> int:
 
     _check_engine_options(args)
     rule = parse_test_rule("regex:" + args.test_pattern if args.test_pattern else args.test_rule)
+    options = scan_options(args, test_rule=rule)  # user patterns are loaded here, before any work
     if args.compat:
+        if options.patterns:
+            raise UsageError("--compat counts as a published script did; it takes no --pattern")
         return _scan_compat(args, rule)
     if args.rev is not None:
         if args.exclude:
@@ -147,7 +151,6 @@ def cmd_scan(args: argparse.Namespace) -> int:
         corpora = [resolve(path) for path in args.paths] or [resolve(None)]
     corpora = _named(corpora, args.name)
     outputs = _output_dirs(args, [c.name for c in corpora])
-    options = scan_options(args, test_rule=rule)
     summaries = []
     for corpus, output in zip(corpora, outputs):
         bar = _progress_bar(args.quiet, corpus.name)

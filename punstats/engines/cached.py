@@ -32,6 +32,7 @@ from punstats.discover.read import candidate_bytes
 from punstats.engines.base import Sink
 from punstats.extract.traversal import EXTRACTOR_VERSION
 from punstats.model.discovery import Candidate
+from punstats.model.kinds import Kind
 from punstats.model.limits import DEFAULT_MAX_BYTES
 from punstats.model.records import Extraction, failure, from_plain, to_plain
 from punstats.model.statuses import UNREADABLE, WORKER_DIED
@@ -67,9 +68,15 @@ class Prepared:
         return hashlib.sha256(text.encode()).hexdigest()
 
 
-def extract_version(max_bytes: int) -> str:
-    """The cache's version key for extractions: extractor version and size cap."""
-    return "%d/max=%d" % (EXTRACTOR_VERSION, max_bytes)
+def extract_version(max_bytes: int, patterns: Sequence[Kind] = ()) -> str:
+    """The cache's version key for extractions: extractor version and size cap, and with
+    user patterns a digest of each one's name, ``per``, source and source hash, so that
+    results are reused only for the very same patterns (an edited plugin extracts again)."""
+    version = "%d/max=%d" % (EXTRACTOR_VERSION, max_bytes)
+    if not patterns:
+        return version
+    described = json.dumps([[k.name, k.per, k.source, k.sha256] for k in patterns], ensure_ascii=True)
+    return "%s/patterns=%s" % (version, hashlib.sha256(described.encode()).hexdigest())
 
 
 def parser_key(implementation: str, version: str) -> str:
@@ -116,16 +123,17 @@ LOOKUP_FILES = 500
 def run_cached(prepared: Prepared, cache: BlobCache, run: Runner, sink: Sink,
                max_bytes: int = DEFAULT_MAX_BYTES, progress: Optional[Progress] = None,
                parser: Optional[str] = None,
-               read_blob: Optional[Callable[[str], bytes]] = None) -> Dict[str, int]:
+               read_blob: Optional[Callable[[str], bytes]] = None, version: Optional[str] = None) -> Dict[str, int]:
     """Every candidate's extraction handed to ``sink`` (candidate indices,
     extractions) as it is known, in any order; returns how many came from the cache.
 
     ``read_blob`` gives the bytes of a git blob id, for candidates that carry
-    only that (read just before they are extracted).
+    only that (read just before they are extracted).  ``version``: the cache's version key
+    (default: ``extract_version(max_bytes)``, no user pattern).
     """
     tick = progress or (lambda n: None)
     parser = parser or this_parser()
-    version = extract_version(max_bytes)
+    version = version or extract_version(max_bytes)
     if prepared.failed:
         sink([index for index, _ in prepared.failed], [extraction for _, extraction in prepared.failed])
     todo: List[Tuple[int, Candidate, str]] = []

@@ -38,7 +38,9 @@ from punstats.engines.cached import extract_version, parser_key
 from punstats.extract import worker
 from punstats.extract.compat import COMPAT_VERSION
 from punstats.extract.definitions import DEFINITIONS_VERSION
+from punstats.extract.plugins import Wire, wire
 from punstats.model.discovery import Candidate
+from punstats.model.kinds import Kind
 from punstats.model.limits import DEFAULT_MAX_BYTES
 from punstats.model.processes import die_with_parent
 from punstats.model.records import Extraction, from_plain
@@ -68,9 +70,10 @@ class Local:
     def __init__(self) -> None:
         self.info = worker.hello()
 
-    def work(self, path: str, data: bytes, max_bytes: int, modes: Sequence[str]) -> Dict[str, Any]:
+    def work(self, path: str, data: bytes, max_bytes: int, modes: Sequence[str],
+             patterns: Sequence[Wire] = ()) -> Dict[str, Any]:
         # through JSON, so that results are the same values a subprocess returns
-        return json.loads(json.dumps(worker.handle(path, data, max_bytes, modes)))
+        return json.loads(json.dumps(worker.handle(path, data, max_bytes, modes, patterns)))
 
     def close(self) -> None:
         pass
@@ -160,9 +163,13 @@ class Interpreter:
             raise InterpreterError("worker under %s failed: %s" % (self.python, reply["error"]))
         return reply
 
-    def work(self, path: str, data: bytes, max_bytes: int, modes: Sequence[str]) -> Dict[str, Any]:
-        return self._ask({"op": "work", "path": path, "data": base64.b64encode(data).decode(),
-                          "max_bytes": max_bytes, "modes": list(modes)})
+    def work(self, path: str, data: bytes, max_bytes: int, modes: Sequence[str],
+             patterns: Sequence[Wire] = ()) -> Dict[str, Any]:
+        request = {"op": "work", "path": path, "data": base64.b64encode(data).decode(),
+                   "max_bytes": max_bytes, "modes": list(modes)}
+        if patterns:  # the worker loads them itself, under its interpreter
+            request["patterns"] = [list(p) for p in patterns]
+        return self._ask(request)
 
     def close(self) -> None:
         if self._proc.poll() is None:
@@ -194,8 +201,8 @@ def parser_label(info: Dict[str, Any]) -> str:
     return parser_key(info["implementation"], info["python"])
 
 
-def _versions(max_bytes: int) -> Dict[str, str]:
-    return {"extract": extract_version(max_bytes), "compat": str(COMPAT_VERSION),
+def _versions(max_bytes: int, patterns: Sequence[Kind] = ()) -> Dict[str, str]:
+    return {"extract": extract_version(max_bytes, patterns), "compat": str(COMPAT_VERSION),
             "definitions": str(DEFINITIONS_VERSION)}
 
 
@@ -228,12 +235,15 @@ class Pool:
 def work_many(pool: Pool, items: Sequence[Tuple[str, str, Callable[[], bytes]]],
               modes: Sequence[str], max_bytes: int = DEFAULT_MAX_BYTES,
               cache: Optional[BlobCache] = None,
-              progress: Optional[Callable[[int], None]] = None) -> List[Dict[str, Any]]:
+              progress: Optional[Callable[[int], None]] = None,
+              patterns: Sequence[Kind] = ()) -> List[Dict[str, Any]]:
     """Per item (path, blob id, a function giving its bytes): {mode: result}.
 
     Each distinct blob is computed once per mode, cached results are reused.
+    ``patterns``: user patterns matched by ``extract`` (each worker loads them).
     """
-    versions = _versions(max_bytes)
+    versions = _versions(max_bytes, patterns)
+    sent = wire(patterns)
     tick = progress or (lambda n: None)
     blobs = sorted({blob for _, blob, _ in items})
     known: Dict[str, Dict[str, Any]] = {mode: {} for mode in modes}
@@ -255,7 +265,7 @@ def work_many(pool: Pool, items: Sequence[Tuple[str, str, Callable[[], bytes]]],
             need = [mode for mode in modes if blob not in known[mode]]
             with lock:  # the bytes may come from one shared git reader
                 data = read()
-            reply = w.work(path, data, max_bytes, need)
+            reply = w.work(path, data, max_bytes, need, sent)
             with lock:
                 for mode in need:
                     known[mode][blob] = reply[mode]
@@ -279,7 +289,8 @@ def work_many(pool: Pool, items: Sequence[Tuple[str, str, Callable[[], bytes]]],
 
 def extract_candidates(candidates: Sequence[Candidate], pool: Pool,
                        max_bytes: int = DEFAULT_MAX_BYTES, cache: Optional[BlobCache] = None,
-                       progress: Optional[Callable[[int], None]] = None) -> List[Extraction]:
+                       progress: Optional[Callable[[int], None]] = None,
+                       patterns: Sequence[Kind] = ()) -> List[Extraction]:
     """``engines.run``'s result, computed by ``pool`` (and the cache), in candidate order."""
     results: List[Optional[Extraction]] = [None] * len(candidates)
     items = []
@@ -290,7 +301,7 @@ def extract_candidates(candidates: Sequence[Candidate], pool: Pool,
         else:
             items.append((index, candidate.path, data))
     done = work_many(pool, [(path, blob_id(data), (lambda d=data: d)) for _, path, data in items],
-                     ["extract"], max_bytes, cache, progress)
+                     ["extract"], max_bytes, cache, progress, patterns)
     for (index, path, _), result in zip(items, done):
         results[index] = from_plain(result["extract"], path)
     return results  # type: ignore[return-value]

@@ -38,12 +38,15 @@ from typing import Callable, Dict, List, Optional, Sequence
 
 from punstats.discover.read import candidate_bytes
 from punstats.engines.base import MAX_JOBS, Progress, Sink, default_jobs
+from punstats.extract import plugins
+from punstats.extract.plugins import Wire
 from punstats.extract.traversal import extract
 from punstats.model.discovery import Candidate
+from punstats.model.kinds import Kind, PatternError
 from punstats.model.limits import DEFAULT_MAX_BYTES
 from punstats.model.processes import die_with_parent
 from punstats.model.records import Extraction, failure
-from punstats.model.statuses import WORKER_DIED
+from punstats.model.statuses import PATTERN_ERROR, WORKER_DIED
 
 #: Below this many files a pool costs more than it saves.
 MIN_FILES_FOR_POOL = 64
@@ -61,14 +64,21 @@ WORKER_DIED_REASON = ("the worker process extracting this file's batch died twic
                       "(killed, e.g. by the out-of-memory killer)")
 
 
-def extract_candidate(candidate: Candidate, max_bytes: int = DEFAULT_MAX_BYTES) -> Extraction:
-    """Read and extract one candidate; never raises for a bad file."""
+def extract_candidate(candidate: Candidate, max_bytes: int = DEFAULT_MAX_BYTES,
+                      patterns: Sequence[Kind] = ()) -> Extraction:
+    """Read and extract one candidate (matching ``patterns``, loaded); never raises for a bad file."""
     data = candidate_bytes(candidate, max_bytes)
-    return data if isinstance(data, Extraction) else extract(candidate.path, data, max_bytes)
+    return data if isinstance(data, Extraction) else extract(candidate.path, data, max_bytes, patterns)
 
 
-def _extract_batch(batch: Sequence[tuple], max_bytes: int) -> List[Extraction]:
-    return [extract_candidate(Candidate(*fields), max_bytes) for fields in batch]
+def _extract_batch(batch: Sequence[tuple], max_bytes: int, patterns: Sequence[Wire] = ()) -> List[Extraction]:
+    """A worker's task; ``patterns`` as ``plugins.wire`` sends them, loaded here (once per process)."""
+    candidates = [Candidate(*fields) for fields in batch]
+    try:
+        kinds = plugins.resolve(patterns)
+    except PatternError as exc:  # e.g. the plugin file was edited while the scan ran
+        return [failure(c.path, PATTERN_ERROR, str(exc), size=c.size) for c in candidates]
+    return [extract_candidate(candidate, max_bytes, kinds) for candidate in candidates]
 
 
 #: ``candidate`` as the tuple ``_extract_batch`` takes (``Candidate(*fields)``), in field order.
@@ -152,25 +162,28 @@ def _collector(count: int, progress: Optional[Progress], on_batch: Optional[Sink
 def run(candidates: Sequence[Candidate], jobs: Optional[int] = None,
         max_bytes: int = DEFAULT_MAX_BYTES, progress: Optional[Progress] = None,
         on_batch: Optional[Sink] = None, keep: bool = True,
-        workers: Optional[Workers] = None) -> List[Extraction]:
+        workers: Optional[Workers] = None, patterns: Sequence[Kind] = ()) -> List[Extraction]:
     """Extract every candidate; the result is in the order of ``candidates``.
 
     ``on_batch`` sees the results as they arrive (e.g. to store them before
     the run ends); with ``keep=False`` they go only there, the result is
     empty and nothing is held here.  ``workers``: a started pool to use
-    (else one is forked here, with ``jobs`` workers)."""
+    (else one is forked here, with ``jobs`` workers).  ``patterns``: user
+    patterns to match too; workers load them again from their source
+    (``plugins.resolve``: a forked worker has them already)."""
     jobs = default_jobs() if jobs is None else jobs
     if jobs < 1:
         raise ValueError("jobs must be at least 1")
     slots, take = _collector(len(candidates), progress, on_batch, keep)
     if jobs == 1 or len(candidates) < MIN_FILES_FOR_POOL:
         for index, candidate in enumerate(candidates):
-            take([index], [extract_candidate(candidate, max_bytes)])
+            take([index], [extract_candidate(candidate, max_bytes, patterns)])
         return slots  # type: ignore[return-value]
     started = workers.take() if workers is not None else None
-    lost = _run_pool(candidates, batches(candidates), min(jobs, MAX_JOBS), max_bytes, take, started)
+    sent = plugins.wire(patterns)
+    lost = _run_pool(candidates, batches(candidates), min(jobs, MAX_JOBS), max_bytes, take, started, sent)
     for group in lost:  # once more, each alone, so that one bad batch cannot take others down
-        if not _run_pool(candidates, [group], 1, max_bytes, take):
+        if not _run_pool(candidates, [group], 1, max_bytes, take, patterns=sent):
             continue
         take(group, [failure(candidates[i].path, WORKER_DIED, WORKER_DIED_REASON, size=candidates[i].size)
                      for i in group])
@@ -179,7 +192,7 @@ def run(candidates: Sequence[Candidate], jobs: Optional[int] = None,
 
 def _run_pool(candidates: Sequence[Candidate], groups: Sequence[Sequence[int]], jobs: int, max_bytes: int,
               take: Callable[[Sequence[int], Sequence[Extraction]], None],
-              started: Optional[ProcessPoolExecutor] = None) -> List[Sequence[int]]:
+              started: Optional[ProcessPoolExecutor] = None, patterns: Sequence[Wire] = ()) -> List[Sequence[int]]:
     """Run ``groups`` in ``started`` (else in a fresh pool of ``jobs``), handing each result
     to ``take``; the groups whose results never came because a worker died.  Only a few
     batches are in flight at a time: the others are not yet copied for the workers."""
@@ -190,7 +203,8 @@ def _run_pool(candidates: Sequence[Candidate], groups: Sequence[Sequence[int]], 
 
         def submit(group: Sequence[int]) -> None:
             try:
-                running[executor.submit(_extract_batch, [_fields(candidates[i]) for i in group], max_bytes)] = group
+                running[executor.submit(_extract_batch, [_fields(candidates[i]) for i in group], max_bytes,
+                                        patterns)] = group
             except BrokenProcessPool:
                 lost.append(group)
         for group in itertools.islice(waiting, IN_FLIGHT_PER_WORKER * jobs):

@@ -47,6 +47,7 @@ class Setup:
     max_bytes: int = 0
     progress: Optional[Progress] = None
     workers: Any = None  # the local engine's pool, started while discovering (``engines.local.Workers``)
+    patterns: Tuple[Any, ...] = ()  # user patterns (``model.kinds.Kind``) every file is matched with too
 
 
 @dataclass(frozen=True)
@@ -82,7 +83,7 @@ def _local(setup: Setup) -> Iterator[Opened]:
 
     def extract(chunk: Sequence[Candidate], sink: Optional[Sink] = None) -> List[Extraction]:
         return run(chunk, jobs=setup.jobs, max_bytes=setup.max_bytes, progress=setup.progress, on_batch=sink,
-                   keep=False, workers=setup.workers)
+                   keep=False, workers=setup.workers, patterns=setup.patterns)
     yield Opened(extract, _this_python())
 
 
@@ -107,7 +108,8 @@ def _python(setup: Setup) -> Iterator[Opened]:
     assert setup.argument
     with interp.Pool(setup.argument, jobs=min(setup.jobs or 1, 2)) as pool:
         def extract(chunk: Sequence[Candidate], sink: Optional[Sink] = None) -> List[Extraction]:
-            extractions = interp.extract_candidates(chunk, pool, setup.max_bytes, None, setup.progress)
+            extractions = interp.extract_candidates(chunk, pool, setup.max_bytes, None, setup.progress,
+                                                      setup.patterns)
             if sink is not None:
                 sink(range(len(extractions)), extractions)
             return []

@@ -33,11 +33,12 @@ import dataclasses
 import gc
 import hashlib
 import warnings
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from punstats.extract import fields
 from punstats.extract.decode import DECODE_ERRORS, _decode_problem, decode_source
 from punstats.extract.fields import SKIP, SPECS, child_nodes  # noqa: F401  (child_nodes: for punstats.rewrite)
+from punstats.extract.patterns import PatternFailure, match_tree
 from punstats.extract.text import SourceText, short_segment
 from punstats.model.kinds import (
     BASE_CLS,
@@ -49,24 +50,11 @@ from punstats.model.kinds import (
     KIND_CLASS,
     KIND_DICT_LITERAL,
     KIND_NEAR_MISS,
+    Kind,
 )
 from punstats.model.limits import DEFAULT_MAX_BYTES
-from punstats.model.records import (
-    Extraction,
-    FileRecord,
-    FunctionShape,
-    Occurrence,
-    count_lines,
-    failure,
-)
-from punstats.model.statuses import (
-    DECODE_ERROR,
-    NULL_BYTES,
-    OK,
-    SYNTAX_ERROR,
-    TOO_DEEP,
-    TOO_LARGE,
-)
+from punstats.model.records import Extraction, FileRecord, FunctionShape, Occurrence, count_lines, failure
+from punstats.model.statuses import DECODE_ERROR, NULL_BYTES, OK, PATTERN_ERROR, SYNTAX_ERROR, TOO_DEEP, TOO_LARGE
 
 #: Bumped whenever a change could alter any extracted value; cached results
 #: from another extractor version are never reused.  3: a shortened callee,
@@ -74,24 +62,25 @@ from punstats.model.statuses import (
 EXTRACTOR_VERSION = 3
 
 
-def extract(path: str, data: bytes, max_bytes: int = DEFAULT_MAX_BYTES) -> Extraction:
+def extract(path: str, data: bytes, max_bytes: int = DEFAULT_MAX_BYTES, patterns: Sequence[Kind] = ()) -> Extraction:
     """Parse ``data`` (the bytes of ``path``) and collect its keyword arguments.
 
     Never raises for bad input: every failure becomes a FileRecord status.
-    Never executes anything from the source.  The cyclic garbage collector is
+    Never executes anything from the source.  ``patterns``: user patterns, matched
+    in one more walk (``extract.patterns``).  The cyclic garbage collector is
     paused meanwhile: a syntax tree has no cycles, and collections triggered
     by its many allocations would otherwise scan the caller's whole heap.
     """
     enabled = gc.isenabled()
     gc.disable()
     try:
-        return _extract(path, data, max_bytes)
+        return _extract(path, data, max_bytes, patterns)
     finally:
         if enabled:
             gc.enable()
 
 
-def _extract(path: str, data: bytes, max_bytes: int) -> Extraction:
+def _extract(path: str, data: bytes, max_bytes: int, patterns: Sequence[Kind] = ()) -> Extraction:
     if len(data) > max_bytes:
         return failure(path, TOO_LARGE, "%d bytes, over the cap of %d" % (len(data), max_bytes), size=len(data))
     if b"\0" in data:
@@ -113,7 +102,7 @@ def _extract(path: str, data: bytes, max_bytes: int) -> Extraction:
         return failure(path, TOO_DEEP, message, None, data, encoding)
     except ValueError as exc:  # e.g. null bytes on interpreters that say so this way
         return failure(path, SYNTAX_ERROR, str(exc), None, data, encoding)
-    return _collect(path, data, encoding, tree, SourceText(text))
+    return _collect(path, data, encoding, tree, SourceText(text), patterns)
 
 
 def is_punnable(kw: ast.keyword) -> bool:
@@ -379,15 +368,20 @@ class _Collector:
 _COUNT_FIELDS = tuple(f.name for f in dataclasses.fields(FileRecord) if f.default == 0)
 
 
-def _collect(path: str, data: bytes, encoding: str, tree: ast.AST, source: SourceText) -> Extraction:
+def _collect(path: str, data: bytes, encoding: str, tree: ast.AST, source: SourceText,
+             patterns: Sequence[Kind] = ()) -> Extraction:
     collector = _Collector(path, source)
     collector.run(tree)
+    try:  # user patterns: one more walk
+        matched, units = match_tree(path, tree, source, patterns) if patterns else ([], ())
+    except PatternFailure as exc:
+        return failure(path, PATTERN_ERROR, str(exc), exc.line, data, encoding)
     record = FileRecord(
         path=path, status=OK, error="", error_line=None,
         bytes=len(data), lines=count_lines(data), encoding=encoding,
         sha256=hashlib.sha256(data).hexdigest(), **collector.counts,
     )
-    occurrences = sorted(collector.occurrences, key=lambda o: (o.line, o.col, o.kind))
+    occurrences = sorted(collector.occurrences + matched, key=lambda o: (o.line, o.col, o.kind))
     functions = sorted(collector.functions, key=lambda f: (f.line, f.col))
-    return Extraction(record, tuple(occurrences), tuple(functions))
+    return Extraction(record, tuple(occurrences), tuple(functions), units)
 

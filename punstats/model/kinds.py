@@ -184,6 +184,9 @@ def node_class(name: str) -> Optional[type]:
     return value if isinstance(value, type) and issubclass(value, ast.AST) else None
 
 
+#: The attribute of a decorated function holding its ``Kind``.
+PATTERN_ATTRIBUTE = "punstats_pattern"
+
 #: Patterns the ``pattern`` decorator defined, in order; a loader takes them (``defined_since``).
 _DEFINED: List[Kind] = []
 
@@ -201,7 +204,12 @@ def pattern(name: str, label: Optional[str] = None, per: str = "lines") -> Calla
     def decorate(match: Matcher) -> Matcher:
         if not callable(match):
             raise PatternError("@pattern(%r) decorates a function match(node, parents)" % name)
-        _DEFINED.append(replace(kind, matcher=match, source=getattr(match, "__module__", "") or ""))
+        defined = replace(kind, matcher=match, source=getattr(match, "__module__", "") or "")
+        _DEFINED.append(defined)
+        try:  # ``module:name`` finds the pattern on the function
+            setattr(match, PATTERN_ATTRIBUTE, defined)
+        except (AttributeError, TypeError):  # a callable that takes no attributes: found by defined_since
+            pass
         return match
 
     return decorate

@@ -99,6 +99,8 @@ class Extraction:
     record: FileRecord
     occurrences: Tuple[Occurrence, ...]
     functions: Tuple[FunctionShape, ...] = ()
+    #: Nodes of the ``ast`` classes user patterns count per (``per="Try"``): (class name, count), sorted.
+    units: Tuple[Tuple[str, int], ...] = ()
 
 
 _NEWLINE_BYTES = re.compile(rb"\r\n|\r|\n")
@@ -111,11 +113,14 @@ def to_plain(extraction: Extraction) -> Dict[str, list]:
     """``extraction`` as lists of plain values (JSON-safe), without the
     file's path: the same bytes give the same value wherever they lie, so
     caches can key it by content and workers can send it as JSON."""
-    return {
+    plain = {
         "record": [getattr(extraction.record, name) for name in _RECORD_FIELDS],
         "occurrences": [list(o[1:]) for o in extraction.occurrences],  # each row's path comes first
         "functions": [list(f[1:]) for f in extraction.functions],
     }
+    if extraction.units:  # only scans with user patterns count nodes
+        plain["units"] = [list(unit) for unit in extraction.units]
+    return plain
 
 
 def from_plain(value: Dict[str, list], path: str) -> Extraction:
@@ -124,6 +129,7 @@ def from_plain(value: Dict[str, list], path: str) -> Extraction:
         FileRecord(path, *value["record"]),
         tuple(Occurrence(path, *o) for o in value["occurrences"]),
         tuple(FunctionShape(path, *f) for f in value["functions"]),
+        tuple((str(name), int(count)) for name, count in value.get("units") or ()),
     )
 
 

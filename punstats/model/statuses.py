@@ -49,6 +49,9 @@ UNREADABLE = "unreadable"
 SUBMODULE = "submodule"  # a git submodule in a revision scan, not followed (skipped)
 
 
+PATTERN_ERROR = "pattern_error"  # a user pattern's matcher raised on it (the error names the pattern)
+
+
 WORKER_DIED = "worker_died"  # the process extracting it died, also when retried (never cached)
 
 

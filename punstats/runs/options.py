@@ -11,11 +11,16 @@ from typing import Any, Dict, Optional, Sequence, Tuple, Union
 
 from punstats.discover.tree import DEFAULT_EXTENSIONS
 from punstats.engines.base import EngineError
+from punstats.model.kinds import Kind
 from punstats.model.limits import DEFAULT_MAX_BYTES
 from punstats.store.rules import DEFAULT_LONG_THRESHOLD, DEFAULT_TEST_RULE, TestRule, parse_test_rule
 
 #: The definition every stored result records.
 DEFINITION = "ast.keyword of ast.Call, arg not None, value ast.Name with id == arg"
+
+
+#: Why the Dask engine takes no user pattern.
+DASK_PATTERNS = "--pattern needs the local engine: Dask workers cannot load your pattern files"
 
 
 def as_rule(test_rule: Union[str, TestRule]) -> TestRule:
@@ -40,6 +45,7 @@ class ScanOptions:
     lines_saved: bool = False
     gitignore: bool = True  # leave out what .gitignore files name (a directory; not a revision)
     exclude: Tuple[str, ...] = ()  # and what these globs name (.gitignore syntax)
+    patterns: Tuple[Kind, ...] = ()  # user patterns, loaded (``extract.plugins.load``)
 
     def __post_init__(self) -> None:
         """``engine`` as the registry names it, its argument in ``scheduler`` or ``python``."""
@@ -62,9 +68,13 @@ class ScanOptions:
 
     @classmethod
     def of(cls, test_rule: Union[str, TestRule] = DEFAULT_TEST_RULE,
-           extensions: Sequence[str] = DEFAULT_EXTENSIONS, **settings: Any) -> "ScanOptions":
-        """Options from the keywords ``punstats.scan`` takes (a rule may be its text)."""
-        return cls(test_rule=as_rule(test_rule), extensions=tuple(extensions), **settings)
+           extensions: Sequence[str] = DEFAULT_EXTENSIONS, patterns: Sequence[Any] = (),
+           **settings: Any) -> "ScanOptions":
+        """Options from the keywords ``punstats.scan`` takes (a rule may be its text; ``patterns``
+        specs as ``--pattern`` takes them, or ``Kind`` values: loaded here)."""
+        from punstats.extract.plugins import load
+        return cls(test_rule=as_rule(test_rule), extensions=tuple(extensions), patterns=load(patterns),
+                   **settings)
 
     @classmethod
     def given(cls, options: Optional["ScanOptions"], settings: Dict[str, Any]) -> "ScanOptions":
@@ -85,6 +95,8 @@ class ScanOptions:
             raise EngineError("a scheduler address needs the dask engine (--engine dask)")
         if self.python is not None and self.engine != "python":
             raise EngineError("--python runs its own worker processes; it needs the local engine")
+        if self.patterns and self.engine == "dask":
+            raise EngineError(DASK_PATTERNS)
         if self.scheduler is not None:  # before any work, even when the cache would leave none to do
             from punstats.engines import dask
             dask.probe_scheduler(self.scheduler, dask.CONNECT_TIMEOUT)
@@ -101,4 +113,5 @@ class ScanOptions:
             "definition": DEFINITION,
             "gitignore": self.gitignore,
             "exclude": list(self.exclude),
+            **({"patterns": [kind.provenance() for kind in self.patterns]} if self.patterns else {}),
         }

@@ -127,12 +127,14 @@ class _Output:
     def __init__(self, staging: Staging, options: ScanOptions, provenance: Dict[str, Any], count: int,
                  csv: bool) -> None:
         from punstats.analysis.summary import Totals
+        from punstats.extract.patterns import node_units
         from punstats.store.disk import TableFiles
         from punstats.store.spill import RawOutput
         self.rule = options.test_rule
-        self.totals = Totals(options.long_threshold)
-        self.files = TableFiles(staging.path, dict(provenance, rules=options.rules()), csv=csv)
-        self.raw = RawOutput(staging.path, count, _storing(staging, self.consume))
+        self.totals = Totals(options.long_threshold, options.patterns)
+        units = node_units(options.patterns)  # nodes of the ast classes the patterns count per
+        self.files = TableFiles(staging.path, dict(provenance, rules=options.rules()), csv=csv, units=units)
+        self.raw = RawOutput(staging.path, count, _storing(staging, self.consume), units)
         self.add = _storing(staging, self.raw.add)
         self.finish = _storing(staging, self.raw.finish)
         self.close = _storing(staging, self.files.close)
@@ -175,7 +177,8 @@ def _engine(options: ScanOptions, progress: Progress, workers: Any = None) -> Co
     going to the sink only, and the parser it extracts with."""
     from punstats.engines import registry
     engine, argument = registry.split(options.engine_spec)
-    return engine.factory(registry.Setup(argument, options.jobs, options.max_bytes, progress, workers))
+    return engine.factory(registry.Setup(argument, options.jobs, options.max_bytes, progress, workers,
+                                                 options.patterns))
 
 
 Tables = Tuple[Dict[str, Any], Dict[str, int], Optional[Dict[str, int]]]  # (counts, rows, cache counts)
@@ -201,7 +204,8 @@ def _through_cache(staging: Staging, options: ScanOptions, found: Discovery, pro
     """As ``_tables``, reusing what the cache knows: the stored files of this
     corpus state and settings, else its raw tables, else per-file results."""
     from punstats.store import reuse
-    state = reuse.CorpusState.of(found.candidates, options.max_bytes, engine.parser)  # keyed by the parser
+    state = reuse.CorpusState.of(found.candidates, options.max_bytes, engine.parser,
+                                     patterns=options.patterns)  # keyed by the parser
     described = dict(provenance, rules=options.rules())
     if not csv:
         hit = _storing(staging, reuse.stored_scan)(cache, state, described, staging.path)
@@ -289,4 +293,6 @@ def _scan_into(staging: Staging, options: ScanOptions, corpus: Corpus, cache: An
     if options.lines_saved:
         provenance["lines_saved"] = _lines_saved(found, options.jobs)
     provenance.update(_archive(corpus))
-    return {**counts, "test_rule": options.test_rule.label, "rules": options.rules(), **provenance}, rows
+    patterns = [kind.provenance() for kind in options.patterns]
+    return {**counts, "test_rule": options.test_rule.label, "rules": options.rules(), "patterns": patterns,
+            **provenance}, rows

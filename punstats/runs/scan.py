@@ -17,6 +17,7 @@ from punstats import store
 from punstats.cache import BlobCache
 from punstats.discover.tree import DEFAULT_EXTENSIONS
 from punstats.model.corpus import Corpus
+from punstats.model.kinds import Kind
 from punstats.model.limits import DEFAULT_MAX_BYTES
 from punstats.runs.options import ScanOptions, as_rule
 from punstats.runs.pipeline import open_cache, run_scan  # noqa: F401  (open_cache: for callers)
@@ -102,7 +103,8 @@ class ScanResult:
         functions = self._whole("functions")
         functions = store.apply_rule(functions, rule) if functions is not None else None
         rules = dict(self.summary["rules"], test_rule=rule.label, long_threshold=threshold)
-        counts = summarize(occurrences, files, threshold)
+        from punstats.model.kinds import registry_of
+        counts = summarize(occurrences, files, threshold, registry_of(self.summary).user)
         if functions is not None:
             counts["parameters"] = parameters(functions)
         summary = {**counts, "test_rule": rule.label, "rules": rules, **_provenance_of(self.summary)}
@@ -116,7 +118,7 @@ def _same(a: str, b: str) -> bool:
 def _provenance_of(summary: Dict[str, Any]) -> Dict[str, Any]:
     keys = ("corpus", "root", "source", "revision", "commit_date", "python", "python_implementation",
             "punstats_version", "extractor_version", "skipped_dirs", "created", "archive", "refused_members",
-            "cache", "lines_saved")
+            "cache", "lines_saved", "patterns")
     return {key: summary[key] for key in keys if key in summary}
 
 
@@ -132,6 +134,7 @@ def scan(path: Optional[str] = None, *, jobs: Optional[int] = None,
          python: Optional[str] = None, cache: Union[BlobCache, str, bool, None] = None,
          engine: str = "local", scheduler: Optional[str] = None,
          lines_saved: bool = False, gitignore: bool = True, exclude: Sequence[str] = (),
+         patterns: Sequence[Union[str, Kind]] = (),
          output: Optional[str] = None, csv: bool = False, eager: bool = True,
          options: Optional[ScanOptions] = None) -> ScanResult:
     """Scan a directory (default: this interpreter's standard library).
@@ -157,6 +160,11 @@ def scan(path: Optional[str] = None, *, jobs: Optional[int] = None,
     directory only; nothing is written).
     ``gitignore``, ``exclude``: leave out what ``.gitignore`` files and these
     globs name (a directory only; ``discover.ignore``).
+    ``patterns``: user patterns to count too, each a file (``"mine.py"``),
+    ``"module:name"``, a module or an installed plugin's name (as ``--pattern``
+    takes them), or a function ``punstats.pattern`` decorated (its ``Kind``,
+    ``match.punstats_pattern``); ``PatternError`` (one line) for one that cannot
+    be loaded.
     ``output``: store the scan in that directory as it runs (``csv``: with
     CSV copies), replacing a stored scan there whole; the result then reads
     its tables from there.  Without it the tables are held in memory (with
@@ -166,7 +174,8 @@ def scan(path: Optional[str] = None, *, jobs: Optional[int] = None,
     settings = dict(test_rule=test_rule, extensions=extensions, jobs=jobs, long_threshold=long_threshold,
                     follow_links=follow_links, exclude_dirs=exclude_dirs, max_bytes=max_bytes, rev=rev,
                     python=python, engine=engine, scheduler=scheduler, lines_saved=lines_saved,
-                    gitignore=gitignore, exclude=tuple(exclude))
+                    gitignore=gitignore, exclude=tuple(exclude),
+                    patterns=[_kind_of(p) for p in patterns])
     options = ScanOptions.given(options, settings)
     with contextlib.ExitStack() as stack:
         if progress is True:  # a bar where the caller is (a notebook widget, or a terminal line)
@@ -179,6 +188,12 @@ def scan(path: Optional[str] = None, *, jobs: Optional[int] = None,
     result = ScanResult.stored(staging.path, summary)
     weakref.finalize(result, staging.abort)  # the private directory goes with the result
     return ScanResult(result.occurrences, result.files, summary, result.functions) if eager else result
+
+
+def _kind_of(pattern: Any) -> Any:
+    """A pattern as ``scan`` takes it: a decorated function stands for its ``Kind``."""
+    from punstats.model.kinds import PATTERN_ATTRIBUTE
+    return getattr(pattern, PATTERN_ATTRIBUTE, pattern) if callable(pattern) else pattern
 
 
 #: The columns ``table``, ``plot`` and ``report`` use (``load(directory, columns=PRESENTED)``).

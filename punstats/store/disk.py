@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from typing import Any, Dict, Optional
+from typing import Any, Dict, Optional, Sequence
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -87,11 +87,12 @@ class TableFiles:
     copied to CSV with ``csv``, through pandas, as ``DataFrame.to_csv``)."""
 
     def __init__(self, directory: str, provenance: Dict[str, Any], csv: bool = False,
-                 functions: bool = True) -> None:
+                 functions: bool = True, units: Sequence[str] = ()) -> None:
         names = [name for name in schema.RAW if functions or name != "functions"]
         self.directory, self.csv = directory, csv
+        self.raw = schema.raw(units)  # with units: the node-class columns of user patterns
         self.tables = {name: ParquetTable(os.path.join(directory, TABLE_FILES[name]),
-                                          schema.RAW[name] + schema.RULE_COLUMNS, provenance,
+                                          self.raw[name] + schema.RULE_COLUMNS, provenance,
                                           ROW_GROUP_ROWS[name])
                        for name in names}
         self._csv_started: set = set()
@@ -119,7 +120,7 @@ class TableFiles:
         if self.csv:
             for name in self.tables:
                 if name not in self._csv_started:
-                    self._put_csv(name, schema.arrow_schema(schema.RAW[name] + schema.RULE_COLUMNS).empty_table())
+                    self._put_csv(name, schema.arrow_schema(self.raw[name] + schema.RULE_COLUMNS).empty_table())
         return rows
 
 
@@ -173,7 +174,7 @@ def read_table(directory: str, name: str, columns: Optional[list] = None) -> Any
 def _pandas_metadata(name: str, names: list) -> Dict[bytes, bytes]:
     """The ``pandas`` metadata of a table's columns ``names`` as punstats writes it: the
     file's own is never read (it is JSON from disk: nested thousands deep, or of any shape)."""
-    kinds = dict(schema.RAW[name] + schema.RULE_COLUMNS)
+    kinds = dict(schema.raw(schema.node_units(names))[name] + schema.RULE_COLUMNS)
     return {b"pandas": schema.pandas_metadata(tuple((column, kinds[column]) for column in names if column in kinds))}
 
 
@@ -184,7 +185,8 @@ def write(directory: str, occurrences: Any, files: Any, summary: Dict[str, Any],
     staging = Staging(directory, [("the corpus", root)] if isinstance(root, str) else ())
     out = None
     try:
-        out = TableFiles(staging.path, summary, csv=csv, functions=functions is not None)
+        out = TableFiles(staging.path, summary, csv=csv, functions=functions is not None,
+                         units=schema.node_units(list(files.columns)))
         frames = {"occurrences": occurrences, "files": files, "functions": functions}
         for name, table in out.tables.items():
             columns = table.schema.remove_metadata()

@@ -32,6 +32,7 @@ from punstats.engines.cached import (
 )
 from punstats.model import jsondata
 from punstats.model.discovery import Candidate
+from punstats.model.kinds import Kind
 from punstats.model.limits import DEFAULT_MAX_BYTES
 from punstats.store.provenance import provenance_metadata
 
@@ -62,9 +63,9 @@ class CorpusState:
 
     @classmethod
     def of(cls, candidates: Sequence[Candidate], max_bytes: int = DEFAULT_MAX_BYTES,
-           parser: Optional[str] = None) -> "CorpusState":
+           parser: Optional[str] = None, patterns: Sequence[Kind] = ()) -> "CorpusState":
         parser = parser or this_parser()
-        version = extract_version(max_bytes)
+        version = extract_version(max_bytes, patterns)
         prepared = prepare(candidates, max_bytes)
         return cls(prepared, prepared.manifest_key(version, parser), version, parser)
 
@@ -99,7 +100,8 @@ def cached_tables(state: CorpusState, cache: BlobCache, run: Runner, root: str, 
         return state.reused()
     del stored
     output.keep_copies()
-    counts = run_cached(state.prepared, cache, run, output.add, max_bytes, progress, state.parser, read_blob)
+    counts = run_cached(state.prepared, cache, run, output.add, max_bytes, progress, state.parser, read_blob,
+                        state.version)
     output.finish()
     if counts.get("unread") or counts.get("changed"):  # not a state to answer from next time
         return dict(counts, tables_reused=0)

@@ -53,6 +53,21 @@ FILES: Columns = (
 ))
 
 
+#: Prefix of the files-table columns counting the nodes of an ``ast`` class a user pattern's
+#: ``per`` names (``nodes_Try``); present only in scans with such a pattern.
+NODE_PREFIX = "nodes_"
+
+
+def files_columns(units: Sequence[str] = ()) -> Columns:
+    """The files table's raw columns, with one ``nodes_<class>`` column per node-class unit."""
+    return FILES + tuple((NODE_PREFIX + unit, INT) for unit in units)
+
+
+def node_units(names: Sequence[str]) -> List[str]:
+    """The node-class units of a files table with columns ``names``."""
+    return [name[len(NODE_PREFIX):] for name in names if name.startswith(NODE_PREFIX)]
+
+
 FUNCTIONS: Columns = (
     ("path", STR), ("line", INT), ("col", INT), ("name", STR), ("kind", STR),
     ("positional_only", INT), ("positional_or_keyword", INT), ("keyword_only", INT),
@@ -71,6 +86,11 @@ CATEGORICAL = ("kind", "status", "base_kind", "test_rule", "encoding")
 
 #: The raw columns of each table, by table name (the order of ``frames.Tables``).
 RAW: Dict[str, Columns] = {"occurrences": OCCURRENCES, "files": FILES, "functions": FUNCTIONS}
+
+
+def raw(units: Sequence[str] = ()) -> Dict[str, Columns]:
+    """``RAW``, the files table with the node-class columns of ``units``."""
+    return dict(RAW, files=files_columns(units)) if units else RAW
 
 
 def names(columns: Columns) -> List[str]:

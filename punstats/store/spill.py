@@ -49,13 +49,19 @@ def record_batch(rows: Sequence[tuple], columns: schema.Columns,
     return pa.RecordBatch.from_arrays(arrays, names=names)
 
 
-def extraction_batches(items: Sequence[Tuple[int, Extraction]]) -> Dict[str, pa.RecordBatch]:
-    """The three tables' rows of ``items`` ((candidate index, extraction)), indexed."""
+def extraction_batches(items: Sequence[Tuple[int, Extraction]],
+                       units: Sequence[str] = ()) -> Dict[str, pa.RecordBatch]:
+    """The three tables' rows of ``items`` ((candidate index, extraction)), indexed;
+    ``units``: the node classes counted for user patterns (``schema.files_columns``)."""
     occurrences = [(i, o) for i, e in items for o in e.occurrences]
     functions = [(i, f) for i, e in items for f in e.functions]
+    if units:
+        files = [_FILE_GETTER(e.record) + tuple(dict(e.units).get(u, 0) for u in units) for _, e in items]
+    else:
+        files = [_FILE_GETTER(e.record) for _, e in items]
     return {
         "occurrences": record_batch([o for _, o in occurrences], schema.OCCURRENCES, [i for i, _ in occurrences]),
-        "files": record_batch([_FILE_GETTER(e.record) for _, e in items], schema.FILES, [i for i, _ in items]),
+        "files": record_batch(files, schema.files_columns(units), [i for i, _ in items]),
         "functions": record_batch([f for _, f in functions], schema.FUNCTIONS, [i for i, _ in functions]),
     }
 
@@ -63,13 +69,14 @@ def extraction_batches(items: Sequence[Tuple[int, Extraction]]) -> Dict[str, pa.
 class Spill:
     """Extractions of ``count`` candidates, kept in bucket files under ``directory``."""
 
-    def __init__(self, directory: str, count: int) -> None:
+    def __init__(self, directory: str, count: int, units: Sequence[str] = ()) -> None:
         self.directory = directory
+        self.units = tuple(units)
         self.bucket_files = max(BUCKET_FILES, -(-count // MAX_BUCKETS))
         self.buckets = max(1, -(-count // self.bucket_files))
         self._writers: Dict[Tuple[str, int], Any] = {}
         self._schemas = {name: schema.arrow_schema(columns).append(pa.field(INDEX, pa.int64()))
-                         for name, columns in schema.RAW.items()}
+                         for name, columns in schema.raw(units).items()}
         os.makedirs(directory, exist_ok=True)
 
     def add(self, indices: Sequence[int], extractions: Sequence[Extraction]) -> None:
@@ -78,7 +85,7 @@ class Spill:
         for index, extraction in zip(indices, extractions):
             groups[index // self.bucket_files].append((index, extraction))
         for bucket, items in groups.items():
-            for name, batch in extraction_batches(items).items():
+            for name, batch in extraction_batches(items, self.units).items():
                 if batch.num_rows:
                     self._writer(name, bucket).write_batch(batch)
 
@@ -119,15 +126,17 @@ class RawOutput:
     spill.  Every piece reaches ``consume(name, table)`` in candidate order;
     with ``keep_copies`` it is also kept as an Arrow IPC stream per table, for the cache."""
 
-    def __init__(self, directory: str, count: int, consume: Callable[[str, pa.Table], None]) -> None:
+    def __init__(self, directory: str, count: int, consume: Callable[[str, pa.Table], None],
+                 units: Sequence[str] = ()) -> None:
         self.directory = directory
-        self.spill = Spill(os.path.join(directory, "spill"), count)
+        self.units = tuple(units)
+        self.spill = Spill(os.path.join(directory, "spill"), count, units)
         self.add = self.spill.add
         self.consume = consume
         self._copies: Dict[str, Any] = {}
 
     def keep_copies(self) -> None:
-        for name, columns in schema.RAW.items():
+        for name, columns in schema.raw(self.units).items():
             self._copies[name] = pa.ipc.new_stream(pa.OSFile(self.copy_path(name), "wb"),
                                                    schema.arrow_schema(columns))
 

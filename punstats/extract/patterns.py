@@ -1,0 +1,277 @@
+"""Matching user patterns: one walk of a parsed file calling each pattern's matcher.
+
+``match_tree`` visits every node of the tree once, over an explicit stack,
+and calls ``match(node, parents)`` of each pattern (``model.kinds.Kind``);
+``parents`` is a tuple of the node's ancestors, outermost first (the module
+first), one tuple shared by all children of a node.  Every ``ast`` node is
+visited except the ``expr_context`` singletons (``Load``, ``Store``,
+``Del``), which carry no position and are shared by all nodes.
+
+A match (a true result) becomes an ``Occurrence`` of kind = the pattern's
+name: its position is the node's (character columns, ``SourceText``; a node
+without one, such as ``arguments`` or an operator, takes its nearest
+ancestor's); ``name`` is the node's class name (``Return``); ``value`` is the
+node's source text, shortened, or, when the matcher returned a non-empty
+dict, that dict as JSON text (sorted keys); ``depth`` counts the enclosing
+calls and ``in_fstring`` says whether an f-string encloses it, as for the
+built-in kinds; ``callee`` is empty.
+
+The same walk counts the nodes of each ``ast`` class a pattern's ``per``
+names (``per="Try"``: the ``Try`` nodes; an abstract class such as ``stmt``
+counts its subclasses), returned as ``{class name: count}``.  A matcher
+that raises ends the walk with ``PatternFailure`` naming the pattern; the
+file is then recorded as failed (``traversal``).  Standard library only,
+Python 3.8 syntax.
+"""
+from __future__ import annotations
+
+import ast
+import inspect
+import json
+import textwrap
+from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
+
+from punstats.extract.fields import SPECS, learn
+from punstats.extract.grammar import Reach, wanted_classes
+from punstats.extract.text import SourceText, short_segment
+from punstats.model.kinds import UNITS, Kind, node_class
+from punstats.model.records import Occurrence
+
+
+class PatternFailure(Exception):
+    """A matcher raised (or returned what cannot be stored): the pattern, why, and where."""
+
+    def __init__(self, name: str, message: str, line: int) -> None:
+        super().__init__("pattern %s: %s" % (name, message))
+        self.name, self.line = name, line
+
+
+def node_units(kinds: Sequence[Kind]) -> Tuple[str, ...]:
+    """The ``ast`` class names the patterns' ``per`` name (counted per file), in order, once each."""
+    seen: List[str] = []
+    for kind in kinds:
+        if kind.per not in UNITS and kind.per not in seen and node_class(kind.per) is not None:
+            seen.append(kind.per)
+    return tuple(seen)
+
+
+class _Exit:
+    """Under a node's children on the stack: popping it leaves the node."""
+
+    __slots__ = ()
+
+
+_EXIT = _Exit()
+_NOT_A_NODE: Tuple[Any, ...] = ((), (), ())
+
+
+def match_tree(path: str, tree: ast.AST, source: SourceText,
+               kinds: Sequence[Kind]) -> Tuple[List[Occurrence], Tuple[Tuple[str, int], ...]]:
+    """The occurrences of ``kinds`` in ``tree`` and the node counts their ``per`` ask for
+    (``(class name, count)``, sorted).
+
+    Per node type, what to do is worked out once (``_Plan``): the fields that hold
+    children, the matchers to call (``node_types``), the units to count.  The
+    path from the root is a list; the ``parents`` tuple is built from it only
+    when a matcher is called, once for all the children of a node.
+    """
+    plan = _plan(kinds)
+    table = plan.table
+    counts = dict.fromkeys(plan.units, 0)
+    found: List[Tuple[str, ast.AST, Tuple[ast.AST, ...], Any]] = []
+    add = found.append
+    skip = plan.skip
+    stack: List[Any] = [tree]
+    route: List[ast.AST] = []
+    pop, push, extend, enter, leave = stack.pop, stack.append, stack.extend, route.append, route.pop
+    parents: Any = ()
+    name, node = "", tree
+    try:
+        while stack:
+            node = pop()
+            node_type = type(node)
+            if node_type in skip:
+                continue
+            todo = table.get(node_type)
+            if todo is None:
+                if node_type is _Exit:
+                    leave()
+                    parents = None
+                    continue
+                todo = plan.learn(node)
+            spec, calls, units = todo
+            if calls:
+                if parents is None:
+                    parents = tuple(route)
+                for name, match in calls:
+                    result = match(node, parents)
+                    if result:
+                        add((name, node, parents, result))
+            if units:
+                for unit in units:
+                    counts[unit] += 1
+            if spec:
+                enter(node)
+                parents = None
+                push(_EXIT)
+                for field, is_list in spec:
+                    value = getattr(node, field)
+                    if is_list:
+                        extend(value)
+                    elif value is not None:
+                        push(value)
+    except Exception as exc:  # the user's matcher: the file fails, naming the pattern
+        raise PatternFailure(name, "%s: %s" % (type(exc).__name__, " ".join(str(exc).split())),
+                             _anchor(node, route)[0]) from None
+    return [_occurrence(path, source, *item) for item in found], tuple(sorted(counts.items()))
+
+
+#: The plan of the patterns of the last files walked, by their names and matchers.
+_PLANS: Dict[Tuple[Any, ...], "_Plan"] = {}
+
+
+def _plan(kinds: Sequence[Kind]) -> "_Plan":
+    key = tuple((kind.name, kind.per, id(kind.matcher)) for kind in kinds)
+    plan = _PLANS.get(key)
+    if plan is None:
+        if len(_PLANS) > 16:
+            _PLANS.clear()
+        plan = _PLANS[key] = _Plan(kinds)
+    return plan
+
+
+class _Plan:
+    """Per node type: (fields holding children, matchers to call, units to count).  When every
+    matcher says which classes it can match (``node_types``), only the fields that can hold
+    one of them (or of the classes counted) are entered (``grammar.Reach``)."""
+
+    def __init__(self, kinds: Sequence[Kind]) -> None:
+        self.matchers = [(kind.name, kind.matcher, node_types(kind.matcher)) for kind in kinds
+                         if kind.matcher is not None]
+        self.units = node_units(kinds)
+        self.classes = [(unit, node_class(unit)) for unit in self.units]
+        self.table: Dict[type, Tuple[Any, ...]] = {}
+        wanted = wanted_classes([types for _, _, types in self.matchers]
+                                + [(cls,) if cls is not None else None for _, cls in self.classes])
+        self.reach = Reach(tuple(wanted)) if wanted is not None else None
+        self.skip: Set[type] = set()  # types with nothing to do: not nodes, or leaves nobody matches
+
+    def learn(self, node: Any) -> Tuple[Any, ...]:
+        node_type = type(node)
+        spec = SPECS.get(node_type) or learn(node)
+        if spec is None:  # not a node: None, text, a number in a field that may hold a node
+            todo = _NOT_A_NODE
+        else:
+            todo = (self.reach.fields(node_type, spec) if self.reach is not None else spec,
+                    tuple((name, match) for name, match, types in self.matchers
+                          if types is None or issubclass(node_type, types)),
+                    tuple(unit for unit, cls in self.classes if cls is not None and issubclass(node_type, cls)))
+        self.table[node_type] = todo
+        if not any(todo):
+            self.skip.add(node_type)
+        return todo
+
+
+#: Per matcher, the node classes its first statement limits it to (None: any node).
+_GUARDS: Dict[Any, Optional[Tuple[type, ...]]] = {}
+
+
+def node_types(matcher: Any) -> Optional[Tuple[type, ...]]:
+    """The ``ast`` classes ``matcher`` can match, when its first statement (after a docstring) is
+    ``if not isinstance(node, CLASSES): return`` a false constant, ``node`` its first parameter
+    and ``CLASSES`` an ``ast`` class or a tuple of them written out (``ast.Return`` or a name
+    imported from ``ast``): it is then called only for nodes of those classes, which gives the same
+    matches.  None (called for every node) for any other function."""
+    try:
+        return _GUARDS[matcher]
+    except KeyError:
+        pass
+    except TypeError:  # unhashable
+        return None
+    _GUARDS[matcher] = found = _guard(matcher)
+    return found
+
+
+def _guard(matcher: Any) -> Optional[Tuple[type, ...]]:
+    code, names = getattr(matcher, "__code__", None), getattr(matcher, "__globals__", None)
+    if code is None or names is None or code.co_argcount < 1 or "isinstance" in names \
+            or "isinstance" in code.co_freevars:
+        return None
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(matcher)))
+    except (OSError, TypeError, SyntaxError, ValueError):
+        return None
+    function = tree.body[0] if tree.body else None
+    if type(function) is not ast.FunctionDef or function.name != getattr(matcher, "__name__", None):
+        return None
+    body = function.body[1:] if _docstring(function.body[0]) else function.body
+    first = body[0] if body else None
+    if type(first) is not ast.If or first.orelse or len(first.body) != 1 or type(first.body[0]) is not ast.Return:
+        return None
+    value = first.body[0].value
+    if value is not None and not (type(value) is ast.Constant and not value.value):
+        return None
+    test = first.test
+    if type(test) is not ast.UnaryOp or type(test.op) is not ast.Not:
+        return None
+    call = test.operand
+    if type(call) is not ast.Call or type(call.func) is not ast.Name or call.func.id != "isinstance" \
+            or call.keywords or len(call.args) != 2 or type(call.args[0]) is not ast.Name \
+            or call.args[0].id != code.co_varnames[0]:
+        return None
+    written = call.args[1].elts if type(call.args[1]) is ast.Tuple else [call.args[1]]
+    classes = [_ast_class(item, names) for item in written]
+    if not classes or any(cls is None for cls in classes):
+        return None
+    return tuple(cls for cls in classes if cls is not None)
+
+
+def _docstring(statement: ast.stmt) -> bool:
+    return type(statement) is ast.Expr and type(statement.value) is ast.Constant \
+        and isinstance(statement.value.value, str)
+
+
+def _ast_class(written: ast.expr, names: Dict[str, Any]) -> Optional[type]:
+    """The ``ast`` class ``written`` names in a module whose globals are ``names``."""
+    if type(written) is ast.Attribute and type(written.value) is ast.Name:
+        value = getattr(names.get(written.value.id), written.attr, None) \
+            if names.get(written.value.id) is ast else None
+    elif type(written) is ast.Name:
+        value = names.get(written.id)
+    else:
+        return None
+    return value if isinstance(value, type) and issubclass(value, ast.AST) else None
+
+
+def _anchor(node: Any, parents: Sequence[ast.AST]) -> Tuple[int, int, int, int, Any]:
+    """(line, byte col, end line, end byte col, positioned node): the node's, else its nearest
+    positioned ancestor's, else the start of the file."""
+    for candidate in (node, *reversed(parents)):
+        line = getattr(candidate, "lineno", None)
+        if line is not None:
+            end_line = getattr(candidate, "end_lineno", None) or line
+            end_col = getattr(candidate, "end_col_offset", None)
+            return line, candidate.col_offset, end_line, end_col if end_col is not None else candidate.col_offset, \
+                candidate
+    return 1, 0, 1, 0, None
+
+
+def _occurrence(path: str, source: SourceText, name: str, node: ast.AST, parents: Tuple[ast.AST, ...],
+                result: Any) -> Occurrence:
+    line, col, end_line, end_col, anchor = _anchor(node, parents)
+    if isinstance(result, dict) and result:
+        try:
+            value = json.dumps(result, sort_keys=True, default=str, ensure_ascii=False)
+        except (TypeError, ValueError) as exc:
+            raise PatternFailure(name, "its fields cannot be stored as JSON (%s)" % exc, line) from None
+    else:
+        value = short_segment(source, anchor) if anchor is not None else ""
+    char_col = source.char_col(line, col)
+    kind_name = type(node).__name__
+    return Occurrence(
+        path=path, line=line, col=char_col, end_line=end_line, end_col=source.char_col(end_line, end_col),
+        name=kind_name, name_len=len(kind_name), kind=name, callee="", call_line=line, call_col=char_col,
+        call_keywords=0, call_punnable=0,
+        depth=sum(1 for p in parents if type(p) is ast.Call),
+        in_fstring=any(type(p) is ast.JoinedStr for p in parents),
+        value=value, base="", base_kind="", dict_call=False)

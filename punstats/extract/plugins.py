@@ -1,0 +1,243 @@
+"""Loading user patterns: a file, ``module:name``, a module, an installed entry point.
+
+A spec names where patterns are defined (``punstats.pattern``, ``model.kinds``):
+
+- ``FILE.py`` (any existing file): the file is run as a module of its own and
+  every pattern it defines is taken (``kinds.defined_since``);
+- ``module:name``: the module is imported and the pattern of its decorated
+  function ``name`` taken;
+- ``NAME``: the entry point ``NAME`` of the group ``punstats.patterns`` when an
+  installed distribution declares one (its value is ``module:name`` or
+  ``module``), else the module ``NAME``, every pattern it defines.
+
+Each ``Kind`` loaded records its ``source`` (the spec as given; an entry
+point's value) and ``sha256`` (of the defining file's bytes), which the cache
+key and every stored result hold.  Workers load the same patterns again from
+these (``resolve``); a file whose bytes changed since is an error, never a
+silently different count.  Everything wrong is a one-line ``PatternError``.
+Standard library only, Python 3.8 syntax: workers under any interpreter import it.
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.util
+import os
+import sys
+import threading
+import traceback
+from dataclasses import replace
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from punstats.extract.patterns import node_types
+from punstats.model import kinds as kinds_module
+from punstats.model.kinds import PATTERN_ATTRIBUTE, Kind, PatternError, Registry, check_per
+
+#: The entry-point group of installed pattern plugins.
+ENTRY_POINT_GROUP = "punstats.patterns"
+
+#: What a worker is given of each pattern: (source, name, sha256).
+Wire = Tuple[str, str, str]
+
+#: Patterns loaded in this process, by source: forked workers inherit them.
+_LOADED: Dict[str, List[Kind]] = {}
+_LOCK = threading.Lock()
+
+
+def load(specs: Sequence[object]) -> Tuple[Kind, ...]:
+    """The patterns of ``specs`` (strings as above, or ``Kind`` values with a matcher), in order;
+    ``PatternError`` for a spec that defines none, or two patterns of one name."""
+    loaded: List[Kind] = []
+    for spec in specs:
+        if isinstance(spec, Kind):
+            loaded.append(_given(spec))
+        elif isinstance(spec, str) and spec.strip():
+            loaded.extend(load_spec(spec.strip()))
+        else:
+            raise PatternError("a pattern is a file, module:name, a module or an installed plugin, not %r"
+                               % (spec,))
+    Registry(kinds_module.BUILT_IN).with_kinds(loaded)  # the same name twice: PatternError
+    return tuple(loaded)
+
+
+def _given(kind: Kind) -> Kind:
+    """A ``Kind`` passed as a value (the Python API): kept in this process (forked workers see it)."""
+    if kind.matcher is None or not kind.occurrence:
+        raise PatternError("pattern %r has no matcher: give the function punstats.pattern decorated" % kind.name)
+    check_per(kind.per)
+    kind = replace(kind, sha256=kind.sha256 or _file_digest(kind))
+    with _LOCK:
+        _LOADED.setdefault(kind.source, [])
+        if all(k.name != kind.name for k in _LOADED[kind.source]):
+            _LOADED[kind.source].append(kind)
+    return kind
+
+
+def load_spec(spec: str) -> List[Kind]:
+    """The patterns one spec defines (loaded once per process)."""
+    with _LOCK:
+        if spec in _LOADED and _unchanged(spec, _LOADED[spec]):
+            return list(_LOADED[spec])
+        kinds = _load(spec)
+        if not kinds:
+            raise PatternError("%s defines no pattern (decorate a function with @punstats.pattern(NAME))" % spec)
+        for kind in kinds:  # its guard read now, from the source just run (``patterns.node_types``)
+            node_types(kind.matcher)
+        _LOADED[spec] = kinds
+        return list(kinds)
+
+
+def _is_file(spec: str) -> bool:
+    return spec.endswith(".py") or os.path.isfile(spec)
+
+
+def _unchanged(spec: str, kinds: List[Kind]) -> bool:
+    """A file loaded before still holds the same bytes (an edited plugin is loaded again)."""
+    if not kinds or not _is_file(spec) or kinds[0].source != spec:
+        return True
+    try:
+        with open(spec, "rb") as handle:
+            return hashlib.sha256(handle.read()).hexdigest() == kinds[0].sha256
+    except OSError:
+        return False
+
+
+def _load(spec: str) -> List[Kind]:
+    if _is_file(spec):
+        return _load_file(spec)
+    if ":" in spec:
+        module, _, name = spec.partition(":")
+        return _load_attribute(spec, module, name)
+    value = _entry_point(spec)
+    if value is not None:
+        module, _, name = value.partition(":")
+        return [replace(k, source=value) for k in (_load_attribute(value, module, name) if name
+                                                   else _load_module(value, module))]
+    return _load_module(spec, spec)
+
+
+def _load_file(spec: str) -> List[Kind]:
+    """Run the file as a module named after its path and take what it defined."""
+    if not os.path.isfile(spec):
+        raise PatternError("pattern file %s: no such file" % spec)
+    try:
+        with open(spec, "rb") as handle:
+            data = handle.read()
+    except OSError as exc:
+        raise PatternError("pattern file %s: %s" % (spec, exc.strerror or exc)) from None
+    name = "punstats_pattern_%s" % hashlib.sha256(os.path.abspath(spec).encode()).hexdigest()[:16]
+    module_spec = importlib.util.spec_from_file_location(name, spec)
+    if module_spec is None or module_spec.loader is None:
+        raise PatternError("pattern file %s: not a Python file" % spec)
+    module = importlib.util.module_from_spec(module_spec)
+    mark = kinds_module.defined_count()
+    sys.modules[name] = module  # what it defines can be pickled by reference within this process
+    try:
+        code = compile(data, spec, "exec", dont_inherit=True)
+        exec(code, module.__dict__)  # noqa: S102 -- the user's own plugin, never corpus code
+    except PatternError as exc:
+        sys.modules.pop(name, None)
+        raise PatternError("%s: %s" % (spec, exc)) from None
+    except BaseException as exc:  # a syntax error, an import that fails: the user's file, in one line
+        sys.modules.pop(name, None)
+        if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+            raise
+        raise PatternError("pattern file %s: %s" % (spec, _where(exc, spec))) from None
+    digest = hashlib.sha256(data).hexdigest()
+    return [replace(k, source=spec, sha256=digest) for k in kinds_module.defined_since(mark)]
+
+
+def _where(exc: BaseException, spec: str) -> str:
+    """``exc`` in one line, with the line of ``spec`` it came from."""
+    line = getattr(exc, "lineno", None) if isinstance(exc, SyntaxError) else None
+    if line is None:
+        frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == spec]
+        line = frames[-1].lineno if frames else None
+    text = " ".join(str(getattr(exc, "msg", None) or exc).split())
+    return "%s%s%s" % ("line %d: " % line if line else "", type(exc).__name__, ": " + text if text else "")
+
+
+def _import(spec: str, module: str):
+    try:
+        return importlib.import_module(module)
+    except PatternError as exc:
+        raise PatternError("%s: %s" % (spec, exc)) from None
+    except ImportError as exc:
+        raise PatternError("pattern %s: cannot import %s (%s)" % (spec, module, exc)) from None
+    except Exception as exc:  # noqa: BLE001 -- whatever the user's module raises
+        raise PatternError("pattern %s: importing %s raised %s: %s"
+                           % (spec, module, type(exc).__name__, " ".join(str(exc).split()))) from None
+
+
+def _load_attribute(spec: str, module: str, name: str) -> List[Kind]:
+    found = getattr(_import(spec, module), name, None)
+    if found is None:
+        raise PatternError("pattern %s: module %s has no %r" % (spec, module, name))
+    kind = getattr(found, PATTERN_ATTRIBUTE, None)
+    if not isinstance(kind, Kind):
+        raise PatternError("pattern %s: %s.%s is not decorated with @punstats.pattern" % (spec, module, name))
+    return [replace(kind, source=spec, sha256=_file_digest(kind))]
+
+
+def _load_module(spec: str, module: str) -> List[Kind]:
+    mark = kinds_module.defined_count()
+    imported = _import(spec, module)
+    kinds = kinds_module.defined_since(mark)  # what importing it defined (its submodules too)
+    if not kinds:  # imported before: the patterns its functions carry (defined there or imported)
+        for value in vars(imported).values():
+            kind = getattr(value, PATTERN_ATTRIBUTE, None)
+            if isinstance(kind, Kind) and kind not in kinds:
+                kinds.append(kind)
+    return [replace(k, source=spec, sha256=_file_digest(k)) for k in kinds]
+
+
+def _file_digest(kind: Kind) -> str:
+    """sha256 of the file defining ``kind``'s matcher ("" when it has none on disk)."""
+    module = sys.modules.get(getattr(kind.matcher, "__module__", "") or "")
+    path = getattr(module, "__file__", None)
+    if not path or not path.endswith(".py"):
+        return ""
+    try:
+        with open(path, "rb") as handle:
+            return hashlib.sha256(handle.read()).hexdigest()
+    except OSError:
+        return ""
+
+
+def _entry_point(name: str) -> Optional[str]:
+    """The value (``module:name``) of the installed entry point ``name`` of the group, or None."""
+    try:
+        from importlib import metadata
+    except ImportError:  # pragma: no cover -- Python 3.8 has it
+        return None
+    found = metadata.entry_points()
+    group = found.select(group=ENTRY_POINT_GROUP) if hasattr(found, "select") else found.get(ENTRY_POINT_GROUP, ())
+    values = [point.value for point in group if point.name == name]
+    return values[0] if values else None
+
+
+def installed() -> List[Tuple[str, str]]:
+    """(name, value) of every installed plugin (entry points of ``ENTRY_POINT_GROUP``)."""
+    from importlib import metadata
+    found = metadata.entry_points()
+    group = found.select(group=ENTRY_POINT_GROUP) if hasattr(found, "select") else found.get(ENTRY_POINT_GROUP, ())
+    return sorted({(point.name, point.value) for point in group})
+
+
+def wire(kinds: Sequence[Kind]) -> Tuple[Wire, ...]:
+    """What a worker needs to load ``kinds`` again."""
+    return tuple((k.source, k.name, k.sha256) for k in kinds)
+
+
+def resolve(patterns: Sequence[Wire]) -> Tuple[Kind, ...]:
+    """The patterns a worker was sent: loaded here (once) from their sources, and checked
+    to be the ones the scan started with (the same bytes)."""
+    result = []
+    for source, name, digest in patterns:
+        found = [k for k in load_spec(source) if k.name == name]
+        if not found:
+            raise PatternError("%s no longer defines pattern %r" % (source, name))
+        if found[0].sha256 != digest:
+            raise PatternError("%s changed while the scan ran (pattern %r)" % (source, name))
+        result.append(found[0])
+    return tuple(result)

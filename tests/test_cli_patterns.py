@@ -1,0 +1,257 @@
+"""``--pattern`` (``cli/common.py: pattern_options``) end to end: ``scan``, ``corpus``,
+``history`` and ``punstats.scan(patterns=...)``, every engine, the cache, and the
+README's example as written.
+"""
+import ast
+import json
+import os
+import re
+import sys
+import warnings
+
+import pandas as pd
+import pytest
+from gitrepo import commit, init
+
+import punstats
+from punstats.cli import main
+
+README = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "README.md")
+
+TRIES = '''\
+import ast
+
+import punstats
+
+
+@punstats.pattern("try_finally", label="try with finally", per="Try")
+def match(node, parents):
+    if not isinstance(node, ast.Try):
+        return False
+    return bool(node.finalbody)
+'''
+
+SOURCE = '''\
+def f():
+    try:
+        pass
+    finally:
+        return 1
+
+
+def g(items):
+    for item in items:
+        try:
+            pass
+        finally:
+            if item:
+                break
+            continue
+    try:
+        pass
+    finally:
+        for other in items:
+            break
+
+        def h():
+            return 2
+'''
+
+
+def readme_pattern():
+    """The code block of the README's "Your own patterns" section, as written there."""
+    with open(README, encoding="utf-8") as handle:
+        text = handle.read()
+    return re.search(r"```python\n(.*?)```", text[text.index("## Your own patterns"):], re.S).group(1)
+
+
+@pytest.fixture
+def fixture_dir(tmp_path):
+    """A project with three matches of the README pattern outside tests and three in tests."""
+    root = tmp_path / "project"
+    (root / "tests").mkdir(parents=True)
+    (root / "mod.py").write_text(SOURCE)
+    (root / "tests" / "test_mod.py").write_text(SOURCE)
+    (root / "plain.py").write_text("try:\n    x = 1\nexcept E:\n    pass\n")
+    return root
+
+
+def scan_json(capsys, *args):
+    assert main(["scan", "--json", "--no-save", "-q", *args]) == 0
+    [summary] = json.loads(capsys.readouterr().out)
+    return summary
+
+
+def test_the_readme_example_runs_as_written(tmp_path, fixture_dir, capsys):
+    plugin = tmp_path / "return_in_finally.py"
+    plugin.write_text(readme_pattern())
+    summary = scan_json(capsys, str(fixture_dir), "--pattern", str(plugin))
+    assert summary["kinds"]["return_in_finally"] == 6
+    assert summary["kinds_nontest"]["return_in_finally"] == 3
+    assert summary["units"]["lines"] == 2 * SOURCE.count("\n") + 4
+    assert summary["units_nontest"]["files"] == 2
+    [recorded] = summary["patterns"]
+    assert (recorded["name"], recorded["per"], recorded["source"]) == ("return_in_finally", "lines", str(plugin))
+    assert summary["rules"]["patterns"] == summary["patterns"]
+
+
+def test_stored_rows_and_node_units(tmp_path, fixture_dir, capsys):
+    plugin = tmp_path / "tries.py"
+    plugin.write_text(TRIES)
+    out = tmp_path / "out"
+    assert main(["scan", "-q", "--no-cache", "-o", str(out), str(fixture_dir), "--pattern", str(plugin)]) == 0
+    occurrences = pd.read_parquet(out / "occurrences.parquet")
+    rows = occurrences[occurrences["kind"] == "try_finally"]
+    assert sorted(zip(rows["path"], rows["line"], rows["name"])) == sorted(
+        (path, line, "Try") for path in ("mod.py", "tests/test_mod.py") for line in (2, 10, 16))
+    files = pd.read_parquet(out / "files.parquet").set_index("path")
+    assert files["nodes_Try"].to_dict() == {"mod.py": 3, "plain.py": 1, "tests/test_mod.py": 3}
+    summary = punstats.load(str(out)).summary
+    assert (summary["units"]["Try"], summary["units_nontest"]["Try"]) == (7, 4)
+    again = punstats.load(str(out)).with_rules("none")
+    assert again.summary["kinds_nontest"]["try_finally"] == 6 and again.summary["patterns"] == summary["patterns"]
+    assert (again.summary["units"]["Try"], again.summary["units_nontest"]["Try"]) == (7, 7)
+
+
+def test_a_scan_without_patterns_stores_what_it_did(tmp_path, fixture_dir, capsys):
+    summary = scan_json(capsys, str(fixture_dir))
+    assert summary["patterns"] == [] and "patterns" not in summary["rules"]
+    out = tmp_path / "out"
+    assert main(["scan", "-q", "-o", str(out), str(fixture_dir)]) == 0
+    assert not [c for c in pd.read_parquet(out / "files.parquet").columns if c.startswith("nodes_")]
+
+
+@pytest.mark.parametrize("name, text, message", [
+    ("missing.py", None, "pattern file {dir}/missing.py: no such file"),
+    ("syntax.py", "import punstats\ndef (:\n", "pattern file {dir}/syntax.py: line 2: SyntaxError: invalid syntax"),
+    ("none.py", "import punstats\n", "{dir}/none.py defines no pattern"),
+    ("per.py", TRIES.replace('per="Try"', 'per="Tyr"'), "{dir}/per.py: per='Tyr' is neither a unit"),
+])
+def test_bad_patterns_are_one_line_usage_errors(tmp_path, fixture_dir, capsys, name, text, message):
+    if text is not None:
+        (tmp_path / name).write_text(text)
+    out = tmp_path / "out"
+    assert main(["scan", "-q", "-o", str(out), str(fixture_dir), "--pattern", str(tmp_path / name)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("punstats: error: " + message.format(dir=tmp_path)) and err.count("\n") == 1
+    assert not out.exists()
+
+
+def test_a_name_clash_and_dask_are_refused(tmp_path, fixture_dir, capsys):
+    (tmp_path / "a.py").write_text(TRIES)
+    (tmp_path / "b.py").write_text(TRIES)
+    assert main(["scan", "-q", "--no-save", str(fixture_dir), "--pattern", str(tmp_path / "a.py"),
+                 "--pattern", str(tmp_path / "b.py")]) == 2
+    assert "two patterns are named 'try_finally'" in capsys.readouterr().err
+    assert main(["scan", "-q", "--no-save", "--engine", "dask", str(fixture_dir),
+                 "--pattern", str(tmp_path / "a.py")]) == 2
+    err = capsys.readouterr().err
+    if "not installed" not in err:  # without dask[distributed], --engine dask is refused first
+        assert err == "punstats: error: --pattern needs the local engine: Dask workers cannot load your " \
+                      "pattern files\n"
+
+
+def test_a_pattern_that_raises_fails_its_files_and_the_scan_goes_on(tmp_path, fixture_dir, capsys):
+    plugin = tmp_path / "bad.py"
+    plugin.write_text(TRIES.replace("return bool(node.finalbody)", "return 1 / 0"))
+    out = tmp_path / "out"
+    assert main(["scan", "-q", "--no-cache", "-o", str(out), str(fixture_dir), "--pattern", str(plugin)]) == 0
+    files = pd.read_parquet(out / "files.parquet").set_index("path")
+    assert files.loc["mod.py", "status"] == "pattern_error"
+    assert files.loc["mod.py", "error"] == "pattern try_finally: ZeroDivisionError: division by zero"
+    assert files.loc["mod.py", "error_line"] in (2, 10, 16)  # a Try of the file
+
+
+def test_editing_the_plugin_invalidates_the_cache(tmp_path, fixture_dir, capsys):
+    plugin = tmp_path / "tries.py"
+    plugin.write_text(TRIES)
+    first = scan_json(capsys, str(fixture_dir), "--pattern", str(plugin))
+    again = scan_json(capsys, str(fixture_dir), "--pattern", str(plugin))
+    assert again["kinds"]["try_finally"] == first["kinds"]["try_finally"] == 6
+    assert again["cache"]["extracted"] == 0
+    plugin.write_text(TRIES.replace("return bool(node.finalbody)", "return not node.finalbody"))
+    edited = scan_json(capsys, str(fixture_dir), "--pattern", str(plugin))
+    assert edited["kinds"]["try_finally"] == 1 and edited["cache"]["extracted"] == 3
+    assert edited["patterns"][0]["sha256"] != first["patterns"][0]["sha256"]
+    plain = scan_json(capsys, str(fixture_dir))
+    assert "try_finally" not in plain["kinds"]
+
+
+def independent_tries(root, paths=None):
+    """Try nodes with a finally block in the files under ``root`` that parse (only ``paths``,
+    relative to it, when given): os.walk, ast.parse, ast.walk."""
+    count = 0
+    warnings.simplefilter("ignore")
+    for directory, _, names in os.walk(root):
+        for name in names:
+            path = os.path.join(directory, name)
+            if not name.endswith(".py") or (paths is not None and os.path.relpath(path, root) not in paths):
+                continue
+            with open(path, "rb") as handle:
+                data = handle.read()
+            try:
+                tree = ast.parse(data)
+            except (SyntaxError, ValueError):
+                continue
+            count += sum(1 for node in ast.walk(tree) if isinstance(node, ast.Try) and node.finalbody)
+    return count
+
+
+def test_process_pool_and_another_interpreter_agree(tmp_path, stdlib_subset_dir):
+    plugin = tmp_path / "tries.py"
+    plugin.write_text(TRIES)
+    counts = []
+    for settings in ({"jobs": 1}, {"jobs": 2}, {"jobs": 2, "python": sys.executable}):
+        result = punstats.scan(stdlib_subset_dir, patterns=[str(plugin)], **settings)
+        counts.append((result.summary["kinds"]["try_finally"], result.summary["units"]["Try"],
+                       result.summary["kinds_nontest"]["try_finally"]))
+    assert counts[0] == counts[1] == counts[2]
+    summary = result.summary  # the built-in rows' new keys agree with the counts summaries had before
+    assert summary["kinds_nontest"]["call"] == summary["punnable_nontest"]
+    assert (summary["units"]["keywords"], summary["units_nontest"]["keywords"]) == (
+        summary["keywords"], summary["keywords_nontest"])
+    assert (summary["units"]["files"], summary["units"]["lines"]) == (summary["parsed"], summary["lines"])
+    assert counts[0][0] == independent_tries(stdlib_subset_dir) > 10
+    assert counts[0][2] < counts[0][0]  # unittest's own tests hold some
+
+
+def test_a_decorated_function_is_a_pattern_in_the_python_api(tmp_path, fixture_dir):
+    @punstats.pattern("api_returns", per="functions")
+    def match(node, parents):
+        return isinstance(node, ast.Return)
+
+    result = punstats.scan(str(fixture_dir), patterns=[match], jobs=1)
+    assert result.summary["kinds"]["api_returns"] == 4
+    assert result.summary["patterns"][0]["per"] == "functions"
+
+
+def test_corpus_and_history_take_patterns(tmp_path, fixture_dir, capsys):
+    plugin = tmp_path / "tries.py"
+    plugin.write_text(TRIES)
+    corpus = tmp_path / "corpus.toml"
+    corpus.write_text('name = "c"\n[[project]]\nname = "p"\npath = "%s"\n' % fixture_dir)
+    assert main(["corpus", str(corpus), "-q", "--json", "-o", str(tmp_path / "data"), "--pattern", str(plugin)]) == 0
+    [summary] = json.loads(capsys.readouterr().out)
+    assert summary["kinds"]["try_finally"] == 6
+    repo = tmp_path / "repo"
+    init(repo)
+    commit(repo, {"a.py": SOURCE}, date="2023-01-01T12:00:00+00:00")
+    commit(repo, {"b.py": SOURCE}, date="2023-02-01T12:00:00+00:00")
+    assert main(["history", str(repo), "-q", "--json", "--every", "commit", "-o", str(tmp_path / "h"),
+                 "--pattern", str(plugin)]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [(r["try_finally"], r["try_finally_nontest"]) for r in rows] == [(3, 3), (6, 6)]
+
+
+@pytest.mark.slow
+def test_standard_library_count_equals_an_independent_walk(tmp_path, capsys):
+    plugin = tmp_path / "tries.py"
+    plugin.write_text(TRIES)
+    out = tmp_path / "out"
+    assert main(["scan", "-q", "--no-cache", "-o", str(out), "--pattern", str(plugin)]) == 0
+    summary = punstats.load(str(out)).summary
+    files = pd.read_parquet(out / "files.parquet")
+    parsed = set(files.loc[files["status"] == "ok", "path"])
+    assert len(parsed) > 1000
+    assert summary["kinds"]["try_finally"] == independent_tries(summary["root"], parsed) > 500
+    assert summary["units"]["Try"] >= summary["kinds"]["try_finally"]

@@ -1,0 +1,197 @@
+"""``extract/patterns.py`` and ``extract/grammar.py``: the walk that matches user patterns.
+
+Checked against plain recursive walks (every node, its ancestors as a tuple) on
+fixtures and on the running interpreter's standard library.
+"""
+import ast
+import json
+import os
+import warnings
+
+import pytest
+
+from punstats.extract import grammar, patterns
+from punstats.extract.text import SourceText
+from punstats.extract.traversal import extract
+from punstats.model.kinds import Kind
+
+STDLIB = os.path.dirname(os.__file__)
+
+
+def kind(match, name="p", per="lines"):
+    return Kind(name, name, per, occurrence=True, matcher=match, source="test")
+
+
+def every_node(tree, parents=()):
+    """(node, parents) for every node but the expr_context markers, parents outermost first."""
+    yield tree, parents
+    inner = parents + (tree,)
+    for child in ast.iter_child_nodes(tree):
+        if not isinstance(child, ast.expr_context):
+            yield from every_node(child, inner)
+
+
+SAMPLE = '''\
+def f(a, *, b=1):
+    try:
+        x = [g(y) for y in a]
+    finally:
+        return x
+print(f"{f(1)!r}")
+lambda: 0
+'''
+
+
+def test_every_node_is_visited_once_with_its_ancestors():
+    seen = []
+
+    def match(node, parents):
+        seen.append((node, parents))
+        return False
+
+    tree = ast.parse(SAMPLE)
+    found, units = patterns.match_tree("s.py", tree, SourceText(SAMPLE), [kind(match)])
+    assert found == [] and units == ()
+    expected = list(every_node(tree))
+    assert sorted(map(id, (n for n, _ in seen))) == sorted(map(id, (n for n, _ in expected)))
+    by_node = {id(n): p for n, p in seen}
+    assert all(by_node[id(n)] == p for n, p in expected)
+    assert all(type(p) is tuple for _, p in seen)
+
+
+def test_a_match_is_an_occurrence_at_the_node_in_character_columns():
+    text = 'é = 1\nif x:\n    s = "ü"; return é\n'
+    data = text.encode("utf-8")
+
+    def match(node, parents):
+        return isinstance(node, ast.Return)
+
+    extraction = extract("m.py", data, patterns=[kind(match, "ret")])
+    [occurrence] = [o for o in extraction.occurrences if o.kind == "ret"]
+    assert (occurrence.line, occurrence.col, occurrence.end_line, occurrence.end_col) == (3, 13, 3, 21)
+    assert occurrence.name == "Return" and occurrence.value == "return é" and occurrence.callee == ""
+    assert extraction.record.status == "ok"
+
+
+def test_a_dict_is_stored_as_json_and_unpositioned_nodes_take_their_ancestor():
+    def match(node, parents):
+        if isinstance(node, ast.arguments):
+            return {"parent": type(parents[-1]).__name__, "n": len(node.args)}
+        return False
+
+    found, _ = patterns.match_tree("s.py", ast.parse(SAMPLE), SourceText(SAMPLE), [kind(match)])
+    by_line = {o.line: o for o in found}
+    assert json.loads(by_line[1].value) == {"n": 1, "parent": "FunctionDef"}
+    assert (by_line[1].col, by_line[1].end_line) == (0, 5)  # the def's position
+    assert json.loads(by_line[7].value) == {"n": 0, "parent": "Lambda"}
+
+
+def test_depth_and_fstring_of_a_match():
+    def match(node, parents):
+        return isinstance(node, ast.Constant) and node.value == 1
+
+    found, _ = patterns.match_tree("s.py", ast.parse(SAMPLE), SourceText(SAMPLE), [kind(match)])
+    [inner] = [o for o in found if o.line == 6]
+    assert (inner.depth, inner.in_fstring) == (2, True)
+
+
+def test_a_matcher_that_raises_fails_the_file_naming_the_pattern():
+    def match(node, parents):
+        if isinstance(node, ast.Return):
+            raise KeyError("boom")
+        return False
+
+    extraction = extract("s.py", SAMPLE.encode(), patterns=[kind(match, "broken")])
+    assert extraction.record.status == "pattern_error"
+    assert extraction.record.error == "pattern broken: KeyError: 'boom'"
+    assert extraction.record.error_line == 5 and extraction.occurrences == ()
+
+
+def test_node_class_units_are_counted_in_the_same_walk():
+    def never(node, parents):
+        return False
+
+    tree = ast.parse(SAMPLE)
+    kinds = [kind(never, "a", per="Try"), kind(never, "b", per="stmt"), kind(never, "c", per="Try")]
+    _, units = patterns.match_tree("s.py", tree, SourceText(SAMPLE), kinds)
+    walked = [type(n) for n in ast.walk(tree)]
+    assert dict(units) == {"Try": walked.count(ast.Try),
+                           "stmt": sum(issubclass(t, ast.stmt) for t in walked)}
+    assert extract("s.py", SAMPLE.encode(), patterns=kinds).units == units
+
+
+def guarded(node, parents):
+    """Called for returns only."""
+    if not isinstance(node, (ast.Return, ast.Break)):
+        return False
+    return any(isinstance(p, ast.Try) for p in parents)
+
+
+def unguarded(node, parents):
+    return isinstance(node, (ast.Return, ast.Break)) and any(isinstance(p, ast.Try) for p in parents)
+
+
+def test_a_leading_isinstance_guard_is_read_and_nothing_else_is():
+    assert patterns.node_types(guarded) == (ast.Return, ast.Break)
+    assert patterns.node_types(unguarded) is None
+
+    def returns_true(node, parents):
+        if not isinstance(node, ast.Return):
+            return True  # not a guard: other nodes match
+        return False
+
+    def other_name(node, parents):
+        if not isinstance(parents, ast.Return):
+            return False
+        return True
+
+    assert patterns.node_types(returns_true) is None and patterns.node_types(other_name) is None
+
+
+def test_the_grammar_says_expressions_hold_no_statements():
+    reach = grammar.Reach((ast.Return,))
+    assert not reach.field_can_hold("expr") and reach.field_can_hold("stmt")
+    assert reach.field_can_hold("excepthandler") and not reach.field_can_hold("arguments")
+    assert grammar.Reach((ast.Name,)).field_can_hold("arguments")
+    assert grammar.declared(ast.If) == {"test": "expr", "body": "stmt", "orelse": "stmt"}
+
+
+def naive_matches(match, tree):
+    """Positions of the matches of ``match`` by a plain walk: an explicit stack of (node, parents)."""
+    found, stack = [], [(tree, ())]
+    while stack:
+        node, parents = stack.pop()
+        if match(node, parents):
+            found.append((node.lineno, node.col_offset))
+        inner = parents + (node,)
+        stack.extend((child, inner) for child in ast.iter_child_nodes(node)
+                     if not isinstance(child, ast.expr_context))
+    return sorted(found)
+
+
+def stdlib_trees():
+    warnings.simplefilter("ignore")
+    for directory, _, names in os.walk(STDLIB):
+        for name in sorted(names):
+            if name.endswith(".py"):
+                path = os.path.join(directory, name)
+                with open(path, "rb") as handle:
+                    data = handle.read()
+                try:
+                    text = data.decode("utf-8")
+                    yield path, text, ast.parse(text)
+                except (SyntaxError, ValueError):
+                    continue
+
+
+@pytest.mark.slow
+def test_guarded_and_pruned_walk_equals_a_plain_walk_on_the_standard_library():
+    total = 0
+    for path, text, tree in stdlib_trees():
+        source = SourceText(text)
+        expected = sorted((line, source.char_col(line, col)) for line, col in naive_matches(unguarded, tree))
+        for match in (guarded, unguarded):
+            found, _ = patterns.match_tree(path, tree, source, [kind(match)])
+            assert sorted((o.line, o.col) for o in found) == expected, path
+        total += len(expected)
+    assert total > 100

@@ -1,0 +1,111 @@
+"""``extract/plugins.py``: loading user patterns from a file, a module, an entry point."""
+import hashlib
+import importlib
+import sys
+import textwrap
+
+import pytest
+
+from punstats.extract import plugins
+from punstats.model.kinds import PatternError
+
+PLUGIN = '''\
+import ast
+
+import punstats
+
+
+@punstats.pattern("{name}", label="a try", per="{per}")
+def match(node, parents):
+    return isinstance(node, ast.Try)
+'''
+
+
+def write(path, name="tries", per="Try", text=None):
+    path.write_text(text if text is not None else PLUGIN.format(name=name, per=per))
+    return str(path)
+
+
+def test_a_file_gives_its_patterns_with_source_and_hash(tmp_path):
+    path = write(tmp_path / "mine.py")
+    [kind] = plugins.load([path])
+    assert (kind.name, kind.label, kind.per, kind.source) == ("tries", "a try", "Try", path)
+    assert kind.sha256 == hashlib.sha256((tmp_path / "mine.py").read_bytes()).hexdigest()
+    assert kind.occurrence and kind.user and callable(kind.matcher)
+
+
+def test_two_patterns_of_one_file_both_named_match(tmp_path):
+    text = PLUGIN.format(name="one", per="lines") + PLUGIN.format(name="two", per="files").split("\n", 3)[3]
+    assert [k.name for k in plugins.load([write(tmp_path / "two.py", text=text)])] == ["one", "two"]
+
+
+def test_an_edited_file_is_loaded_again(tmp_path):
+    path = write(tmp_path / "edit.py")
+    first = plugins.load([path])[0]
+    write(tmp_path / "edit.py", name="renamed")
+    second = plugins.load([path])[0]
+    assert (first.name, second.name) == ("tries", "renamed") and first.sha256 != second.sha256
+    with pytest.raises(PatternError, match="no longer defines pattern 'tries'"):
+        plugins.resolve(plugins.wire([first]))
+    assert plugins.resolve(plugins.wire([second]))[0].matcher is second.matcher
+
+
+@pytest.fixture
+def package(tmp_path, monkeypatch):
+    """An importable module ``ps_plug`` with two patterns, and an installed entry point for one."""
+    (tmp_path / "ps_plug.py").write_text(PLUGIN.format(name="plug_a", per="lines") + textwrap.dedent('''
+
+        @punstats.pattern("plug_b")
+        def other(node, parents):
+            return False
+        '''))
+    info = tmp_path / "ps_plug-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: ps-plug\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("[punstats.patterns]\nplugged = ps_plug:other\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    importlib.invalidate_caches()
+    yield tmp_path
+    sys.modules.pop("ps_plug", None)
+    plugins._LOADED.clear()
+
+
+def test_module_name_module_and_entry_point(package):
+    assert [k.name for k in plugins.load(["ps_plug:match"])] == ["plug_a"]
+    assert [k.name for k in plugins.load(["ps_plug"])] == ["plug_a", "plug_b"]
+    [plugged] = plugins.load(["plugged"])
+    assert (plugged.name, plugged.source) == ("plug_b", "ps_plug:other")
+    assert ("plugged", "ps_plug:other") in plugins.installed()
+    expected = hashlib.sha256((package / "ps_plug.py").read_bytes()).hexdigest()
+    assert plugged.sha256 == expected
+
+
+@pytest.mark.parametrize("spec, text, message", [
+    ("missing.py", None, "pattern file {dir}/missing.py: no such file"),
+    ("syntax.py", "def (:\n", "pattern file {dir}/syntax.py: line 1: SyntaxError: invalid syntax"),
+    ("raises.py", "x = 1\nraise RuntimeError('no')\n", "pattern file {dir}/raises.py: line 2: RuntimeError: no"),
+    ("empty.py", "x = 1\n", "{dir}/empty.py defines no pattern (decorate a function with @punstats.pattern(NAME))"),
+    ("per.py", PLUGIN.format(name="p", per="Tryy"),
+     "{dir}/per.py: per='Tryy' is neither a unit (keywords, calls, class_keywords, dict_entries, functions, "
+     "files, lines, code_lines) nor an ast node class such as 'Try'"),
+    ("builtin.py", PLUGIN.format(name="call", per="lines"),
+     "{dir}/builtin.py: 'call' names a built-in row; choose another name"),
+])
+def test_loading_errors_are_one_line(tmp_path, spec, text, message):
+    if text is not None:
+        (tmp_path / spec).write_text(text)
+    with pytest.raises(PatternError) as caught:
+        plugins.load([str(tmp_path / spec)])
+    assert str(caught.value) == message.format(dir=tmp_path)
+
+
+def test_a_name_used_twice_and_bad_modules(tmp_path, package):
+    one, two = write(tmp_path / "one.py", name="same"), write(tmp_path / "two.py", name="same")
+    with pytest.raises(PatternError, match="two patterns are named 'same'"):
+        plugins.load([one, two])
+    with pytest.raises(PatternError, match=r"pattern no_such_module_x: cannot import no_such_module_x"):
+        plugins.load(["no_such_module_x"])
+    with pytest.raises(PatternError, match="module ps_plug has no 'nothing'"):
+        plugins.load(["ps_plug:nothing"])
+    with pytest.raises(PatternError, match="pattern ps_plug:ast: ps_plug.ast is not decorated with @punstats.pattern"):
+        plugins.load(["ps_plug:ast"])
