@@ -147,24 +147,17 @@ def scan(path: Optional[str] = None, *, jobs: Optional[int] = None,
     ``on_discovered`` once with the number of files to extract.
     ``rev``: scan that revision of the git repository ``path`` (no checkout).
     ``python``: extract under that interpreter (the ``python`` engine, ``engines.interp``).
-    ``cache``: reuse and store per-file results by content (``engines.cached``):
-    a ``cache.BlobCache``, a cache file path, or True for the user's cache
-    directory; None (the default here; the command line's default is the
-    cache) extracts every file.
-    ``engine``: a row of ``engines.registry``: ``local`` (a process pool of
-    ``jobs``), ``dask`` (a Dask cluster at ``scheduler``, or a local one of
-    ``jobs`` workers) or ``python:PATH`` (as ``python``); the cache wraps
-    any of them, and the results are identical.
-    ``lines_saved``: also rewrite every scanned file in memory as ``punstats
-    rewrite --rewrap`` does and record the lines that punning would save (a
-    directory only; nothing is written).
+    ``cache``: reuse and store per-file results by content (``engines.cached``): a
+    ``cache.BlobCache``, a cache file path, or True for the user's cache directory;
+    None (the default here; not on the command line) extracts every file.
+    ``engine``: a row of ``engines.registry`` (``local``, ``dask``, ``python:PATH``);
+    the cache wraps any of them, and the results are identical.
+    ``lines_saved``: also record the lines that ``punstats rewrite --rewrap`` would
+    save (a directory only; nothing is written).
     ``gitignore``, ``exclude``: leave out what ``.gitignore`` files and these
     globs name (a directory only; ``discover.ignore``).
-    ``patterns``: user patterns to count too, each a file (``"mine.py"``),
-    ``"module:name"``, a module or an installed plugin's name (as ``--pattern``
-    takes them), or a function ``punstats.pattern`` decorated (its ``Kind``,
-    ``match.punstats_pattern``); ``PatternError`` (one line) for one that cannot
-    be loaded.
+    ``patterns``: user patterns to count too, as ``--pattern`` takes them, or
+    functions ``punstats.pattern`` decorated (``PatternError`` for one that cannot be loaded).
     ``output``: store the scan in that directory as it runs (``csv``: with
     CSV copies), replacing a stored scan there whole; the result then reads
     its tables from there.  Without it the tables are held in memory (with
