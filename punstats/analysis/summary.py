@@ -80,6 +80,19 @@ _FILE_SUMS = ("in_test", "lines", "calls", "keywords", "double_star", "punnable"
               "class_punnable") + KIND_COUNTERS
 
 
+#: The units of ``units`` counted here, from the files table (``model.kinds.UNITS``): parsed files,
+#: their physical lines and their lines of code.
+FILE_UNITS = ("files", "lines", "code_lines")
+
+
+def merge_units(summary: Dict[str, Any], units: Dict[str, int], units_nontest: Dict[str, int]) -> Dict[str, Any]:
+    """``summary`` with ``units`` and ``units_nontest`` added to those it has (a unit's
+    total over parsed files, and outside tests); units it has keep their values unless given."""
+    summary["units"] = {**summary.get("units", {}), **units}
+    summary["units_nontest"] = {**summary.get("units_nontest", {}), **units_nontest}
+    return summary
+
+
 _FUNCTION_SUMS = ("positional_only", "positional_or_keyword", "keyword_only", "var_positional",
                   "var_keyword", "defaults", "keyword_only_defaults")
 
@@ -102,6 +115,7 @@ class Totals:
         self.functions: Counter = Counter()
         self._call_path: Optional[str] = None  # the file whose distinct calls are in _calls
         self._calls: Set[Tuple[int, int]] = set()
+        self.code_lines = True  # every files table seen had the column (stored before extractor 4: not)
 
     def add_files(self, files: Any) -> None:
         import pyarrow.compute as pc
@@ -112,6 +126,13 @@ class Totals:
         outside = parsed.filter(pc.invert(parsed["in_test"]))
         self.sums["keywords_nontest"] += _sum(outside["keywords"])
         self.sums["punnable_files_nontest"] += _sum(outside["punnable"])
+        self.sums["parsed_nontest"] += len(outside)
+        self.sums["lines_nontest"] += _sum(outside["lines"])
+        if "code_lines" in parsed.column_names:
+            self.sums["code_lines"] += _sum(parsed["code_lines"])
+            self.sums["code_lines_nontest"] += _sum(outside["code_lines"])
+        else:
+            self.code_lines = False
         if len(parsed):
             self.max_call_punnable = max(self.max_call_punnable, pc.max(parsed["max_call_punnable"]).as_py())
 
@@ -167,7 +188,18 @@ class Totals:
             "kinds": self.kinds(),
             "keywords_nontest": s["keywords_nontest"],
             "punnable_nontest_pct": percent(s["punnable_files_nontest"], s["keywords_nontest"]),
+            **self.units(),
         }
+
+    def units(self) -> Dict[str, Any]:
+        """``code_lines`` and the ``units`` of the files table (``FILE_UNITS``), in and outside tests;
+        without lines of code for tables stored before they were counted."""
+        s = self.sums
+        units = {"files": self.statuses[OK], "lines": s["lines"], "code_lines": s["code_lines"]}
+        nontest = {"files": s["parsed_nontest"], "lines": s["lines_nontest"], "code_lines": s["code_lines_nontest"]}
+        if not self.code_lines:
+            del units["code_lines"], nontest["code_lines"]
+        return merge_units({"code_lines": s["code_lines"]} if self.code_lines else {}, units, nontest)
 
     def kinds(self) -> Dict[str, int]:
         """Counts of every recorded pattern besides the headline, from the same scan."""

@@ -73,7 +73,7 @@ REQUIRED: Dict[str, Tuple[Check, str]] = {
 
 
 _OPTIONAL_COUNTS = ("test_files", "lines", "double_star", "punnable_test", "calls_with_punnable",
-                    "class_keywords", "class_punnable", "keywords_nontest", "extractor_version")
+                    "class_keywords", "class_punnable", "keywords_nontest", "extractor_version", "code_lines")
 
 
 #: key -> (its check, what it should be), when present
@@ -84,7 +84,8 @@ OPTIONAL: Dict[str, Tuple[Check, str]] = {
                                                     "python_implementation", "punstats_version", "created",
                                                     "stored")},
     **{key: (_counts, "an object of numbers") for key in ("failed_by_reason", "skipped_files", "kinds",
-                                                          "parameters", "skipped_dirs", "cache")},
+                                                          "parameters", "skipped_dirs", "cache", "units",
+                                                          "units_nontest")},
     "lines_saved": (_lines_saved, "an object of %s" % ", ".join(LINES_SAVED)),
     **{key: (_pairs, "a list of [name, count] pairs") for key in ("top_identifiers", "top_callees")},
     "archive": (lambda v: v is None or isinstance(v, (str, dict)), "a string or an object"),
