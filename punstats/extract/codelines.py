@@ -110,13 +110,14 @@ _MARKS = re.compile(r'''"""|\'\'\'|\\\n''')
 
 
 def _docstrings(scopes: Iterable[Any]) -> List[Any]:
-    """The string nodes that open the bodies of ``scopes``."""
+    """The string nodes that open the bodies of ``scopes`` (a module, classes and functions)."""
     found = []
+    Expr, Constant, JoinedStr = ast.Expr, ast.Constant, ast.JoinedStr
     for scope in scopes:
-        body = getattr(scope, "body", None)
-        if type(body) is list and body and type(body[0]) is ast.Expr:
+        body = scope.body
+        if body and type(body[0]) is Expr:
             value = body[0].value
-            if type(value) is ast.JoinedStr or (type(value) is ast.Constant and isinstance(value.value, (str, bytes))):
+            if type(value) is JoinedStr or (type(value) is Constant and isinstance(value.value, (str, bytes))):
                 found.append(value)
     return found
 

@@ -326,8 +326,8 @@ class _Collector:
             kind, name = "lambda", "<lambda>"
         else:
             kind, name = "async def" if node_type is ast.AsyncFunctionDef else "def", node.name
+            self.scopes.append(node)
         self.counts["functions"] += 1
-        self.scopes.append(node)
         kw_defaults = args.kw_defaults
         self.functions.append(FunctionShape(
             path=self.path,
