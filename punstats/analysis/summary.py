@@ -197,9 +197,9 @@ class Totals:
         s = self.sums
         units = {"files": self.statuses[OK], "lines": s["lines"], "code_lines": s["code_lines"]}
         nontest = {"files": s["parsed_nontest"], "lines": s["lines_nontest"], "code_lines": s["code_lines_nontest"]}
-        if not self.code_lines:
-            del units["code_lines"], nontest["code_lines"]
-        return merge_units({"code_lines": s["code_lines"]} if self.code_lines else {}, units, nontest)
+        counted = [unit for unit in FILE_UNITS if self.code_lines or unit != "code_lines"]
+        return merge_units({"code_lines": s["code_lines"]} if self.code_lines else {},
+                           {unit: units[unit] for unit in counted}, {unit: nontest[unit] for unit in counted})
 
     def kinds(self) -> Dict[str, int]:
         """Counts of every recorded pattern besides the headline, from the same scan."""
