@@ -91,8 +91,11 @@ def test_code_lines_of_edge_cases(source, expected):
 
 @pytest.mark.skipif(sys.version_info < (3, 12), reason="nested quotes in f-strings need Python 3.12")
 def test_f_string_with_nested_quotes_and_comments_counts_as_one_string():
-    source = 'x = f"""{\n    "a"  # c\n\n}\n"""\ny = f"{x["k"]}"\n\n'
-    assert code_lines(source) == reference(source.encode()) == 6
+    for source, expected in (('x = f"""{\n    "a"  # c\n\n}\n"""\ny = f"{x["k"]}"\n\n', 6),
+                             ('z = f"{\n\n# c\n1}"\n', 4),  # a field spanning lines, no triple quotes
+                             ('w = f"{f"""{\n\n1}"""}"\n\n', 3),  # nested, both spanning lines
+                             ('"""doc\n"""\nq = (f"a{\n\n2}" \n  # c\n  f"b")\n', 6)):
+        assert code_lines(source) == reference(source.encode()) == expected
 
 
 @pytest.mark.skipif(sys.version_info < (3, 10), reason="match needs Python 3.10")

@@ -18,15 +18,16 @@ file belongs to a token.  The correction: a line set aside is code after all
 when it lies inside a string literal spanning lines, after its first line.
 Such literals are found in the parsed tree: the docstrings (the first
 statements of the module, classes and functions, which the traversal hands
-over), then, unless the text shows that no other string spans lines (every
-triple quote lies in a docstring, no backslash ends a line), the string
+over with the f-strings it met) and, from Python 3.12 on, every f-string
+spanning lines (its replacement fields may span lines without any other
+mark); then, unless the text shows that no other string spans lines (every
+triple quote lies in one of those, no backslash ends a line), the string
 nodes found by a walk that only enters nodes covering a line where such a
 string may start (triple quotes, or a backslash ending a line holding a
-quote; from Python 3.12 on, in a file with f-strings, any line set aside).
-A node that is one literal covers its lines; one made of several literals
-joined by implicit concatenation (with comments or blank lines between
-them) is tokenized to find its literals.  Standard library only, Python 3.8
-syntax.
+quote).  A node that is one literal covers its lines; one made of several
+literals joined by implicit concatenation (with comments or blank lines
+between them) is tokenized to find its literals.  Standard library only,
+Python 3.8 syntax.
 """
 from __future__ import annotations
 
@@ -68,9 +69,9 @@ _CLOSING = frozenset(getattr(tokenize, name) for name in ("FSTRING_END", "TSTRIN
 
 def code_lines(tree: ast.Module, source: SourceText, total: int, scopes: Optional[Sequence[Any]] = None) -> int:
     """The lines of code of a parsed source: ``tree`` its syntax tree, ``source``
-    its text, ``total`` its line count (``records.count_lines``);
-    ``scopes`` its class and function definitions, if known (their docstrings
-    are then found without a walk)."""
+    its text, ``total`` its line count (``records.count_lines``); ``scopes`` its
+    classes, functions and f-strings, if known (the traversal met them all):
+    their docstrings and f-strings are then found without a walk."""
     # all C-level: the first character after blanks of each line, in "#\\" (or none)
     text, lines = source.text, source.lines
     flags = list(map(_NOT_CODE_START.__contains__, map(_FIRST, map(str.lstrip, lines[:total]))))
@@ -81,17 +82,19 @@ def code_lines(tree: ast.Module, source: SourceText, total: int, scopes: Optiona
         return total - len(aside)
     if scopes is None:
         scopes = [node for node in ast.walk(tree) if type(node) in _SCOPES]
-    docstrings = _docstrings([tree, *scopes])
-    found = in_strings([node for node in docstrings if node.lineno != node.end_lineno], source, aside)
-    if _FSTRING_FIELDS and _FSTRING_START.search(text):  # an f-string may span lines without a mark
-        marks = aside
-    elif "\\\n" not in text and "\\\r" not in text and _triple_quotes(text) == sum(
-            _triple_quotes(source.segment(node)) for node in docstrings):
-        return total - len(aside) + found  # no string spans lines but the docstrings
-    else:
-        marks = _marked_lines(source, docstrings)
+    known = _docstrings([tree, *scopes])
+    skip = {id(node) for node in known}
+    if _FSTRING_FIELDS:  # replacement fields may span lines without a mark: take every f-string spanning lines
+        fstrings = [node for node in scopes if type(node) is ast.JoinedStr]
+        known += _outermost([node for node in fstrings if node.lineno != node.end_lineno and id(node) not in skip])
+        skip.update(id(node) for node in fstrings)
+    found = in_strings([node for node in known if node.lineno != node.end_lineno], source, aside)
+    if "\\\n" not in text and "\\\r" not in text and _triple_quotes(text) == sum(
+            _triple_quotes(source.segment(node)) for node in known):
+        return total - len(aside) + found  # no string spans lines but those
+    marks = _marked_lines(source, [node for node in known if type(node) is not ast.JoinedStr])
     if marks:
-        found += in_strings(_strings_over(tree, marks, {id(node) for node in docstrings}), source, aside)
+        found += in_strings(_strings_over(tree, marks, skip), source, aside)
     return total - len(aside) + found
 
 
@@ -99,11 +102,19 @@ def _triple_quotes(text: str) -> int:
     return text.count('"""') + text.count("'''")
 
 
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+def _outermost(nodes: List[Any]) -> List[Any]:
+    """``nodes`` but for those inside another (nested f-strings)."""
+    kept: List[Any] = []
+    for node in sorted(nodes, key=lambda node: (node.lineno, node.col_offset)):
+        if not kept or (node.end_lineno, node.end_col_offset) > (kept[-1].end_lineno, kept[-1].end_col_offset):
+            kept.append(node)
+    return kept
+
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.JoinedStr)
 
 #: From Python 3.12 on, an f-string's replacement fields may span lines (PEP 701).
 _FSTRING_FIELDS = sys.version_info >= (3, 12)
-_FSTRING_START = re.compile(r"""(?<!\w)[rRbB]?[fFtT][rRbB]?['"]""")
 
 #: Where a string spanning lines may start: triple quotes, or a backslash ending a line.
 _MARKS = re.compile(r'''"""|\'\'\'|\\\n''')
@@ -114,7 +125,7 @@ def _docstrings(scopes: Iterable[Any]) -> List[Any]:
     found = []
     Expr, Constant, JoinedStr = ast.Expr, ast.Constant, ast.JoinedStr
     for scope in scopes:
-        body = scope.body
+        body = getattr(scope, "body", None)  # an f-string has none
         if body and type(body[0]) is Expr:
             value = body[0].value
             if type(value) is JoinedStr or (type(value) is Constant and isinstance(value.value, (str, bytes))):

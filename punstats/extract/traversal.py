@@ -160,7 +160,7 @@ class _Collector:
         self.counts: Dict[str, int] = dict.fromkeys(_COUNT_FIELDS, 0)
         self.occurrences: List[Occurrence] = []
         self.functions: List[FunctionShape] = []
-        self.scopes: List[ast.AST] = []  # classes and functions (for their docstrings: codelines)
+        self.scopes: List[ast.AST] = []  # classes, functions and f-strings (for ``codelines``)
 
     def run(self, tree: ast.AST) -> None:
         handlers = {
@@ -246,6 +246,7 @@ class _Collector:
             elif node_type is JoinedStr:
                 push(exit_fstring)
                 fstrings += 1
+                self.scopes.append(node)
             for field, is_list in spec:
                 if is_list:
                     extend(getattr(node, field))
@@ -389,8 +390,7 @@ def _collect(path: str, data: bytes, encoding: str, tree: ast.AST, source: Sourc
     collector.run(tree)
     lines = count_lines(data)
     record = FileRecord(
-        path=path, status=OK, error="", error_line=None,
-        bytes=len(data), lines=lines, encoding=encoding,
+        path=path, status=OK, error="", error_line=None, bytes=len(data), lines=lines, encoding=encoding,
         sha256=hashlib.sha256(data).hexdigest(), **collector.counts,
         code_lines=code_lines(tree, source, lines, collector.scopes),
     )
