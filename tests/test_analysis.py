@@ -115,3 +115,28 @@ def test_kinds_count_every_pattern_from_the_files_table(result):
         assert summary["kinds"][name] == sum(int(v) for v in parsed[name])
     assert summary["kinds"]["call"] == summary["punnable"]
     assert summary["kinds"]["dict_literal"] == int((result.occurrences["kind"] == "dict_literal").sum())
+
+
+def test_lines_of_code_and_file_units_sum_the_parsed_files(result):
+    files = [dict(zip(result.files.columns, values)) for values in result.files.itertuples(index=False)]
+    parsed = [f for f in files if f["status"] == "ok"]
+    outside = [f for f in parsed if not f["in_test"]]
+    assert 0 < len(outside) < len(parsed)
+    summary = result.summary
+    assert summary["code_lines"] == sum(f["code_lines"] for f in parsed) < summary["lines"]
+    for key, rows in (("units", parsed), ("units_nontest", outside)):
+        expected = {"files": len(rows), "lines": sum(f["lines"] for f in rows),
+                    "code_lines": sum(f["code_lines"] for f in rows)}
+        assert {unit: summary[key][unit] for unit in expected} == expected
+    assert summary["units"]["lines"] == summary["lines"] and summary["units"]["files"] == summary["parsed"]
+
+
+def test_files_stored_before_lines_of_code_keep_every_other_number(result):
+    summary = analysis.summarize(result.occurrences, result.files, 10)
+    older = analysis.summarize(result.occurrences, result.files.drop(columns=["code_lines"]), 10)
+    assert "code_lines" in summary and "code_lines" not in older
+    assert "code_lines" not in older["units"] and "code_lines" not in older["units_nontest"]
+    for key in ("units", "units_nontest"):
+        del summary[key]["code_lines"]
+    del summary["code_lines"]
+    assert older == summary

@@ -442,3 +442,13 @@ def test_cli_csv_loads_with_plain_read_csv_typed_and_tidy(stdlib_subset_scan_dir
     lengths = pd.read_csv(io.StringIO(
         tidy.to_csv(tidy.frame_of("length", [result], 20))))
     assert int(lengths["total"].sum()) == result.summary["punnable"] and str(lengths["total"].dtype) == "int64"
+
+
+def test_console_summary_shows_lines_and_lines_of_code_in_one_row(result):
+    from punstats.present import console
+    summary = result.summary
+    row = next(text for text in console.format_summary(summary).splitlines() if text.startswith("lines "))
+    assert row.split()[1:] == [format(summary["lines"], ","), "(code", format(summary["code_lines"], ",") + ")"]
+    older = {k: v for k, v in summary.items() if k != "code_lines"}
+    row = next(text for text in console.format_summary(older).splitlines() if text.startswith("lines "))
+    assert row.split()[1:] == [format(summary["lines"], ",")]

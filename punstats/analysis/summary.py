@@ -210,6 +210,7 @@ class Totals:
             "units_nontest": {unit: self.outside["unit:" + unit] for unit in self.units},
             "keywords_nontest": s["keywords_nontest"],
             "punnable_nontest_pct": percent(s["punnable_files_nontest"], s["keywords_nontest"]),
+            **({"code_lines": s["unit:code_lines"]} if "code_lines" in self.units else {}),
         }
 
     def kinds(self, nontest: bool = False) -> Dict[str, int]:

@@ -2,7 +2,7 @@
 
 Decoding (``decode``), positions and source text (``text``), the one
 traversal that defines every occurrence kind (``traversal``) and the node
-fields it descends into (``fields``), Angelico's
+fields it descends into (``fields``), lines of code (``codelines``), Angelico's
 counting (``compat``) and the worker that runs them under another
 interpreter (``worker``).  Standard library only, Python 3.8 syntax.
 """

@@ -36,6 +36,7 @@ import warnings
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from punstats.extract import fields
+from punstats.extract.codelines import code_lines
 from punstats.extract.decode import DECODE_ERRORS, _decode_problem, decode_source
 from punstats.extract.fields import SKIP, SPECS, child_nodes  # noqa: F401  (child_nodes: for punstats.rewrite)
 from punstats.extract.patterns import PatternFailure, match_tree
@@ -58,8 +59,9 @@ from punstats.model.statuses import DECODE_ERROR, NULL_BYTES, OK, PATTERN_ERROR,
 
 #: Bumped whenever a change could alter any extracted value; cached results
 #: from another extractor version are never reused.  3: a shortened callee,
-#: base or value that is an attribute keeps its name (``text.short_segment``).
-EXTRACTOR_VERSION = 3
+#: base or value that is an attribute keeps its name (``text.short_segment``);
+#: 4: ``FileRecord.code_lines`` (``codelines``).
+EXTRACTOR_VERSION = 4
 
 
 def extract(path: str, data: bytes, max_bytes: int = DEFAULT_MAX_BYTES, patterns: Sequence[Kind] = ()) -> Extraction:
@@ -147,6 +149,7 @@ class _Collector:
         self.counts: Dict[str, int] = dict.fromkeys(_COUNT_FIELDS, 0)
         self.occurrences: List[Occurrence] = []
         self.functions: List[FunctionShape] = []
+        self.scopes: List[ast.AST] = []  # classes, functions and f-strings (for ``codelines``)
 
     def run(self, tree: ast.AST) -> None:
         handlers = {
@@ -232,6 +235,7 @@ class _Collector:
             elif node_type is JoinedStr:
                 push(exit_fstring)
                 fstrings += 1
+                self.scopes.append(node)
             for field, is_list in spec:
                 if is_list:
                     extend(getattr(node, field))
@@ -284,6 +288,7 @@ class _Collector:
                 counts["dict_call_punnable"] += len(puns)
 
     def class_def(self, node: ast.ClassDef, depth: int, in_fstring: bool) -> None:
+        self.scopes.append(node)
         named = [kw for kw in node.keywords if kw.arg is not None]
         puns = [kw for kw in named if is_punnable(kw)]
         self.counts["class_keywords"] += len(named)
@@ -311,6 +316,7 @@ class _Collector:
             kind, name = "lambda", "<lambda>"
         else:
             kind, name = "async def" if node_type is ast.AsyncFunctionDef else "def", node.name
+            self.scopes.append(node)
         self.counts["functions"] += 1
         kw_defaults = args.kw_defaults
         self.functions.append(FunctionShape(
@@ -365,7 +371,7 @@ class _Collector:
 
 
 #: The per-file counters: the FileRecord fields that default to zero.
-_COUNT_FIELDS = tuple(f.name for f in dataclasses.fields(FileRecord) if f.default == 0)
+_COUNT_FIELDS = tuple(f.name for f in dataclasses.fields(FileRecord) if f.default == 0 and f.name != "code_lines")
 
 
 def _collect(path: str, data: bytes, encoding: str, tree: ast.AST, source: SourceText,
@@ -376,10 +382,11 @@ def _collect(path: str, data: bytes, encoding: str, tree: ast.AST, source: Sourc
         matched, units = match_tree(path, tree, source, patterns) if patterns else ([], ())
     except PatternFailure as exc:
         return failure(path, PATTERN_ERROR, str(exc), exc.line, data, encoding)
+    lines = count_lines(data)
     record = FileRecord(
-        path=path, status=OK, error="", error_line=None,
-        bytes=len(data), lines=count_lines(data), encoding=encoding,
+        path=path, status=OK, error="", error_line=None, bytes=len(data), lines=lines, encoding=encoding,
         sha256=hashlib.sha256(data).hexdigest(), **collector.counts,
+        code_lines=code_lines(tree, source, lines, collector.scopes),
     )
     occurrences = sorted(collector.occurrences + matched, key=lambda o: (o.line, o.col, o.kind))
     functions = sorted(collector.functions, key=lambda f: (f.line, f.col))

@@ -92,6 +92,7 @@ class FileRecord:
     calls_all_punnable: int = 0  # calls with keyword arguments, every one punnable
     max_call_punnable: int = 0
     functions: int = 0  # definitions and lambdas (one FunctionShape each)
+    code_lines: int = 0  # lines holding a token besides comments and line breaks (extract.codelines); 0 if not parsed
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,10 @@ def format_summary(s: Dict[str, Any]) -> str:
         ("files", "%s   parsed %s   failed %s%s" % (_n(s["files"]), _n(s["parsed"]), _n(s["failed"]),
                                                   " (%s)" % failed if failed else "")),
         ("skipped", skipped or "nothing"),
+    ]
+    if "lines" in s:  # of parsed files; lines of code from extractor version 4 on
+        rows.append(("lines", _n(s["lines"]) + ("   (code %s)" % _n(s["code_lines"]) if "code_lines" in s else "")))
+    rows += [
         ("calls", _n(s["calls"])),
         ("keyword arguments", "%s   (plus %s ** unpackings)" % (_n(s["keywords"]), _n(s["double_star"]))),
         ("punnable f(x=x)", "%s   (%.2f%% of keyword arguments, in %s calls)"

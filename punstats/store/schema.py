@@ -50,6 +50,7 @@ FILES: Columns = (
     "attribute", "dict_entries", "dict_literal", "dict_call_punnable", "near_miss",
     "calls_no_arguments", "calls_positional_only", "calls_keyword_only", "calls_mixed",
     "calls_all_punnable", "max_call_punnable", "functions",
+    "code_lines",  # added in extractor version 4: last, so the columns before it keep their places
 ))
 
 

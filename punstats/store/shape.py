@@ -73,7 +73,7 @@ REQUIRED: Dict[str, Tuple[Check, str]] = {
 
 
 _OPTIONAL_COUNTS = ("test_files", "lines", "double_star", "punnable_test", "calls_with_punnable",
-                    "class_keywords", "class_punnable", "keywords_nontest", "extractor_version")
+                    "class_keywords", "class_punnable", "keywords_nontest", "extractor_version", "code_lines")
 
 
 #: key -> (its check, what it should be), when present
