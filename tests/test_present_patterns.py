@@ -51,7 +51,8 @@ def assert_everywhere(scan, name, label, share):
 def test_a_user_pattern_a_scan_recorded_is_in_every_output(result):
     pattern = {"name": "return_in_finally", "label": "return in finally", "per": "lines",
                "source": "plugin.py", "sha256": "0" * 64}
-    scan = with_counts(result, "return_in_finally", 12, 5, patterns=[pattern], code_lines=40000)
+    scan = with_counts(result, "return_in_finally", 12, 5, patterns=[pattern], code_lines=40000,
+                       units=dict(result.summary["units"], code_lines=40000))
     text = assert_everywhere(scan, "return_in_finally", "return in finally", 100.0 * 12 / result.summary["lines"])
     (line,) = [line for line in text.splitlines() if line.startswith("pattern return_in_finally")]
     assert "12   (" in line and "5 outside tests" in line and "300.00 per million lines of code" in line
