@@ -194,3 +194,14 @@ def test_installed_distribution_is_named_by_name_and_version(result):
     assert note.startswith("tqdm: tqdm %s (installed distribution);" % importlib.metadata.version("tqdm"))
     assert "revision" not in note and os.sep + "tqdm" not in note
     assert provenance.source_url(summary) == "https://pypi.org/project/tqdm/%s/" % importlib.metadata.version("tqdm")
+
+
+def test_reproduce_names_each_user_pattern_once_and_a_pattern_file_by_its_name_only():
+    from punstats.present.report import _scan_command
+    mine = "/home/someone/study/mine.py"
+    patterns = [{"name": "a", "source": mine}, {"name": "b", "source": mine},
+                {"name": "c", "source": "punstats.patterns.bare_except"}]
+    summary = {"source": "stdlib", "test_rule": "components", "long_threshold": 10, "patterns": patterns}
+    assert _scan_command(summary, "data/x") == ["punstats", "scan", "-o", "data/x", "--pattern", "mine.py",
+                                                "--pattern", "punstats.patterns.bare_except"]
+    assert "--pattern" not in _scan_command(dict(summary, patterns=[]), "data/x")

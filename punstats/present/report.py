@@ -311,7 +311,16 @@ def _scan_command(summary: Dict[str, Any], directory: str) -> List[str]:
         scan += ["--long", str(summary["long_threshold"])]
     if rules.get("extensions", [".py"]) != [".py"]:
         scan += ["--extensions", ",".join(rules["extensions"])]
+    for source in _pattern_sources(summary):
+        scan += ["--pattern", source]
     return scan
+
+
+def _pattern_sources(summary: Dict[str, Any]) -> List[str]:
+    """The ``--pattern`` arguments of a scan's user patterns, once each: a module as given, a
+    file by its name only (the reader has their own copy; its sha256 is in the summary)."""
+    sources = [str(p.get("source", "")) for p in summary.get("patterns") or () if isinstance(p, dict)]
+    return list(dict.fromkeys(os.path.basename(s) if s.endswith(".py") else s for s in sources if s))
 
 
 def _commands(summaries: Sequence[Dict[str, Any]], scan_dirs: Sequence[Optional[str]]) -> List[str]:
