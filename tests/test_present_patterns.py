@@ -90,4 +90,4 @@ def test_a_user_pattern_s_label_is_the_user_s_text_escaped_in_each_medium(result
     (line,) = [line for line in markdown.splitlines() if "odd" in line or "x\\|y" in line]
     assert line.startswith("| x\\|y \\*z\\*") and "\x1b" not in line and "25.00%" in line and "`Try` nodes" in line
     text = console.format_summary(scan.summary)
-    assert "\x1b" not in text and "25.0000% of Try nodes" in text
+    assert "\x1b" not in text and "25.00% of Try nodes" in text

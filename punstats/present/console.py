@@ -87,7 +87,8 @@ def _user_pattern_rows(s: Dict[str, Any]) -> List[Any]:
         parts = ["%s" % _count(total)]
         pct = units.share(total, units.denominator(s, kind.per))
         if pct == pct:
-            parts.append("%.4f%% of %s" % (pct, units.unit_words(kind.per).replace("`", "")))
+            digits = 2 if pct >= 0.1 else 4  # a rare construct per line still shows its first digits
+            parts.append("%.*f%% of %s" % (digits, pct, units.unit_words(kind.per).replace("`", "")))
         parts.append("%s outside tests" % _count(outside))
         rate = units.per_million(s, total)
         if rate == rate:
