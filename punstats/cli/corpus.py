@@ -70,8 +70,6 @@ def cmd_corpus(args: argparse.Namespace) -> int:
 
     _check_engine_options(args)
     if args.corpus_file.startswith("top-pypi:"):
-        if args.pattern:
-            raise UsageError("--pattern applies to a corpus file; the top-pypi:N run does not take it yet")
         return cmd_top(args)
     options = scan_options(args)
     spec = corpora.load(args.corpus_file)

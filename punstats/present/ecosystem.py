@@ -50,15 +50,17 @@ def _not_scanned(ecosystem: Dict[str, Any]) -> str:
 
 
 def project_line(record: Dict[str, Any], reused: bool = False) -> str:
-    """One console line per finished project."""
+    """One console line per finished project (with each user pattern's count)."""
     head = "%5d %-28s" % (record["rank"], record["project"][:28])
     if record["status"] != "scanned":
         return terminal("%s %s: %s" % (head, record["status"], record["message"]))
     s = record["summary"]
-    return terminal("%s %-5s %-14s files %6s  keywords %8s  f(x=x) %6s (%5.2f%%)%s" % (
+    patterns = "".join("  %s %s" % (p["name"], format(s.get("kinds", {}).get(p["name"], 0), ","))
+                       for p in s.get("patterns", []))
+    return terminal("%s %-5s %-14s files %6s  keywords %8s  f(x=x) %6s (%5.2f%%)%s%s" % (
         head, "sdist" if record["distribution"] == "sdist" else "wheel", record["version"][:14],
         format(s["files"], ","), format(s["keywords"], ","), format(s["punnable"], ","), s["punnable_pct"],
-        "  (already stored)" if reused else ""))
+        patterns, "  (already stored)" if reused else ""))
 
 
 def summary_lines(ecosystem: Dict[str, Any]) -> List[str]:

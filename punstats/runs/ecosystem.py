@@ -14,7 +14,8 @@ system (``runs.memory``), so memory is flat in N.
 
 The output directory::
 
-    run.json                 the list (source, date), the rules, the versions
+    run.json                 the list (source, date), the rules (``ScanOptions.rules()``: with
+                             each user pattern's sha256), the versions
     journal.jsonl            one line per finished project: the commit point
     projects/<name>.json     each project: rank, status, reason, release used, summary, measures
     occurrences/<name>.parquet, files/<name>.parquet
@@ -25,7 +26,8 @@ The output directory::
 Each file is written atomically, and a project counts as done only once its
 journal line is written, so a run killed at any point resumes with
 ``skip_existing`` without losing or double-counting a project; projects that
-failed (a network error, say) are tried again, skipped ones are not.
+failed (a network error, say) are tried again, skipped ones are not; a run
+made with other rules or patterns (an edited pattern file) is not resumed.
 """
 from __future__ import annotations
 
@@ -114,9 +116,8 @@ def project_file(output: str, name: str) -> str:
 
 def _prepare(output: str, top: TopList, options: Options) -> None:
     """The output directory, checked against an earlier run in it."""
-    rules = {"test_rule": options.scan.test_rule.label, "long_threshold": options.scan.long_threshold}
-    run = {"list": top.provenance(), "rules": rules, "punstats_version": __version__,
-           "index": options.index_url}
+    run: Dict[str, Any] = {"list": top.provenance(), "rules": options.scan.rules(),
+                           "punstats_version": __version__, "index": options.index_url}
     path = os.path.join(output, RUN_FILE)
     if os.path.exists(os.path.join(output, JOURNAL)):
         if not options.skip_existing:
@@ -126,10 +127,13 @@ def _prepare(output: str, top: TopList, options: Options) -> None:
                 before = jsondata.load(handle)
         except (OSError, ValueError):
             raise RunError("%s: %s is missing or unreadable; cannot resume this run" % (output, RUN_FILE)) from None
-        for key in ("list", "rules", "index"):
+        for key in ("list", "index"):
             if before.get(key) != run[key]:
                 raise RunError("%s was made with another %s (%s); use another -o"
                                % (output, "project list" if key == "list" else key, before.get(key)))
+        changed = rules_changed(before.get("rules") or {}, run["rules"])
+        if changed:
+            raise RunError("%s was made with %s; use another -o" % (output, changed))
     elif os.path.isdir(output):
         others = sorted(set(os.listdir(output)) - {RUN_FILE, JOURNAL, ECOSYSTEM_FILE, "projects"} - set(TABLES))
         if others:  # a run writes beside, and cleans, only what is its own
@@ -144,6 +148,31 @@ def _prepare(output: str, top: TopList, options: Options) -> None:
         write_atomic(path, _json_bytes(run))
     except OSError as exc:
         raise RunError("cannot write the run to %s: %s" % (output, exc.strerror or exc)) from None
+
+
+def _patterns_text(rules: Dict[str, Any]) -> str:
+    return "; ".join("%s from %s, sha256 %s" % (p.get("name"), p.get("source"), str(p.get("sha256"))[:12])
+                     for p in rules.get("patterns", [])) or "none"
+
+
+def _identities(rules: Dict[str, Any]) -> List[Dict[str, Any]]:
+    """The user patterns of ``rules`` without where each was read from: the same file given by
+    another path counts the same."""
+    return [{k: v for k, v in p.items() if k != "source"} for p in rules.get("patterns", [])]
+
+
+def rules_changed(before: Dict[str, Any], now: Dict[str, Any]) -> Optional[str]:
+    """What differs between the rules a run recorded and ``now`` (``ScanOptions.rules()``), in words;
+    None if nothing.  The user patterns (each one's source and sha256: an edited pattern file
+    differs) are always compared; of the other rules, those the run recorded (a run made before
+    every rule was recorded has only the test rule and the long threshold)."""
+    if _identities(before) != _identities(now):
+        return "other patterns (%s; now %s)" % (_patterns_text(before), _patterns_text(now))
+    other = sorted(key for key in before if key != "patterns" and before[key] != now.get(key))
+    if other:
+        return "another rules (%s)" % ", ".join("%s %s, now %s" % (key, json.dumps(before[key]),
+                                                                    json.dumps(now.get(key))) for key in other)
+    return None
 
 
 def _compact(summary: Dict[str, Any]) -> Dict[str, Any]:

@@ -96,7 +96,8 @@ def top_pypi_run(argument: str, top_list: Optional[str] = None, *, output: Optio
     """``corpus top-pypi:N``: (a function running it, its ``ecosystem.Options``), checked before any work.
 
     The function takes ``on_done`` (and ``timing``) and returns (records, ecosystem summary);
-    ``scan``: each project's ``ScanOptions`` (or give their fields among ``options``);
+    ``scan``: each project's ``ScanOptions`` (or give their fields among ``options``), user
+    patterns included (not with the Dask engine: ``ScanOptions.check``);
     ``options`` are ``ecosystem.Options`` fields; ``output`` defaults to ``data/top-pypi-N``.
     """
     from punstats.runs import ecosystem
@@ -104,12 +105,13 @@ def top_pypi_run(argument: str, top_list: Optional[str] = None, *, output: Optio
     n = toppypi.parse_spec(argument)
     if options.get("index_url") is not None and not pypi.fetchable(options["index_url"]):
         raise SourceError("--index-url: " + pypi.refusal(options["index_url"]))
+    names = {field.name for field in dataclasses.fields(ScanOptions)}
+    scan = ScanOptions.given(scan, {key: options.pop(key) for key in list(options) if key in names})
+    scan.check()  # the engine, and user patterns only where they can run (not on Dask workers)
     getter = get or pypi.http_get
     ranked, projects = toppypi.top(n, top_list, getter)
     if options.get("index_url") is None:
         options["index_url"] = pypi.INDEX_URL
-    names = {field.name for field in dataclasses.fields(ScanOptions)}
-    scan = ScanOptions.given(scan, {key: options.pop(key) for key in list(options) if key in names})
     run_options = ecosystem.Options(output=output or os.path.join("data", "top-pypi-%d" % n), scan=scan, **options)
     if scan.engine == "dask" and scan.scheduler is None:  # one local cluster for all
         def run(**kwargs: Any):

@@ -1,0 +1,164 @@
+"""User patterns in the top-N run (``corpus top-pypi:N --pattern``, ``runs.ecosystem``), against a
+fake PyPI on 127.0.0.1: each project's counts are ``punstats scan``'s of the same files, the pooled
+counts their sums, and a run is not resumed with other patterns (an edited pattern file).
+"""
+import json
+import os
+
+import pandas as pd
+import pytest
+from fakeindex import FakePyPI, sdist, top_list
+
+from punstats.cli import main
+from punstats.runs import ecosystem as run
+from punstats.runs.options import DASK_PATTERNS
+
+TRIES = '''\
+import ast
+
+import punstats
+
+
+@punstats.pattern("try_finally", label="try with finally", per="Try")
+def match(node, parents):
+    return isinstance(node, ast.Try) and bool(node.finalbody)
+'''
+
+FINALLY = "def f():\n    try:\n        pass\n    finally:\n        return 1\n"
+EXCEPT = "try:\n    x = 1\nexcept E:\n    pass\n"
+
+#: Three projects: try statements with and without finally, in and outside tests.
+PROJECTS = {
+    "alpha": {"alpha/core.py": FINALLY * 2 + "f(x=x)\n", "tests/test_core.py": FINALLY + EXCEPT},
+    "beta": {"beta/__init__.py": EXCEPT * 3, "beta/m.py": FINALLY},
+    "gamma": {"gamma/m.py": "g(y=y)\n", "gamma/tests/test_m.py": FINALLY * 4},
+}
+NAMES = sorted(PROJECTS)
+
+
+@pytest.fixture
+def index():
+    fake = FakePyPI()
+    yield fake
+    fake.close()
+
+
+@pytest.fixture
+def setup(tmp_path, index, monkeypatch):
+    """The projects on the fake index, the list, the pattern file; the run's command line."""
+    monkeypatch.setenv("PUNSTATS_CACHE_DIR", str(tmp_path / "cache"))
+    for name, files in PROJECTS.items():
+        index.project(name, "1.0", [("%s-1.0.tar.gz" % name, sdist(name, "1.0", files), "sdist")])
+    listing = top_list(tmp_path / "list.json", NAMES)
+    plugin = tmp_path / "tries.py"
+    plugin.write_text(TRIES)
+
+    def command(*extra):
+        return ["corpus", "top-pypi:3", "--top-pypi-list", listing, "--index-url", index.index_url,
+                "-o", str(tmp_path / "out"), "-j", "1", "--no-figure", *extra]
+    return command, plugin
+
+
+def scanned_alone(tmp_path, capsys, name, plugin):
+    """``punstats scan`` of the project's files, written to a directory, with the pattern."""
+    root = tmp_path / "alone" / name
+    for path, text in PROJECTS[name].items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    assert main(["scan", "--json", "--no-save", "-q", "--no-cache", str(root), "--pattern", str(plugin)]) == 0
+    [summary] = json.loads(capsys.readouterr().out)
+    return summary
+
+
+def test_each_project_and_the_ecosystem_count_a_pattern_as_scan_does(tmp_path, capsys, setup):
+    command, plugin = setup
+    assert main(command("--pattern", str(plugin), "--json", "-q")) == 0
+    result = json.loads(capsys.readouterr().out)
+    records, ecosystem = {r["project"]: r for r in result["projects"]}, result["ecosystem"]
+    alone = {name: scanned_alone(tmp_path, capsys, name, plugin) for name in NAMES}
+    for name in NAMES:
+        got, want = records[name]["summary"], alone[name]
+        for key in ("kinds", "kinds_nontest", "units", "units_nontest", "patterns"):
+            assert got[key] == want[key], (name, key)
+    assert [alone[name]["kinds"]["try_finally"] for name in NAMES] == [3, 1, 4]  # the fixture as meant
+    assert [alone[name]["kinds_nontest"]["try_finally"] for name in NAMES] == [2, 1, 0]
+    for scope, kinds, units in (("all", "kinds", "units"), ("nontest", "kinds_nontest", "units_nontest")):
+        count = sum(alone[name][kinds]["try_finally"] for name in NAMES)
+        tries = sum(alone[name][units]["Try"] for name in NAMES)
+        assert ecosystem["kinds"][scope]["try_finally"] == {"count": count, "pct": round(100.0 * count / tries, 4)}
+    assert [p["sha256"] for p in ecosystem["patterns"]] == [alone["alpha"]["patterns"][0]["sha256"]]
+    assert ecosystem["rules"]["patterns"] == ecosystem["patterns"]
+    out = tmp_path / "out"
+    files, occurrences = pd.read_parquet(out / "files"), pd.read_parquet(out / "occurrences")  # the pooled dataset
+    assert files.groupby("project")["nodes_Try"].sum().to_dict() == {n: alone[n]["units"]["Try"] for n in NAMES}
+    matches = occurrences[occurrences["kind"] == "try_finally"]
+    assert matches.groupby("project").size().to_dict() == {n: alone[n]["kinds"]["try_finally"] for n in NAMES}
+    assert int((~matches["in_test"]).sum()) == ecosystem["kinds"]["nontest"]["try_finally"]["count"]
+
+
+def test_the_console_shows_the_pattern_per_project_and_pooled(tmp_path, capsys, setup):
+    command, plugin = setup
+    assert main(command("--pattern", str(plugin), "-q")) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split("  ")[-1] for line in lines[:3]] == ["try_finally 3", "try_finally 1", "try_finally 4"]
+    ecosystem = json.loads((tmp_path / "out" / run.ECOSYSTEM_FILE).read_text())
+    pct = ecosystem["kinds"]["all"]["try_finally"]["pct"]
+    assert "  pattern try_finally: all code 8 (%.4f%% of " % pct in "\n".join(lines)
+
+
+def snapshot(out):
+    return {path: path.read_bytes() for path in sorted(out.rglob("*")) if path.is_file() and path.name != "run.json"}
+
+
+def test_a_run_resumes_with_its_pattern_file_only_as_it_was(tmp_path, capsys, setup):
+    command, plugin = setup
+    assert main(command("--pattern", str(plugin), "--json", "-q")) == 0
+    first = json.loads(capsys.readouterr().out)
+    before = snapshot(tmp_path / "out")
+    plugin.write_text(TRIES.replace("bool(node.finalbody)", "bool(node.handlers)"))  # edited: counts others
+    assert main(command("--pattern", str(plugin), "--skip-existing", "-q")) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("punstats: error: %s was made with other patterns (try_finally from %s, sha256 "
+                          % (tmp_path / "out", plugin)) and err.endswith("; use another -o\n")
+    assert err.count("\n") == 1
+    assert main(command("--skip-existing", "-q")) == 2  # and without it
+    assert "sha256 %s; now none); use another -o\n" % first["ecosystem"]["patterns"][0]["sha256"][:12] \
+        in capsys.readouterr().err
+    assert snapshot(tmp_path / "out") == before  # nothing lost, nothing mixed in
+    plugin.write_text(TRIES)
+    assert main(command("--pattern", str(plugin), "--skip-existing", "--json", "-q")) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert dict(again["ecosystem"], cache=None) == dict(first["ecosystem"], cache=None)
+
+
+def test_a_run_recorded_before_every_rule_was_still_resumes_without_patterns(tmp_path, capsys, setup):
+    command, _ = setup
+    assert main(command("-q")) == 0
+    recorded = json.loads((tmp_path / "out" / run.RUN_FILE).read_text())
+    assert "patterns" not in recorded["rules"] and recorded["rules"]["test_rule"]
+    recorded["rules"] = {k: recorded["rules"][k] for k in ("test_rule", "long_threshold")}
+    (tmp_path / "out" / run.RUN_FILE).write_text(json.dumps(recorded))
+    capsys.readouterr()
+    assert main(command("--skip-existing", "-q")) == 0
+    assert capsys.readouterr().out.count("(already stored)") == 3
+    assert main(command("--skip-existing", "-q", "--long", "7")) == 2
+    assert "was made with another rules (long_threshold " in capsys.readouterr().err
+
+
+def test_rules_changed_names_what_differs():
+    rules = {"test_rule": "default", "long_threshold": 3,
+             "patterns": [{"name": "p", "label": "p", "per": "lines", "source": "a/p.py", "sha256": "ab" * 32}]}
+    moved = dict(rules, patterns=[dict(rules["patterns"][0], source="/b/p.py")])
+    assert run.rules_changed(rules, moved) is None  # the same file read from elsewhere
+    assert run.rules_changed(rules, dict(rules, long_threshold=4)) == "another rules (long_threshold 3, now 4)"
+    assert run.rules_changed({"long_threshold": 3}, dict(rules, patterns=[])) is None
+    assert run.rules_changed(rules, dict(rules, patterns=[])) == (
+        "other patterns (p from a/p.py, sha256 abababababab; now none)")
+
+
+def test_the_dask_engine_refuses_a_pattern_before_any_work(tmp_path, capsys, setup, index):
+    pytest.importorskip("distributed")
+    command, plugin = setup
+    assert main(command("--pattern", str(plugin), "--engine", "dask", "-q")) == 2
+    assert capsys.readouterr().err == "punstats: error: %s\n" % DASK_PATTERNS
+    assert not os.path.exists(tmp_path / "out") and index.requests == []
