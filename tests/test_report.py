@@ -198,7 +198,7 @@ def test_installed_distribution_is_named_by_name_and_version(result):
 
 def test_reproduce_names_each_user_pattern_once_and_a_pattern_file_by_its_name_only():
     from punstats.present.report import _scan_command
-    mine = "/home/someone/study/mine.py"
+    mine = os.path.join("study", "patterns", "mine.py")  # as given on the command line
     patterns = [{"name": "a", "source": mine}, {"name": "b", "source": mine},
                 {"name": "c", "source": "punstats.patterns.bare_except"}]
     summary = {"source": "stdlib", "test_rule": "components", "long_threshold": 10, "patterns": patterns}
