@@ -48,6 +48,11 @@ def csv_cell(value: Any) -> Any:
     return value
 
 
+def from_csv_cell(cell: str) -> str:
+    """A cell as it was before ``csv_cell`` guarded it (a CSV punstats wrote, read back)."""
+    return cell[1:] if cell[:1] == "'" and cell[1:2] and cell[1:2] in CSV_FORMULA_START else cell
+
+
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|#~])")
 
 

@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
-from punstats.model.escape import CSV_FORMULA_START, csv_cell
+from punstats.model.escape import csv_cell, from_csv_cell
 from punstats.store.staging import FILES_FILE, LABEL_PATTERNS, OCCURRENCES_FILE, StoreError, write_atomic
 
 #: The file names of labels in a stored scan's directory (part of ``staging.SCAN``).
@@ -120,11 +120,6 @@ def _rows(path: str, columns: Sequence[str]) -> List[Row]:
     return [dict(zip(columns, row)) for row in zip(*values)]
 
 
-def _unescaped(cell: str) -> str:
-    """A cell as it was before ``csv_cell`` guarded it against spreadsheets."""
-    return cell[1:] if cell[:1] == "'" and cell[1:2] and cell[1:2] in CSV_FORMULA_START else cell
-
-
 def read_sheet(path: str) -> List[Row]:
     """The rows of a labels sheet (every cell a string); ``LabelError`` naming the
     file when it is not one.  A missing file has no rows."""
@@ -139,7 +134,7 @@ def read_sheet(path: str) -> List[Row]:
             missing = [column for column in NEEDED if column not in (reader.fieldnames or ())]
             if missing:
                 raise LabelError("%s is not a labels sheet: it has no %s column" % (name, missing[0]))
-            return [{key: _unescaped(value or "") for key, value in row.items() if isinstance(key, str)}
+            return [{key: from_csv_cell(value or "") for key, value in row.items() if isinstance(key, str)}
                     for row in reader]
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
         raise LabelError("%s: cannot read the labels sheet: %s" % (name, " ".join(str(exc).split()))) from None
