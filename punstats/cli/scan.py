@@ -150,6 +150,8 @@ def cmd_scan(args: argparse.Namespace) -> int:
     else:
         corpora = [resolve(path) for path in args.paths] or [resolve(None)]
     corpora = _named(corpora, args.name)
+    for corpus in corpora:  # every path checked before the first is scanned
+        options.check_corpus(corpus)
     outputs = _output_dirs(args, [c.name for c in corpora])
     summaries = []
     for corpus, output in zip(corpora, outputs):
