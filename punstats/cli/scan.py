@@ -145,8 +145,8 @@ def cmd_scan(args: argparse.Namespace) -> int:
     if args.rev is not None:
         if args.exclude:
             raise UsageError("--exclude applies to directories; a revision is read from git as committed")
-        from punstats.sources.git import git_corpus
-        corpora = [git_corpus(path, args.rev) for path in args.paths or ["."]]
+        from punstats.sources import revision_corpus
+        corpora = [revision_corpus(path, args.rev) for path in args.paths or ["."]]
     else:
         corpora = [resolve(path) for path in args.paths] or [resolve(None)]
     corpora = _named(corpora, args.name)

@@ -45,8 +45,8 @@ def open_cache(cache: Union[BlobCache, str, bool, None]) -> Optional[BlobCache]:
 
 def _corpus(options: ScanOptions, path: Optional[str], corpus: Optional[Corpus]) -> Corpus:
     if options.rev is not None:
-        from punstats.sources import git as gitsource
-        corpus = corpus or gitsource.git_corpus(path or ".", options.rev)
+        from punstats.sources import revision_corpus
+        corpus = corpus or revision_corpus(path or ".", options.rev)
     else:
         corpus = corpus or resolve(path)
     options.check_corpus(corpus)
