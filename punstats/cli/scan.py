@@ -39,7 +39,9 @@ def _add_scan_command(commands: Any) -> None:
     p.add_argument("paths", nargs="*", metavar="PATH", help="directory or file; none: the standard library")
     p.add_argument("-o", "--output", metavar="DIR",
                    help="where to store the tables (default: data/<corpus name>/)")
-    p.add_argument("--no-save", action="store_true", help="print the summary only")
+    p.add_argument("--no-save", action="store_true",
+                   help="print the summary only: the tables are written as the scan runs to a temporary "
+                        "directory (as with -o, memory does not grow with the files), removed at the end")
     p.add_argument("--name", action="append", metavar="NAME",
                    help="what tables and figures call the scan (default: the corpus name); once per PATH")
     p.add_argument("--csv", action="store_true", help="also write CSV copies of the tables")
@@ -159,7 +161,7 @@ def cmd_scan(args: argparse.Namespace) -> int:
         try:
             result = scan(corpus=corpus, options=options, progress=bar.update, on_discovered=bar.start,
                           cache=not args.no_cache, output=None if args.no_save else output,
-                          csv=args.csv)  # stored as it runs
+                          csv=args.csv, eager=False)  # stored as it runs; --no-save: never read back
         finally:
             bar.close()
         summary = result.summary
