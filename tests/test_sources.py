@@ -100,6 +100,8 @@ def test_an_argument_of_another_command_says_which(tmp_path, capsys):
     (["https://github.com/psf/requests", "--rev", "v2.32.3"],
      "write git+https://github.com/psf/requests@v2.32.3 without --rev"),
     (["ssh://git@example.org/r.git"], "write git+ssh://git@example.org/r.git"),
+    (["https://github.com/psf/requests/tree/v2.32.3"],
+     "is a web page: to scan its git repository, write git+https://github.com/psf/requests@v2.32.3"),
     (["https://pypi.org/project/requests/"],
      "https://pypi.org/project/requests/ is a PyPI page: to scan the project's sdist, write pypi:requests"),
     (["https://pypi.org/project/requests/2.32.3/"], "write pypi:requests==2.32.3"),

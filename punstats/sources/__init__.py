@@ -108,6 +108,12 @@ def source_of(argument: str) -> Source:
     return next(source for source in SOURCES if source.matches is not None and source.matches(argument))
 
 
+#: A URL of any scheme (``https://``, ``ssh://``, ``file://``); ``git+URL`` is not one.
+_URL = re.compile(r"(?!git\+)[A-Za-z][A-Za-z0-9+.-]*://")
+
+#: A repository's page at a revision on GitHub or GitLab (``.../OWNER/NAME/tree/REV``): (repository, REV).
+_TREE_PAGE = re.compile(r"(https://(?:github\.com|gitlab\.com)/[^/]+/[^/]+?)/(?:-/)?tree/([^?#]+?)/?$")
+
 #: A project's page on PyPI (``https://pypi.org/project/NAME/[VERSION/]``): (NAME, VERSION).
 _PYPI_PAGE = re.compile(r"https?://(?:www\.)?pypi\.(?:org|python\.org)/(?:project|pypi)/([^/?#]+)/?([^/?#]*)")
 
@@ -116,12 +122,16 @@ def _meant(argument: str, rev: Optional[str]) -> Optional[str]:
     """What an argument that names no source as written plainly means, said in one line (None: nothing)."""
     if os.path.lexists(argument):
         return None  # a path, however odd its name
-    if "://" in argument and not argument.startswith("git+"):
+    if _URL.match(argument):
         page = _PYPI_PAGE.match(argument)
         if page:
             version = page.group(2) or rev
             return "%s is a PyPI page: to scan the project's sdist, write pypi:%s%s" % (
                 argument, page.group(1), "==" + version if version else "")
+        tree = _TREE_PAGE.match(argument)
+        if tree:  # a revision in the page's address (a branch with a / in its name is ambiguous: its repository)
+            return "%s is a web page: to scan its git repository, write git+%s%s" % (
+                argument, tree.group(1), "" if "/" in tree.group(2) else "@" + tree.group(2))
         return "%s is a URL: to scan a git repository, write git+%s%s" % (
             argument, argument, "@%s without --rev" % rev if rev else "")
     if rev is not None and argument.startswith("pypi:"):
