@@ -8,9 +8,10 @@ resident memory of the whole process tree (the scan and its workers, summed,
 sampled every 20 ms with psutil; RSS, and PSS, which counts pages the forked
 workers share once), the wall time, and the ratios of the
 larger corpus to the smaller (goal: peak memory within 1.3x, wall time
-about 10x for 10x the files).
+about 10x for 10x the files).  With ``--no-save`` the scans run with
+``--no-save`` instead of ``-o DIR`` (they store nothing and print the summary).
 
-    python benchmarks/memory_scale.py [--sizes 5000,50000] [--jobs N] [--keep DIR]
+    python benchmarks/memory_scale.py [--sizes 5000,50000] [--jobs N] [--keep DIR] [--no-save]
 """
 import argparse
 import os
@@ -95,6 +96,7 @@ def main():
     parser.add_argument("--sizes", default="5000,50000", help="corpus sizes, smallest first")
     parser.add_argument("--jobs", type=int, default=None)
     parser.add_argument("--keep", metavar="DIR", help="build (or reuse) the corpora in DIR and keep them")
+    parser.add_argument("--no-save", action="store_true", help="scan with --no-save instead of -o DIR")
     args = parser.parse_args()
     sizes = [int(size) for size in args.sizes.split(",")]
     work = args.keep or tempfile.mkdtemp(prefix="punstats-memory-")
@@ -108,7 +110,8 @@ def main():
             if not os.path.isdir(corpus):
                 build(corpus, size, files)
             output = os.path.join(work, "scan-%d" % size)
-            command = [sys.executable, "-m", "punstats", "scan", "-q", "--no-cache", "-o", output, corpus]
+            stored = ["--no-save"] if args.no_save else ["-o", output]
+            command = [sys.executable, "-m", "punstats", "scan", "-q", "--no-cache", *stored, corpus]
             if args.jobs:
                 command += ["--jobs", str(args.jobs)]
             elapsed, peak, status = measured(command)

@@ -1,4 +1,6 @@
 """The Python API: scan, save, load, re-classify."""
+import pytest
+
 import punstats
 
 
@@ -180,3 +182,54 @@ def test_a_result_of_categoricals_is_saved_as_the_scan_stored_it(tmp_path):
             (tmp_path / "second" / (name + ".parquet")).read_bytes(), name
         again = getattr(punstats.load(second), name)
         assert again.equals(getattr(loaded, name)) and (again.dtypes == getattr(loaded, name).dtypes).all(), name
+
+
+def test_a_result_is_shown_in_one_short_line_without_reading_a_table(stdlib_subset_scan_dir, monkeypatch):
+    from punstats import store
+    result = punstats.load(stdlib_subset_scan_dir)
+    monkeypatch.setattr(store, "read_table", lambda *args, **kwargs: 1 / 0)  # repr reads no table
+    text = repr(result)
+    s = result.summary
+    occurrences = sum(s["kinds"][k] for k in ("call", "attribute", "near_miss", "dict_literal", "class"))
+    assert len(text) < 250 and "\n" not in text
+    for number in (s["parsed"], s["files"], occurrences, s["punnable"]):
+        assert format(number, ",") in text
+    assert text.endswith("stored in %s>" % stdlib_subset_scan_dir) and s["corpus"] in text
+
+
+def test_the_calls_view_holds_the_headline_rows_only(stdlib_subset_scan_dir, stdlib_subset_dir):
+    import ast
+    import pathlib
+    result = punstats.load(stdlib_subset_scan_dir)
+    kinds = result.summary["kinds"]
+    assert len(result.calls) == kinds["call"] == result.summary["punnable"]
+    assert set(result.calls["kind"]) == {"call"} and set(result.occurrences["kind"]) > {"call"}
+    for kind in ("attribute", "near_miss", "dict_literal", "class"):
+        assert len(result.of_kind(kind)) == kinds[kind]
+    independent = 0  # ast.walk over the same files, sharing no code with punstats
+    for path in pathlib.Path(stdlib_subset_dir).rglob("*.py"):
+        try:
+            tree = ast.parse(path.read_bytes())
+        except (SyntaxError, ValueError):
+            continue
+        independent += sum(isinstance(k.value, ast.Name) and k.value.id == k.arg
+                           for node in ast.walk(tree) if isinstance(node, ast.Call) for k in node.keywords)
+    assert len(result.calls) == independent
+    with pytest.raises(KeyError, match="'calls_mixed' is not a kind of occurrence"):
+        result.of_kind("calls_mixed")
+
+
+def test_load_or_scan_loads_the_stored_scan_named_else_scans_the_path_named(tmp_path, monkeypatch,
+                                                                             stdlib_subset_scan_dir):
+    (tmp_path / "proj").mkdir()
+    (tmp_path / "proj" / "a.py").write_text("f(x=x, y=z)\n")
+    (tmp_path / "notebooks").mkdir()
+    monkeypatch.chdir(tmp_path / "notebooks")  # where Jupyter runs a notebook
+    monkeypatch.setenv("PWD", str(tmp_path / "notebooks"))
+    monkeypatch.delenv("PUNSTATS_SCAN", raising=False)
+    monkeypatch.setenv("PUNSTATS_SCAN_PATH", "proj")  # found from the parent: the repository root
+    scanned = punstats.load_or_scan()
+    assert scanned.summary["punnable"] == 1 and scanned.summary["keywords"] == 2
+    monkeypatch.setenv("PUNSTATS_SCAN", stdlib_subset_scan_dir)  # a stored scan comes first
+    assert punstats.load_or_scan().summary == punstats.load(stdlib_subset_scan_dir).summary
+    assert punstats.load_or_scan(path="proj").summary["punnable"] == 1  # what the caller names comes first

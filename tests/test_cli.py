@@ -294,3 +294,17 @@ def test_scan_json_has_one_shape_for_any_number_of_paths(tmp_path, capsys):
         summaries = json.loads(capsys.readouterr().out)
         assert isinstance(summaries, list) and len(summaries) == len(paths)
         assert all(s["punnable"] == 1 and type(s["cache"]["tables_reused"]) is bool for s in summaries)
+
+
+def test_no_save_never_reads_the_tables_back_and_leaves_no_temporary_directory(tmp_path, monkeypatch, capsys):
+    import tempfile
+
+    from punstats import store
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.py").write_text("f(x=x, y=y)\n")
+    (tmp_path / "tmp").mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    monkeypatch.setattr(store, "read_table", lambda *args, **kwargs: 1 / 0)  # the tables stay on disk
+    assert main(["scan", str(tmp_path / "src"), "--json", "--no-save", "-q", "--no-cache"]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["punnable"] == 2
+    assert list((tmp_path / "tmp").iterdir()) == []  # written there as the scan ran, removed at the end

@@ -94,3 +94,8 @@ def test_notebook_api_displays(stdlib_subset_scan_dir, tmp_path, capsys):
     (tmp_path / "a.py").write_text("f(x=x)\n")
     again = punstats.scan(str(tmp_path), progress=True, jobs=1)  # raised TypeError: 'bool' is not callable
     assert again.summary["punnable"] == 1 and "1/1" in capsys.readouterr().err
+
+
+def test_the_first_code_cell_is_the_result_in_a_few_lines(notebook):
+    first = next(cell for cell in notebook.cells if cell.cell_type == "code")
+    assert len(first.source.splitlines()) <= 4 and "punstats.load_or_scan()" in first.source

@@ -5,6 +5,7 @@ from gitrepo import commit, init
 
 import punstats
 from punstats import cli
+from punstats.model.corpus import SourceError
 from punstats.runs.options import ScanOptions
 
 EXPECTED = ScanOptions.of(jobs=1, test_rule="substring", long_threshold=5)
@@ -91,3 +92,38 @@ def test_history_and_corpus_scan_with_the_options_given(tmp_path):
     corpus_file.write_text('name = "c"\n[[project]]\npath = "%s"\n' % _project(tmp_path))
     [stored] = projects.scan_corpus(load(str(corpus_file)), str(tmp_path / "out"), options=EXPECTED)
     assert stored.summary["test_rule"] == "substring" and stored.summary["long"] == 1
+
+
+# -- a file named on its own: Python, or an ending --extensions gives --------------------------
+
+def _named_files(tmp_path):
+    (tmp_path / "a.py").write_text("f(x=x)\n")
+    (tmp_path / "stub.pyi").write_text("def g(y: int = ...) -> None: ...\nh(y=y)\n")
+    (tmp_path / "notes.txt").write_text("f(x=x) is what PEP 736 shortens\n")
+
+
+def test_a_file_named_that_is_not_python_is_refused_before_any_scan(tmp_path, monkeypatch, capsys):
+    _named_files(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["scan", "-q", "-o", "kept", "a.py"]) == 0
+    before = {p.name: p.read_bytes() for p in (tmp_path / "kept").iterdir()}
+    capsys.readouterr()
+    assert cli.main(["scan", "-q", "-o", "kept", "notes.txt"]) == 2
+    out, err = capsys.readouterr()
+    assert err == ("punstats: error: notes.txt is not a Python file (.py, .pyw, .pyi); "
+                   "to scan it as one, add --extensions .txt\n") and out == ""
+    assert {p.name: p.read_bytes() for p in (tmp_path / "kept").iterdir()} == before  # nothing lost
+    # several paths: all are checked before the first is scanned, so nothing is stored
+    assert cli.main(["scan", "-q", "a.py", "notes.txt"]) == 2
+    assert not (tmp_path / "data").exists()
+    assert "notes.txt is not a Python file" in capsys.readouterr().err
+    with pytest.raises(SourceError, match="notes.txt is not a Python file"):
+        punstats.scan("notes.txt")
+
+
+def test_a_named_stub_is_python_and_extensions_take_any_other_ending(tmp_path, monkeypatch):
+    _named_files(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    assert punstats.scan("stub.pyi").summary["punnable"] == 1
+    as_python = punstats.scan("notes.txt", extensions=[".txt"]).summary
+    assert (as_python["files"], as_python["failed"]) == (1, 1)  # scanned as asked: not Python, a syntax error

@@ -92,3 +92,38 @@ def test_an_argument_of_another_command_says_which(tmp_path, capsys):
     assert capsys.readouterr().err == ("punstats: error: top-pypi:5 is an argument of punstats corpus (the N "
                                        "most-downloaded PyPI projects, into one dataset): punstats corpus "
                                        "top-pypi:5\n")
+
+
+@pytest.mark.parametrize("args, message", [
+    (["https://github.com/psf/requests"],
+     "https://github.com/psf/requests is a URL: to scan a git repository, write git+https://github.com/psf/requests"),
+    (["https://github.com/psf/requests", "--rev", "v2.32.3"],
+     "write git+https://github.com/psf/requests@v2.32.3 without --rev"),
+    (["ssh://git@example.org/r.git"], "write git+ssh://git@example.org/r.git"),
+    (["https://github.com/psf/requests/tree/v2.32.3"],
+     "is a web page: to scan its git repository, write git+https://github.com/psf/requests@v2.32.3"),
+    (["https://pypi.org/project/requests/"],
+     "https://pypi.org/project/requests/ is a PyPI page: to scan the project's sdist, write pypi:requests"),
+    (["https://pypi.org/project/requests/2.32.3/"], "write pypi:requests==2.32.3"),
+    (["pypi:requests", "--rev", "v1"], "pypi: takes a version, not --rev: write pypi:requests==v1"),
+    (["pypi:requests==2", "--rev", "v1"], "write pypi:requests==v1"),
+    (["git+https://example.org/r.git@main", "--rev", "v1"],
+     "git+URL takes its revision after @, not --rev: write git+https://example.org/r.git@v1"),
+])
+def test_a_url_or_a_revision_in_the_wrong_form_says_what_to_write(args, message, tmp_path, monkeypatch, capsys):
+    from punstats import cli
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["scan", "-q", *args]) == 2
+    out, err = capsys.readouterr()
+    assert err.startswith("punstats: error: ") and err.endswith(message + "\n") and err.count("\n") == 1
+    assert out == "" and list(tmp_path.iterdir()) == []  # nothing stored, nothing fetched
+    if "--rev" not in args:
+        with pytest.raises(SourceError, match="write "):
+            resolve(args[0])  # the Python API and corpus files say the same
+
+
+def test_a_path_named_like_a_url_is_still_a_path(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "https:" / "example.org").mkdir(parents=True)
+    corpus = resolve("https://example.org")  # the path https:/example.org
+    assert corpus.root == str(tmp_path / "https:" / "example.org")

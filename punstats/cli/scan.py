@@ -39,7 +39,9 @@ def _add_scan_command(commands: Any) -> None:
     p.add_argument("paths", nargs="*", metavar="PATH", help="directory or file; none: the standard library")
     p.add_argument("-o", "--output", metavar="DIR",
                    help="where to store the tables (default: data/<corpus name>/)")
-    p.add_argument("--no-save", action="store_true", help="print the summary only")
+    p.add_argument("--no-save", action="store_true",
+                   help="print the summary only: the tables are written as the scan runs to a temporary "
+                        "directory (as with -o, memory does not grow with the files), removed at the end")
     p.add_argument("--name", action="append", metavar="NAME",
                    help="what tables and figures call the scan (default: the corpus name); once per PATH")
     p.add_argument("--csv", action="store_true", help="also write CSV copies of the tables")
@@ -145,11 +147,13 @@ def cmd_scan(args: argparse.Namespace) -> int:
     if args.rev is not None:
         if args.exclude:
             raise UsageError("--exclude applies to directories; a revision is read from git as committed")
-        from punstats.sources.git import git_corpus
-        corpora = [git_corpus(path, args.rev) for path in args.paths or ["."]]
+        from punstats.sources import revision_corpus
+        corpora = [revision_corpus(path, args.rev) for path in args.paths or ["."]]
     else:
         corpora = [resolve(path) for path in args.paths] or [resolve(None)]
     corpora = _named(corpora, args.name)
+    for corpus in corpora:  # every path checked before the first is scanned
+        options.check_corpus(corpus)
     outputs = _output_dirs(args, [c.name for c in corpora])
     summaries = []
     for corpus, output in zip(corpora, outputs):
@@ -157,7 +161,7 @@ def cmd_scan(args: argparse.Namespace) -> int:
         try:
             result = scan(corpus=corpus, options=options, progress=bar.update, on_discovered=bar.start,
                           cache=not args.no_cache, output=None if args.no_save else output,
-                          csv=args.csv)  # stored as it runs
+                          csv=args.csv, eager=False)  # stored as it runs; --no-save: never read back
         finally:
             bar.close()
         summary = result.summary

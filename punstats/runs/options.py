@@ -6,11 +6,14 @@ each setting separately, and records ``rules()`` with every stored result.
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, fields
 from typing import Any, Dict, Optional, Sequence, Tuple, Union
 
-from punstats.discover.tree import DEFAULT_EXTENSIONS
+from punstats.discover.tree import DEFAULT_EXTENSIONS, EXTRA_EXTENSIONS
 from punstats.engines.base import EngineError
+from punstats.model.corpus import Corpus, SourceError
+from punstats.model.errors import OptionError
 from punstats.model.kinds import Kind
 from punstats.model.limits import DEFAULT_MAX_BYTES
 from punstats.store.rules import DEFAULT_LONG_THRESHOLD, DEFAULT_TEST_RULE, TestRule, parse_test_rule
@@ -100,6 +103,21 @@ class ScanOptions:
         if self.scheduler is not None:  # before any work, even when the cache would leave none to do
             from punstats.engines import dask
             dask.probe_scheduler(self.scheduler, dask.CONNECT_TIMEOUT)
+
+    def check_corpus(self, corpus: Corpus) -> None:
+        """Before any work: the options apply to ``corpus``, and a file named on its own
+        ends as Python files do (``.py``, ``.pyw``, ``.pyi``) or as ``extensions`` says."""
+        if self.lines_saved and corpus.is_revision:
+            raise OptionError("lines saved are measured on a directory, not a revision: check it out first")
+        if self.exclude and corpus.is_revision:
+            raise OptionError("--exclude applies to directories; a revision is read from git as committed")
+        if corpus.is_revision or corpus.archive is not None or not os.path.isfile(corpus.root):
+            return
+        endings = tuple(dict.fromkeys(tuple(DEFAULT_EXTENSIONS) + tuple(EXTRA_EXTENSIONS) + self.extensions))
+        if not corpus.root.endswith(endings):
+            ending = os.path.splitext(corpus.root)[1]
+            hint = "; to scan it as one, add --extensions %s" % ending if ending else ""
+            raise SourceError("%s is not a Python file (%s)%s" % (corpus.source, ", ".join(endings), hint))
 
     def rules(self) -> Dict[str, Any]:
         """What decides the counts, as every stored result records it."""

@@ -23,7 +23,6 @@ from punstats.discover.tree import discover
 from punstats.extract.traversal import EXTRACTOR_VERSION
 from punstats.model.corpus import Corpus
 from punstats.model.discovery import Discovery, Threshold
-from punstats.model.errors import OptionError
 from punstats.runs.options import ScanOptions
 from punstats.sources import resolve
 from punstats.sources.local import now
@@ -46,14 +45,11 @@ def open_cache(cache: Union[BlobCache, str, bool, None]) -> Optional[BlobCache]:
 
 def _corpus(options: ScanOptions, path: Optional[str], corpus: Optional[Corpus]) -> Corpus:
     if options.rev is not None:
-        from punstats.sources import git as gitsource
-        corpus = corpus or gitsource.git_corpus(path or ".", options.rev)
+        from punstats.sources import revision_corpus
+        corpus = corpus or revision_corpus(path or ".", options.rev)
     else:
         corpus = corpus or resolve(path)
-    if options.lines_saved and corpus.is_revision:
-        raise OptionError("lines saved are measured on a directory, not a revision: check it out first")
-    if options.exclude and corpus.is_revision:
-        raise OptionError("--exclude applies to directories; a revision is read from git as committed")
+    options.check_corpus(corpus)
     return corpus
 
 

@@ -17,7 +17,7 @@ from punstats import store
 from punstats.cache import BlobCache
 from punstats.discover.tree import DEFAULT_EXTENSIONS
 from punstats.model.corpus import Corpus
-from punstats.model.kinds import Kind
+from punstats.model.kinds import KIND_CALL, Kind, registry_of
 from punstats.model.limits import DEFAULT_MAX_BYTES
 from punstats.runs.options import ScanOptions, as_rule
 from punstats.runs.pipeline import open_cache, run_scan  # noqa: F401  (open_cache: for callers)
@@ -38,13 +38,18 @@ _TABLES = ("occurrences", "files", "functions")
 STORED = "<stored>"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class ScanResult:
     """A scan: its tables (DataFrames) and its summary (counts plus provenance).
 
-    A result of a stored scan (``load``, ``scan(output=...)``) reads each
-    table from its ``directory`` when first used.  Its columns with few
-    distinct values (``kind``, ``status``, ``base_kind``, ``test_rule``,
+    ``occurrences`` holds one row per occurrence of every kind the scan
+    records (the ``kind`` column: ``call`` for ``f(x=x)``, the headline, and
+    ``attribute``, ``near_miss``, ``dict_literal``, ``class`` and the user
+    patterns' names); ``calls`` is its ``f(x=x)`` rows only, ``of_kind(name)``
+    those of any kind.  ``files`` holds one row per file, ``functions`` one per
+    function.  A result of a stored scan (``load``, ``scan(output=...)``)
+    reads each table from its ``directory`` when first used.  Its columns with
+    few distinct values (``kind``, ``status``, ``base_kind``, ``test_rule``,
     ``encoding``) are pandas categoricals; they are stored as strings.
     """
 
@@ -54,6 +59,7 @@ class ScanResult:
     functions: Optional[pd.DataFrame] = None  # one row per function; None in older stored scans
     directory: Optional[str] = None  # where it is stored, when it is
     columns: Optional[Dict[str, Sequence[str]]] = None  # per table: only these are read from directory
+    private: bool = False  # directory is the result's own temporary one, removed with it
 
     def __getattribute__(self, name: str) -> Any:
         value = object.__getattribute__(self, name)
@@ -72,14 +78,40 @@ class ScanResult:
 
     @classmethod
     def stored(cls, directory: str, summary: Dict[str, Any],
-               columns: Optional[Dict[str, Sequence[str]]] = None) -> "ScanResult":
-        return cls(STORED, STORED, summary, STORED, directory, columns)
+               columns: Optional[Dict[str, Sequence[str]]] = None, private: bool = False) -> "ScanResult":
+        return cls(STORED, STORED, summary, STORED, directory, columns, private)
 
     def _whole(self, name: str) -> Optional[pd.DataFrame]:
         """A table with all its columns, whatever ``columns`` says."""
         if self.columns and name in self.columns and self.directory is not None:
             return store.read_table(self.directory, name)
         return getattr(self, name)
+
+    @property
+    def calls(self) -> pd.DataFrame:
+        """The ``f(x=x)`` rows of ``occurrences`` (kind ``call``, the headline): as many as
+        ``summary["punnable"]`` counts."""
+        return self.of_kind(KIND_CALL)
+
+    def of_kind(self, name: str) -> pd.DataFrame:
+        """The rows of ``occurrences`` of the kind ``name`` (a built-in kind or a pattern's name)."""
+        registry = registry_of(self.summary)
+        if name not in registry.occurrence_kinds:
+            raise KeyError("%r is not a kind of occurrence of this scan (%s)"
+                           % (name, ", ".join(registry.occurrence_kinds)))
+        occurrences = self.occurrences
+        return occurrences[occurrences["kind"] == name]
+
+    def __repr__(self) -> str:  # a few numbers, never the tables (nor a read of them)
+        s = self.summary
+        kinds = s.get("kinds", {})
+        occurrences = sum(kinds.get(name, 0) for name in registry_of(s).occurrence_kinds)
+        revision = str(s.get("revision") or "")
+        stored = self.directory if self.directory and not self.private else ""
+        return "<ScanResult %s: %s%s, files %s parsed of %s, occurrences %s (f(x=x) %s)%s>" % (
+            s.get("corpus"), _short(str(s.get("source")), 60), " at " + _short(revision) if revision else "",
+            format(s.get("parsed", 0), ","), format(s.get("files", 0), ","), format(occurrences, ","),
+            format(kinds.get(KIND_CALL, 0), ","), ", stored in " + stored if stored else "")
 
     def _repr_html_(self) -> str:  # a notebook shows the headline, not the tables' repr
         from punstats.present.console import summary_html
@@ -103,12 +135,15 @@ class ScanResult:
         functions = self._whole("functions")
         functions = store.apply_rule(functions, rule) if functions is not None else None
         rules = dict(self.summary["rules"], test_rule=rule.label, long_threshold=threshold)
-        from punstats.model.kinds import registry_of
         counts = summarize(occurrences, files, threshold, registry_of(self.summary).user)
         if functions is not None:
             counts["parameters"] = parameters(functions)
         summary = {**counts, "test_rule": rule.label, "rules": rules, **_provenance_of(self.summary)}
         return ScanResult(occurrences, files, summary, functions)
+
+
+def _short(text: str, width: int = 40) -> str:
+    return text if len(text) <= width else text[:width - 1] + "\u2026"
 
 
 def _same(a: str, b: str) -> bool:
@@ -178,7 +213,7 @@ def scan(path: Optional[str] = None, *, jobs: Optional[int] = None,
         summary, staging = run_scan(options, path, corpus, cache, tick, on_discovered, output, csv)
     if output is not None:
         return ScanResult.stored(output, summary)
-    result = ScanResult.stored(staging.path, summary)
+    result = ScanResult.stored(staging.path, summary, private=True)
     weakref.finalize(result, staging.abort)  # the private directory goes with the result
     return ScanResult(result.occurrences, result.files, summary, result.functions) if eager else result
 
@@ -200,4 +235,33 @@ def load(directory: str, columns: Optional[Dict[str, Sequence[str]]] = None) -> 
     return ScanResult.stored(directory, store.read_summary(directory), columns)
 
 
-__all__ = ["ScanResult", "scan", "load"]
+#: The environment variables ``load_or_scan`` reads: a stored scan to load, else a path to scan.
+SCAN_VARIABLE, PATH_VARIABLE = "PUNSTATS_SCAN", "PUNSTATS_SCAN_PATH"
+
+
+def load_or_scan(directory: Optional[str] = None, path: Optional[str] = None) -> ScanResult:
+    """The scan a notebook explores: the stored scan in ``directory``, else a scan of
+    ``path``, through the cache ``punstats scan`` uses; given neither, the same from the
+    environment (``PUNSTATS_SCAN=DIR``, else ``PUNSTATS_SCAN_PATH=PATH``), else a scan of
+    this interpreter's standard library.  A relative path is looked for from where
+    Jupyter was started (``$PWD``), the current directory (a notebook's own) and its parent
+    (the repository root, for ``notebooks/``), in that order."""
+    if directory is None and path is None:
+        directory, path = os.environ.get(SCAN_VARIABLE) or None, os.environ.get(PATH_VARIABLE) or None
+    if directory is not None:
+        return load(_found(directory))
+    return scan(_found(path) if path else None, cache=True)
+
+
+def _found(path: str) -> str:
+    """``path`` from the first of the places ``load_or_scan`` looks that holds it (else as given)."""
+    if os.path.isabs(path):
+        return path
+    cwd = os.getcwd()
+    for base in (os.environ.get("PWD") or cwd, cwd, os.path.dirname(cwd)):
+        if os.path.exists(os.path.join(base, path)):
+            return os.path.join(base, path)
+    return path
+
+
+__all__ = ["ScanResult", "scan", "load", "load_or_scan"]

@@ -11,6 +11,7 @@ library, which is always present.  A new source is one module here and one row.
 from __future__ import annotations
 
 import os
+import re
 import textwrap
 from dataclasses import dataclass
 from typing import Callable, Optional, Tuple
@@ -107,10 +108,65 @@ def source_of(argument: str) -> Source:
     return next(source for source in SOURCES if source.matches is not None and source.matches(argument))
 
 
+#: A URL of any scheme (``https://``, ``ssh://``, ``file://``); ``git+URL`` is not one.
+_URL = re.compile(r"(?!git\+)[A-Za-z][A-Za-z0-9+.-]*://")
+
+#: A repository's page at a revision on GitHub or GitLab (``.../OWNER/NAME/tree/REV``): (repository, REV).
+_TREE_PAGE = re.compile(r"(https://(?:github\.com|gitlab\.com)/[^/]+/[^/]+?)/(?:-/)?tree/([^?#]+?)/?$")
+
+#: A project's page on PyPI (``https://pypi.org/project/NAME/[VERSION/]``): (NAME, VERSION).
+_PYPI_PAGE = re.compile(r"https?://(?:www\.)?pypi\.(?:org|python\.org)/(?:project|pypi)/([^/?#]+)/?([^/?#]*)")
+
+
+def _meant(argument: str, rev: Optional[str]) -> Optional[str]:
+    """What an argument that names no source as written plainly means, said in one line (None: nothing)."""
+    if os.path.lexists(argument):
+        return None  # a path, however odd its name
+    if _URL.match(argument):
+        page = _PYPI_PAGE.match(argument)
+        if page:
+            version = page.group(2) or rev
+            return "%s is a PyPI page: to scan the project's sdist, write pypi:%s%s" % (
+                argument, page.group(1), "==" + version if version else "")
+        tree = _TREE_PAGE.match(argument)
+        if tree:  # a revision in the page's address (a branch with a / in its name is ambiguous: its repository)
+            return "%s is a web page: to scan its git repository, write git+%s%s" % (
+                argument, tree.group(1), "" if "/" in tree.group(2) else "@" + tree.group(2))
+        return "%s is a URL: to scan a git repository, write git+%s%s" % (
+            argument, argument, "@%s without --rev" % rev if rev else "")
+    if rev is not None and argument.startswith("pypi:"):
+        return "pypi: takes a version, not --rev: write pypi:%s==%s" % (argument[5:].split("==")[0], rev)
+    if rev is not None and argument.startswith("git+"):
+        from punstats.sources.git import parse_remote
+        try:
+            url = parse_remote(argument)[0]
+        except ValueError:
+            url = argument[4:]
+        return "git+URL takes its revision after @, not --rev: write git+%s@%s" % (url, rev)
+    return None
+
+
+def check_argument(argument: str, rev: Optional[str] = None) -> None:
+    """``SourceError`` (one line, what to write instead) for an argument that names no source as
+    written but plainly means one: a web address without ``git+``, a PyPI page, ``pypi:``
+    or ``git+`` with ``--rev``."""
+    meant = _meant(argument, rev)
+    if meant is not None:
+        raise SourceError(meant)
+
+
+def revision_corpus(path: str, rev: str) -> Corpus:
+    """The corpus of revision ``rev`` of the git repository at ``path`` (``--rev``)."""
+    check_argument(path, rev)
+    from punstats.sources.git import git_corpus
+    return git_corpus(path, rev)
+
+
 def resolve(argument: Optional[str]) -> Corpus:
     """The corpus a command-line argument names (None: the standard library)."""
     if argument is None:
         return stdlib_corpus()
+    check_argument(argument)
     source = source_of(argument)
     if source.open is None:
         raise SourceError("%s is an argument of punstats %s (%s): punstats %s %s"
