@@ -1,7 +1,8 @@
 """A fake PyPI on 127.0.0.1 for tests: the JSON API and the files, served by http.server in a thread.
 
 Tests build the sdists and wheels (``sdist``, ``wheel``), register projects
-(``FakePyPI.project``) or raw answers (``FakePyPI.raw``), and point punstats at
+(``FakePyPI.project``), the simple API's project list (``FakePyPI.simple``) or raw
+answers (``FakePyPI.raw``), and point punstats at
 ``FakePyPI.index_url``.  ``hold(path)`` makes one answer wait until
 ``release(path)``, so that a test can stop a run at a known point.
 """
@@ -86,6 +87,13 @@ class FakePyPI:
         document = {"info": {"name": name, "version": version}, "urls": entries, "releases": {version: entries}}
         self.raw("/pypi/%s/json" % name, json.dumps(document))
         return entries
+
+    def simple(self, names):
+        """The simple API's root (PEP 503 HTML) listing ``names`` as given; its bytes."""
+        links = "".join('    <a href="/simple/%s/">%s</a>\n' % (name.lower(), name) for name in names)
+        page = "<!DOCTYPE html>\n<html>\n  <head><title>Simple index</title></head>\n  <body>\n%s  </body>\n</html>\n"
+        self.raw("/simple/", page % links)
+        return self.routes["/simple/"][1]
 
     def hold(self, path):
         self.held[path] = threading.Event()

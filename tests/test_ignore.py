@@ -4,6 +4,7 @@ import os
 import subprocess
 import sys
 
+from fakeindex import sdist
 from gitrepo import init
 
 from punstats.cli import main
@@ -91,3 +92,19 @@ def test_a_gitignore_that_is_a_fifo_or_a_device_is_not_read(tmp_path):
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60, check=False)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)[0]["punnable"] == 2
+
+
+def test_an_archive_s_own_gitignore_does_not_drop_what_it_shipped(tmp_path, capsys):
+    """urllib3's sdist ships ``src/urllib3/_version.py`` and a ``.gitignore`` naming it: the file is
+    counted; the same tree as a directory on disk still honours its ``.gitignore``."""
+    files = {".gitignore": "src/pkg/_version.py\nbuild/\n", "src/pkg/_version.py": "v = f(version=version)\n",
+             "src/pkg/core.py": "g(y=1)\n", "build/lib/pkg/core.py": "g(y=1)\n", "__pycache__/c.py": "h(z=z)\n"}
+    archive = tmp_path / "pkg-1.0.tar.gz"
+    archive.write_bytes(sdist("pkg", "1.0", files))
+    shipped = _scan([str(archive)], capsys)
+    assert (shipped["files"], shipped["punnable"]) == (3, 1)  # __pycache__ stays out, and says so
+    assert shipped["skipped_dirs"] == {"cache": 1} and shipped["rules"]["gitignore"] is False
+    _write(tmp_path / "tree", files)
+    on_disk = _scan([str(tmp_path / "tree")], capsys)
+    assert (on_disk["files"], on_disk["punnable"]) == (1, 0)
+    assert on_disk["skipped_dirs"] == {"cache": 1, "gitignore": 2} and on_disk["rules"]["gitignore"] is True

@@ -1,8 +1,9 @@
-"""``punstats corpus``: many projects from a corpus file, or the top N PyPI projects.
+"""``punstats corpus``: many projects from a corpus file, the top N PyPI projects or a random N.
 
 ``corpus CORPUS.toml`` scans each listed project into its own stored scan;
-``corpus top-pypi:N`` streams the N most-downloaded PyPI projects through
-``runs.ecosystem`` into one combined dataset and an ecosystem summary.
+``corpus top-pypi:N`` streams the N most-downloaded PyPI projects (``random-pypi:N
+--seed S``: N drawn at random) through ``runs.ecosystem`` into one combined
+dataset and an ecosystem summary.
 """
 from __future__ import annotations
 
@@ -36,11 +37,13 @@ def _add_corpus_commands(commands: Any) -> None:
                                         "path = DIR, or git = REPO with rev = REV) and store each in "
                                         "data/<name>/ (or DIR/<name>/ with -o DIR); or, with top-pypi:N, "
                                         "the N most-downloaded PyPI projects into one dataset and an "
-                                        "ecosystem summary in data/top-pypi-N/ (or DIR).",
+                                        "ecosystem summary in data/top-pypi-N/ (or DIR); with "
+                                        "random-pypi:N --seed S, N projects drawn at random from the index "
+                                        "(data/random-pypi-N-seed-S/).",
                             epilog=help_table("corpus"), formatter_class=TableHelp,
                             parents=[json_options("print the summaries as a JSON array"), jobs_options(),
                                      rule_options(), quiet_options(), engine_options(), pattern_options()])
-    p.add_argument("corpus_file", metavar="CORPUS.toml|top-pypi:N")
+    p.add_argument("corpus_file", metavar="CORPUS.toml|top-pypi:N|random-pypi:N")
     p.add_argument("-o", "--output", metavar="DIR",
                    help="store each project in DIR/<name>/ (default: data/); top-pypi:N: the run in DIR")
     p.add_argument("--csv", action="store_true", help="also write CSV copies of the tables")
@@ -49,9 +52,13 @@ def _add_corpus_commands(commands: Any) -> None:
     p.add_argument("--lines-saved", action="store_true",
                    help="also measure the lines punning would save in each project (path and pypi entries; "
                         "the PEP table's 'Lines saved' row)")
-    top = p.add_argument_group("top-pypi:N")
+    top = p.add_argument_group("top-pypi:N, random-pypi:N")
     top.add_argument("--top-pypi-list", metavar="FILE|URL",
                      help="the ranked list to read (default: the snapshot shipped with punstats)")
+    top.add_argument("--seed", metavar="S", help="random-pypi:N: the draw's seed, a whole number (required)")
+    top.add_argument("--random-pypi-list", metavar="FILE|URL",
+                     help="random-pypi:N: the project list to draw from, PEP 503 HTML "
+                          "(default: the index's simple API, https://pypi.org/simple/)")
     top.add_argument("--keep", action="store_true", help="keep each unpacked tree after its scan")
     top.add_argument("--strict", action="store_true", help="stop at the first project that fails")
     top.add_argument("--download-jobs", type=_positive, default=4, metavar="N",
@@ -69,7 +76,7 @@ def cmd_corpus(args: argparse.Namespace) -> int:
     from punstats.runs import projects as corpora
 
     _check_engine_options(args)
-    if args.corpus_file.startswith("top-pypi:"):
+    if args.corpus_file.startswith(("top-pypi:", "random-pypi:")):
         return cmd_top(args)
     options = scan_options(args)
     spec = corpora.load(args.corpus_file)
@@ -98,11 +105,17 @@ def cmd_corpus(args: argparse.Namespace) -> int:
 
 
 def cmd_top(args: argparse.Namespace) -> int:
-    """``corpus top-pypi:N``: the streaming ecosystem run."""
+    """``corpus top-pypi:N`` (``random-pypi:N``): the streaming ecosystem run."""
     from punstats.runs import projects as corpora
     try:
+        random = args.corpus_file.startswith("random-pypi:")
+        other = args.top_pypi_list if random else args.random_pypi_list
+        if other is not None:
+            raise UsageError("--%s-pypi-list reads the list of %s-pypi:N, not of %s"
+                             % (("top", "top", args.corpus_file) if random else ("random", "random", args.corpus_file)))
         run, options = corpora.top_pypi_run(
-            args.corpus_file, args.top_pypi_list, output=args.output, scan=scan_options(args, lines_saved=False),
+            args.corpus_file, args.random_pypi_list if random else args.top_pypi_list, seed=args.seed,
+            output=args.output, scan=scan_options(args, lines_saved=False),
             cache=not args.no_cache, download_jobs=args.download_jobs, download_cap=args.download_cap * 1024 * 1024,
             index_url=args.index_url, keep=args.keep, skip_existing=args.skip_existing, strict=args.strict)
         records, ecosystem = run(on_done=None if args.json else _print_project)

@@ -27,3 +27,10 @@ class Corpus:
     # (``--rev``, ``git+URL@REV``) rather than a tree on disk.
     is_revision: bool = False
 
+    @property
+    def honours_gitignore(self) -> bool:
+        """Whether its ``.gitignore`` files apply: a directory on disk, yes; a revision (git
+        objects, as committed) or an unpacked archive (not a work tree: what was shipped is
+        counted, whatever the archive's own ``.gitignore`` says) never."""
+        return not self.is_revision and self.archive is None
+

@@ -34,14 +34,24 @@ def pep_table(records: Sequence[Dict[str, Any]], ecosystem: Dict[str, Any], top:
     a, n = ecosystem["all"], ecosystem["nontest"]
     rows.append((Label(""), Label("All %d scanned projects" % ecosystem["scanned"]), Label(""),
                  a["keywords"], a["punnable"], Percent(a["pooled_pct"]), Percent(n["pooled_pct"])))
-    notes = ("The %d most-downloaded PyPI projects (%s, list of %s); each project's latest release, "
+    population = _population(ecosystem)
+    notes = ("%s (%s, list of %s); each project's latest release, "
              "its sdist or else its pure-Python wheel. Not scanned: %s." % (
-                 ecosystem["asked"], ecosystem["list"]["list"], ecosystem["list"]["last_update"],
-                 _not_scanned(ecosystem)),)
-    return Table(header=(Label("Rank"), Label("Project"), Label("Version"), Label("Keyword arguments"),
+                 population[:1].upper() + population[1:], ecosystem["list"]["list"],
+                 ecosystem["list"]["last_update"], _not_scanned(ecosystem)),)
+    first = Label("Drawn" if "seed" in ecosystem["list"] else "Rank")  # random-pypi:N: the draw's order
+    return Table(header=(first, Label("Project"), Label("Version"), Label("Keyword arguments"),
                          Label("`f(x=x)`"), Label("Share"), Label("Share outside tests")),
                  rows=tuple(rows), notes=notes, title_note=0,
-                 title=(Label("Punnable keyword arguments in the top PyPI projects"),))
+                 title=(Label("Punnable keyword arguments in %s PyPI projects"
+                              % ("randomly drawn" if "seed" in ecosystem["list"] else "the top")),))
+
+
+def _population(ecosystem: Dict[str, Any]) -> str:
+    """Which projects a run scanned, in words: the top N, or N drawn at random (``random-pypi:N``)."""
+    if "seed" in ecosystem["list"]:
+        return "%d PyPI projects drawn at random (seed %s)" % (ecosystem["asked"], ecosystem["list"]["seed"])
+    return "the %d most-downloaded PyPI projects" % ecosystem["asked"]
 
 
 def _not_scanned(ecosystem: Dict[str, Any]) -> str:
@@ -117,8 +127,8 @@ def figure(records: Sequence[Dict[str, Any]], ecosystem: Dict[str, Any]):
     right.set_ylim(0, 100)
     right.set_title("Identifier length, pooled")
     right.legend(loc="lower right", frameon=False)
-    fig.suptitle("PEP 736 punnable arguments in the top %d PyPI projects (list of %s)"
-                 % (ecosystem["asked"], figure_text(ecosystem["list"]["last_update"][:10])), fontsize=12,
+    fig.suptitle("PEP 736 punnable arguments in %s (list of %s)"
+                 % (_population(ecosystem), figure_text(ecosystem["list"]["last_update"][:10])), fontsize=12,
                  parse_math=False)
     fig.tight_layout()
     return fig

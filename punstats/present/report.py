@@ -129,6 +129,7 @@ def _left_out(s: Dict[str, Any]) -> str:
     """What ``.gitignore`` and ``--exclude`` took out of the walk."""
     rules = s.get("rules", {})
     parts = [".gitignore honoured" if rules.get("gitignore") else
+             ".gitignore not applied (an unpacked archive)" if s.get("archive") else
              ".gitignore not read (--no-ignore)" if "gitignore" in rules else "scanned before .gitignore support"]
     parts += ["--exclude %s" % tables.markdown_code(g) for g in rules.get("exclude", [])]
     return ", ".join(parts)

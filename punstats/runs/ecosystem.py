@@ -47,7 +47,7 @@ from punstats.runs.memory import returned_memory
 from punstats.runs.options import ScanOptions
 from punstats.sources import pypi
 from punstats.sources.archives import Limits
-from punstats.sources.toppypi import Ranked, TopList
+from punstats.sources.toppypi import Listing, Ranked
 from punstats.store.staging import write_atomic
 
 JOURNAL = "journal.jsonl"
@@ -114,7 +114,7 @@ def project_file(output: str, name: str) -> str:
     return os.path.join(output, "projects", name + ".json")
 
 
-def _prepare(output: str, top: TopList, options: Options) -> None:
+def _prepare(output: str, top: Listing, options: Options) -> None:
     """The output directory, checked against an earlier run in it."""
     run: Dict[str, Any] = {"list": top.provenance(), "rules": options.scan.rules(),
                            "punstats_version": __version__, "index": options.index_url}
@@ -176,8 +176,9 @@ def rules_changed(before: Dict[str, Any], now: Dict[str, Any]) -> Optional[str]:
 
 
 def _compact(summary: Dict[str, Any]) -> Dict[str, Any]:
-    """The per-project summary without what the measures already hold in full."""
-    drop = ("root", "skipped_dirs")
+    """The per-project summary without what the measures already hold in full (what was
+    skipped, ``skipped_dirs``, and refused, ``refused_members``, stay: each skip is recorded)."""
+    drop = ("root",)
     return {k: v for k, v in summary.items() if k not in drop}
 
 
@@ -283,7 +284,7 @@ def _local(todo: Sequence[Ranked], options: Options, get: pypi.Getter, cache: An
             yield (project, *outcome(project, fetched, fetcher, options, cache, timing))
 
 
-def run_top(top: TopList, projects: Sequence[Ranked], options: Options,
+def run_top(top: Listing, projects: Sequence[Ranked], options: Options,
             get: pypi.Getter = pypi.http_get,
             on_done: Optional[Callable[[Dict[str, Any], bool], None]] = None,
             timing: Optional[Timing] = None) -> Tuple[List[Dict[str, Any]], Dict[str, Any]]:

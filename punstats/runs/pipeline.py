@@ -227,7 +227,7 @@ def run_scan(options: ScanOptions, path: Optional[str] = None, corpus: Optional[
     read and remove); returns the summary and the committed staging."""
     options.check()
     corpus = _corpus(options, path, corpus)
-    if corpus.is_revision:  # git objects: no .gitignore applies
+    if not corpus.honours_gitignore:  # git objects, an unpacked archive: no .gitignore applies
         options = dataclasses.replace(options, gitignore=False)
     # before any work: a place that cannot take the scan (or that holds the corpus) is an error now
     staging = Staging(output, _corpus_places(corpus))

@@ -1,11 +1,11 @@
-"""Many projects at once: one stored scan per project of a corpus file, and ``top-pypi:N``.
+"""Many projects at once: one stored scan per project of a corpus file, ``top-pypi:N`` and ``random-pypi:N``.
 
 ``scan_corpus`` scans each project of a corpus file (read and checked by
 ``punstats.sources.projects``) and stores it in ``OUTPUT/<name>/`` (default
 ``data/<name>/``), where ``punstats table`` and ``punstats plot`` compare
 them; ``skip_existing`` keeps the projects already stored.  ``top_pypi_run``
-prepares the streaming run over the most-downloaded PyPI projects
-(``punstats.runs.ecosystem``).
+prepares the streaming run (``punstats.runs.ecosystem``) over the most-downloaded
+PyPI projects or over a random sample of PyPI (``random-pypi:N``, with a seed).
 """
 from __future__ import annotations
 
@@ -92,27 +92,31 @@ def scan_corpus(corpus: CorpusFile, output: Optional[str] = None, *, skip_existi
 
 
 def top_pypi_run(argument: str, top_list: Optional[str] = None, *, output: Optional[str] = None,
-                 get: Any = None, scan: Optional[ScanOptions] = None, **options: Any):
-    """``corpus top-pypi:N``: (a function running it, its ``ecosystem.Options``), checked before any work.
+                 get: Any = None, scan: Optional[ScanOptions] = None, seed: Optional[str] = None,
+                 **options: Any):
+    """``corpus top-pypi:N`` or ``random-pypi:N`` (with ``seed``): (a function running it, its
+    ``ecosystem.Options``), checked before any work.
 
     The function takes ``on_done`` (and ``timing``) and returns (records, ecosystem summary);
-    ``scan``: each project's ``ScanOptions`` (or give their fields among ``options``), user
-    patterns included (not with the Dask engine: ``ScanOptions.check``);
-    ``options`` are ``ecosystem.Options`` fields; ``output`` defaults to ``data/top-pypi-N``.
+    ``top_list``: the list to read (``--top-pypi-list``, ``--random-pypi-list``); ``scan``: each
+    project's ``ScanOptions`` (or give their fields among ``options``), user patterns included (not
+    with the Dask engine: ``ScanOptions.check``); ``options`` are ``ecosystem.Options`` fields;
+    ``output`` defaults to ``data/top-pypi-N`` (``data/random-pypi-N-seed-S``).
     """
     from punstats.runs import ecosystem
-    from punstats.sources import pypi, toppypi
-    n = toppypi.parse_spec(argument)
+    from punstats.sources import pypi
     if options.get("index_url") is not None and not pypi.fetchable(options["index_url"]):
         raise SourceError("--index-url: " + pypi.refusal(options["index_url"]))
     names = {field.name for field in dataclasses.fields(ScanOptions)}
     scan = ScanOptions.given(scan, {key: options.pop(key) for key in list(options) if key in names})
+    # every project is an unpacked archive: its own .gitignore does not apply, and the run says so
+    scan = dataclasses.replace(scan, gitignore=False)
     scan.check()  # the engine, and user patterns only where they can run (not on Dask workers)
     getter = get or pypi.http_get
-    ranked, projects = toppypi.top(n, top_list, getter)
     if options.get("index_url") is None:
         options["index_url"] = pypi.INDEX_URL
-    run_options = ecosystem.Options(output=output or os.path.join("data", "top-pypi-%d" % n), scan=scan, **options)
+    ranked, projects, default = _listing(argument, top_list, seed, output, options, getter)
+    run_options = ecosystem.Options(output=output or os.path.join("data", default), scan=scan, **options)
     if scan.engine == "dask" and scan.scheduler is None:  # one local cluster for all
         def run(**kwargs: Any):
             from punstats import engines as engine
@@ -121,3 +125,35 @@ def top_pypi_run(argument: str, top_list: Optional[str] = None, *, output: Optio
                 return ecosystem.run_top(ranked, projects, clustered, getter, **kwargs)
         return run, run_options
     return (lambda **kwargs: ecosystem.run_top(ranked, projects, run_options, getter, **kwargs)), run_options
+
+
+def _listing(argument: str, where: Optional[str], seed: Optional[str], output: Optional[str],
+             options: Dict[str, Any], get: Any):
+    """(the list, its projects to scan, the default output folder) of ``top-pypi:N`` or ``random-pypi:N``."""
+    from punstats.sources import randompypi, toppypi
+    if not randompypi.is_spec(argument):
+        n = toppypi.parse_spec(argument)
+        if seed is not None:
+            raise SourceError("--seed draws random-pypi:N; top-pypi:%d is a ranked list" % n)
+        ranked, projects = toppypi.top(n, where, get)
+        return ranked, projects, "top-pypi-%d" % n
+    n = randompypi.parse_spec(argument)
+    chosen = randompypi.parse_seed(seed, argument)
+    location = where or randompypi.simple_url(options["index_url"])
+    default = "random-pypi-%d-seed-%d" % (n, chosen)
+    drawn = randompypi.recorded(_recorded_list(output or os.path.join("data", default))
+                                if options.get("skip_existing") else None, n, chosen, location)
+    drawn = drawn or randompypi.sample(n, chosen, location, get)  # resumed: the sample drawn at the start
+    return drawn, drawn.projects, default
+
+
+def _recorded_list(output: str) -> Any:
+    """The list an earlier run in ``output`` recorded (its ``run.json``), or None."""
+    from punstats.model import jsondata
+    from punstats.runs.ecosystem import RUN_FILE
+    try:
+        with open(os.path.join(output, RUN_FILE), encoding="utf-8") as handle:
+            run = jsondata.load(handle)
+    except (OSError, ValueError):
+        return None
+    return run.get("list") if isinstance(run, dict) else None

@@ -81,6 +81,9 @@ SOURCES: Tuple[Source, ...] = (
            "punstats scan requests-2.32.3.tar.gz", "scan", _is_archive, _archive),
     Source("top-pypi:N", "the N most-downloaded PyPI projects, into one dataset", "punstats corpus top-pypi:100",
            "corpus", _prefix("top-pypi:"), None),
+    Source("random-pypi:N --seed S", "N projects drawn with seed S from every project the index lists "
+           "(its simple API), into one dataset; the list's sha256 and the draw are recorded",
+           "punstats corpus random-pypi:100 --seed 1", "corpus", _prefix("random-pypi:"), None),
     Source("DIR|FILE", "a directory (a git work tree's commit is recorded) or one file; with --rev REV, "
            "that revision of the repository, read from git", "punstats scan src/", "scan", _prefix(""), _path),
     Source("CORPUS.toml", "a corpus file: one project per [[project]] (pypi, path or git with rev)",

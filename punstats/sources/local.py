@@ -67,18 +67,8 @@ def read_regular(path: str, what: str, limit: Optional[int] = None) -> bytes:
     a directory: refused before any read, the open non-blocking so a FIFO swapped in
     cannot hang it) or over ``limit`` bytes (None: ``ARGUMENT_BYTES``)."""
     limit = ARGUMENT_BYTES if limit is None else limit
+    fd = open_regular(path, what, limit)
     try:
-        if not stat.S_ISREG(os.stat(path).st_mode):
-            raise SourceError("%s %s is not a regular file" % (what, path))
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
-    except (OSError, ValueError) as exc:  # ValueError: a NUL in the path
-        raise SourceError("cannot read %s %s: %s" % (what, path, getattr(exc, "strerror", None) or exc)) from None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise SourceError("%s %s is not a regular file" % (what, path))
-        if info.st_size > limit:
-            raise SourceError("%s %s is over %d bytes" % (what, path, limit))
         with os.fdopen(fd, "rb", closefd=False) as handle:
             data = handle.read(limit + 1)
     except OSError as exc:
@@ -88,6 +78,31 @@ def read_regular(path: str, what: str, limit: Optional[int] = None) -> bytes:
     if len(data) > limit:
         raise SourceError("%s %s is over %d bytes" % (what, path, limit))
     return data
+
+
+def open_regular(path: str, what: str, limit: int) -> int:
+    """A descriptor of ``path`` open for reading, checked as ``read_regular`` checks it
+    (for a caller that reads it in chunks, stopping at ``limit`` bytes); the caller closes it."""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            raise SourceError("%s %s is not a regular file" % (what, path))
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    except SourceError:
+        raise
+    except (OSError, ValueError) as exc:  # ValueError: a NUL in the path
+        raise SourceError("cannot read %s %s: %s" % (what, path, getattr(exc, "strerror", None) or exc)) from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise SourceError("%s %s is not a regular file" % (what, path))
+        if info.st_size > limit:
+            raise SourceError("%s %s is over %d bytes" % (what, path, limit))
+    except BaseException as exc:
+        os.close(fd)
+        if isinstance(exc, OSError):
+            raise SourceError("cannot read %s %s: %s" % (what, path, exc.strerror or exc)) from None
+        raise
+    return fd
 
 
 def git_head(directory: str) -> "tuple[str, str]":

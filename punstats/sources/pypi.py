@@ -82,9 +82,14 @@ def canonical_name(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
+def valid_name(name: Any) -> bool:
+    """Whether ``name`` is a valid project name (PEP 508)."""
+    return isinstance(name, str) and _NAME.fullmatch(name) is not None
+
+
 def check_name(name: Any, where: str) -> str:
     """``name`` if it is a valid project name (PEP 508), else a one-line ``SourceError``."""
-    if not isinstance(name, str) or not _NAME.fullmatch(name):
+    if not valid_name(name):
         raise SourceError("%s: not a valid project name: %r" % (where, name))
     return name
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Protocol, Tuple
 
 from punstats.model import jsondata
 from punstats.model.corpus import SourceError
@@ -34,6 +34,18 @@ class Ranked:
     rank: int  # 1: the most downloaded
     name: str  # PEP 503 normalised
     downloads: Optional[int] = None  # in the list's period, when it says
+
+
+class Listing(Protocol):
+    """What a run scans projects from: a ``TopList``, or ``randompypi.Sample``."""
+
+    @property
+    def last_update(self) -> str: ...
+
+    @property
+    def projects(self) -> Tuple[Ranked, ...]: ...
+
+    def provenance(self) -> Dict[str, Any]: ...
 
 
 @dataclass(frozen=True)
