@@ -23,11 +23,20 @@ from punstats.model.escape import (
 FORMATS = ("rst", "markdown", "csv", "latex")
 
 
+#: What a share of nothing (0 of 0, NaN) is written as; CSV leaves its cell empty, which
+#: ``pandas.read_csv``, R's ``read.csv`` and spreadsheets all read as a missing number.
+NOT_AVAILABLE = "n/a"
+
+
 @dataclass(frozen=True)
 class Percent:
-    """A percentage cell: ``10.70%`` (two decimals)."""
+    """A percentage cell: ``10.70%`` (two decimals); NaN (a share of nothing) is ``n/a``."""
 
     value: float
+
+    @property
+    def known(self) -> bool:
+        return self.value == self.value
 
 
 @dataclass(frozen=True)
@@ -113,8 +122,15 @@ def _pad(text: str, width: int, right: bool = False) -> str:
 
 def _number(cell: Union[int, Percent], plain: bool = False) -> str:
     if isinstance(cell, Percent):
+        if not cell.known:
+            return "" if plain else NOT_AVAILABLE
         return "%.2f" % cell.value if plain else "%.2f%%" % cell.value
     return str(cell) if plain else format(cell, ",")
+
+
+def percent_text(value: float) -> str:
+    """A share as every output writes it: ``10.70%``, or ``n/a`` for NaN (a share of nothing)."""
+    return _number(Percent(value))
 
 
 def _label_parts(text: str) -> List[Tuple[str, bool]]:

@@ -19,8 +19,10 @@ import os
 import shlex
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
+from punstats.analysis.units import stored_share
 from punstats.model.escape import visible
 from punstats.present import tables
+from punstats.present.formats import percent_text
 from punstats.present.provenance import PUBLIC_SOURCE, column_names, source_text, subject_of
 from punstats.store.rules import TEST_DIRS, TEST_FILE_PATTERNS
 
@@ -287,11 +289,12 @@ def _labels_section(results: Sequence[Any], scan_dirs: Sequence[Optional[str]],
 def headline(result: Any, name: Optional[str] = None) -> str:
     """The sentence a PEP author quotes: the share outside tests, then in all code."""
     s = tables.with_outside_tests(result)
-    return ("%s**%.2f%%** of the keyword arguments outside tests are `f(x=x)` (%s of %s; test rule %s); "
-            "in all code, **%.2f%%** (%s of %s)." % (
+    return ("%s**%s** of the keyword arguments outside tests are `f(x=x)` (%s of %s; test rule %s); "
+            "in all code, **%s** (%s of %s)." % (
                 "%s: " % _text(name) if name else "",
-                s["punnable_nontest_pct"], _n(s["punnable_nontest"]), _n(s["keywords_nontest"]),
-                tables.markdown_code(s["test_rule"]), s["punnable_pct"], _n(s["punnable"]), _n(s["keywords"])))
+                percent_text(stored_share(s, "punnable_nontest_pct")), _n(s["punnable_nontest"]),
+                _n(s["keywords_nontest"]), tables.markdown_code(s["test_rule"]),
+                percent_text(stored_share(s, "punnable_pct")), _n(s["punnable"]), _n(s["keywords"])))
 
 
 def _scan_command(summary: Dict[str, Any], directory: str) -> List[str]:
