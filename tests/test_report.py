@@ -197,11 +197,11 @@ def test_installed_distribution_is_named_by_name_and_version(result):
 
 
 def test_reproduce_names_each_user_pattern_once_and_a_pattern_file_by_its_name_only():
-    from punstats.present.report import _scan_command
+    from punstats.present.commands import scan_command
     mine = os.path.join("study", "patterns", "mine.py")  # as given on the command line
     patterns = [{"name": "a", "source": mine}, {"name": "b", "source": mine},
                 {"name": "c", "source": "punstats.patterns.bare_except"}]
     summary = {"source": "stdlib", "test_rule": "components", "long_threshold": 10, "patterns": patterns}
-    assert _scan_command(summary, "data/x") == ["punstats", "scan", "-o", "data/x", "--pattern", "mine.py",
-                                                "--pattern", "punstats.patterns.bare_except"]
-    assert "--pattern" not in _scan_command(dict(summary, patterns=[]), "data/x")
+    assert scan_command(summary, "data/x")[0] == ["punstats", "scan", "-o", "data/x", "--pattern", "mine.py",
+                                                  "--pattern", "punstats.patterns.bare_except"]
+    assert "--pattern" not in scan_command(dict(summary, patterns=[]), "data/x")[0]
