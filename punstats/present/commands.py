@@ -13,6 +13,7 @@ a path of the machine the scan ran on.
 from __future__ import annotations
 
 import os
+import re
 import shlex
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
@@ -21,6 +22,9 @@ from punstats.present.provenance import slug
 from punstats.store.rules import DEFAULT_LONG_THRESHOLD, DEFAULT_TEST_RULE
 
 Summary = Dict[str, Any]
+
+#: A git commit id (SHA-1 or SHA-256), as a work tree's revision is recorded.
+COMMIT = re.compile(r"^[0-9a-f]{40}(?:[0-9a-f]{24})?$")
 
 
 def _name(path: str) -> str:
@@ -43,16 +47,18 @@ def _git_source(summary: Summary) -> Tuple[List[str], str, bool]:
 def _local_source(summary: Summary, directory_only: bool) -> Tuple[List[str], str, bool]:
     """A revision of a local repository (``--rev``), a git work tree, or a plain directory."""
     source, sha = str(summary["source"]), summary.get("revision") or ""
+    sha = sha if COMMIT.match(sha) else ""  # a directory's revision may be other words (an interpreter)
     if summary.get("revision_scan"):  # PATH@REV, read from git
         path = source.rpartition("@")[0]
         return [_name(path), "--rev", sha], "# in a clone of the repository, at commit " + sha, True
+    name = _name(source)
     if sha and not directory_only:  # a work tree at commit sha: the same files, read from git
-        name = _name(source)
         rename = ["--name", summary["corpus"]] if summary.get("corpus") else []
         return [name, "--rev", sha] + rename, "# in a clone of the repository; its work tree was at commit " + sha, True
+    rename = ["--name", summary["corpus"]] if summary.get("corpus", name) != name else []
     if sha:
-        return [_name(source)], "# in a clone of the repository, with commit %s checked out" % sha, False
-    return [_name(source)], "# a local directory: run beside your copy of it", False
+        return [name] + rename, "# in a clone of the repository, with commit %s checked out" % sha, False
+    return [name] + rename, "# a local directory: run beside your copy of it", False
 
 
 def source_arguments(summary: Summary) -> Tuple[List[str], str, bool]:
