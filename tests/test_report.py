@@ -286,6 +286,11 @@ def test_reproduce_pins_a_remote_revision_and_keeps_a_release(tmp_path):
     assert comment == "# at commit %s (main when scanned)" % sha
     command, comment = scan_command(dict(base, source="git+file:///home/me/src/requests.git@v2"), "data/r")
     assert command[2:5] == ["requests.git", "--rev", sha] and "/home" not in " ".join(command)
+    from punstats.present.provenance import provenance
+    local = dict(base, source="git+file:///home/me/src/requests.git@v2", python_implementation="CPython")
+    assert provenance(local).startswith("requests@0123456789ab: a local git repository at revision " + sha)
+    assert provenance(dict(local, source="git+https://github.com/psf/requests@v2")).startswith(
+        "requests@0123456789ab: git+https://github.com/psf/requests@v2 at revision")
     command, _ = scan_command(dict(base, source="/home/me/src/requests@HEAD~2"), "data/r")
     assert command[2:5] == ["requests", "--rev", sha]
     release = dict(base, source="pypi:requests==2.32.3", revision="", revision_scan=False,
