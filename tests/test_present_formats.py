@@ -127,6 +127,8 @@ def test_figures_label_a_share_of_nothing_na(scans):
                                                  "%.2f%%" % results[0].summary["punnable_nontest_pct"], "n/a"]
     kinds = [t.get_text() for t in plots.kinds(results[1:]).figure.axes[0].texts]
     assert kinds and set(kinds) == {"n/a"}
+    said = [t.get_text() for t in plots.length_histogram(results[1]).figure.axes[0].texts]
+    assert said == ["empty has no Python files"]
 
 
 def test_inline_notes_are_superscripts_and_a_numbered_list(scans):

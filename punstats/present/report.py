@@ -114,7 +114,8 @@ def _what_was_measured(summaries: Sequence[Dict[str, Any]], scan_dirs: Sequence[
         ("Files", lambda s: "%s scanned: %s parsed, %s failed (%s)" % (
             _n(s["files"]), _n(s["parsed"]), _n(s["failed"]), _counts(s.get("failed_by_reason", {})))),
         ("Skipped", skipped),
-        ("Extensions", lambda s: ", ".join("`%s`" % e for e in s.get("rules", {}).get("extensions", [".py"]))),
+        ("Extensions", lambda s: ", ".join(tables.markdown_code(e)
+                                           for e in s.get("rules", {}).get("extensions", [".py"]))),
         ("Left out", _left_out),
         ("Test rule", lambda s: tables.markdown_code(s["test_rule"])),
         ("Long threshold", lambda s: "%d characters" % s["long_threshold"]),
