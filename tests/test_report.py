@@ -273,6 +273,8 @@ def test_reproduce_commands_of_a_git_work_tree_run_in_a_clone_and_give_the_same_
     again = punstats.load(str(elsewhere / "stored")).summary
     assert {key: again[key] for key in SAME} == {key: mine[key] for key in SAME}
     assert again["kinds"]["calls_named_g"] == 1 and again["rules"]["max_bytes"] == 400
+    measured = section(report.render(punstats.load(str(elsewhere / "stored"))), "What was measured")
+    assert "| Source | a local git repository |" in measured and "| Left out | nothing: read from git" in measured
     assert (elsewhere / "reports").is_dir()
 
 

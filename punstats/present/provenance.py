@@ -38,7 +38,7 @@ def source_text(summary: Dict[str, Any]) -> str:
                                                   summary["python"])
     if PUBLIC_SOURCE.match(source):
         return source
-    if source.startswith("git+file:"):
+    if source.startswith("git+file:") or summary.get("revision_scan"):
         return "a local git repository"
     if summary.get("archive"):
         return "the archive %s" % os.path.basename(str(summary["archive"].get("file", source)))

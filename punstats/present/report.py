@@ -131,7 +131,8 @@ def _what_was_measured(summaries: Sequence[Dict[str, Any]], scan_dirs: Sequence[
 def _left_out(s: Dict[str, Any]) -> str:
     """What ``.gitignore`` and ``--exclude`` took out of the walk."""
     rules = s.get("rules", {})
-    parts = [".gitignore honoured" if rules.get("gitignore") else
+    parts = ["nothing: read from git as committed" if s.get("revision_scan") else
+             ".gitignore honoured" if rules.get("gitignore") else
              ".gitignore not read (--no-ignore)" if "gitignore" in rules else "scanned before .gitignore support"]
     parts += ["--exclude %s" % tables.markdown_code(g) for g in rules.get("exclude", [])]
     return ", ".join(parts)
