@@ -114,8 +114,12 @@ def test_scanning_nothing_warns_and_stores_a_result(tmp_path, capsys):
     assert "punnable f(x=x)       0   (n/a of keyword arguments, in 0 calls)" in captured.out
     assert "(n/a of the 0 keyword arguments outside tests" in captured.out
     assert punstats.load(str(tmp_path / "out")).summary["files"] == 0
+    (tmp_path / "empty" / ".venv").mkdir()
+    (tmp_path / "empty" / ".venv" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    (tmp_path / "empty" / ".venv" / "m.py").write_text("f(x=x)\n")
     assert main(["scan", str(tmp_path / "empty"), "--no-save", "--json", "-q"]) == 0
-    assert "no Python files found" in capsys.readouterr().err  # also with --json
+    err = capsys.readouterr().err  # also with --json; and what was left out is said
+    assert err.startswith("punstats: warning: no Python files found in ") and "skipped directories: " in err
 
 
 def test_figures_label_a_share_of_nothing_na(scans):

@@ -134,9 +134,9 @@ def nothing_found(corpus: Any, summary: Dict[str, Any]) -> str:
     a result; its shares are n/a)."""
     extensions = summary.get("rules", {}).get("extensions", list(DEFAULT_EXTENSIONS))
     where = "the revision %s of %s" % (corpus.revision[:12], corpus.source) if corpus.is_revision else corpus.source
-    skipped = sum(summary.get("skipped_dirs", {}).values())
+    skipped = ", ".join("%s %d" % item for item in sorted(summary.get("skipped_dirs", {}).items()))
     return "punstats: warning: no Python files found in %s (files ending in %s%s); every share is n/a" % (
-        where, ", ".join(extensions), "; %d directories skipped" % skipped if skipped else "")
+        where, ", ".join(extensions), "; skipped directories: " + skipped if skipped else "")
 
 
 def cmd_scan(args: argparse.Namespace) -> int:
