@@ -59,6 +59,7 @@ def test_notebook_runs_top_to_bottom(notebook, stdlib_subset_dir, stdlib_subset_
     assert "%d headline occurrences" % stored["punnable"] in text
     assert re.search(r"^\| Keyword arguments of the form `f\(x=x\)` +\| +%s \|$" % format(stored["punnable"], ","),
                      markdown, re.M)
+    assert "<sup>1</sup>" in markdown and "[^" not in markdown  # JupyterLab renders no footnotes
     pngs = [o for o in outputs if o.output_type == "display_data" and "image/png" in o.data]
     assert len(pngs) == 7  # five per scan, projects, kinds
 

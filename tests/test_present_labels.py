@@ -160,3 +160,16 @@ def test_the_report_has_a_labels_section_when_the_scan_has_labels(scanned):
     part = text.split("## Labels", 1)[1].split("## Reproduce")[0]
     assert "| incorrect    |        1 |    0 |   1 |" in part
     assert "| (unlabelled) |        1 |    2 |   3 |" in part
+
+
+
+def test_label_tables_are_gfm_whatever_a_label_holds(scanned):
+    from gfm import check_rendered
+    _, out = scanned
+    sheets.write_labels(out, "call")
+    set_labels(out, {("a.py", 5): "right | wrong", ("tests/test_b.py", 1): "`odd`|"})
+    result = punstats.load(out)
+    for links in (False, True):
+        check_rendered(tables.render_all(tables.tables_of("label", [result], directories=[out]), "markdown",
+                                         links=links))
+        check_rendered(report.render(result, scan_dirs=out, links=links))

@@ -76,7 +76,8 @@ def test_report_states_what_was_measured_and_the_rules(embedded, result, stdlib_
     assert "at least %d characters" % summary["long_threshold"] in rules
     assert "`idle_test`, `test`, `testing`, `tests`" in rules and "`test_*.py`" in rules
     reproduce = section(embedded, "Reproduce")
-    assert "punstats scan %s -o data/stdlib-subset" % os.path.basename(summary["source"]) in reproduce
+    assert "\npunstats scan %s --name stdlib-subset -o data/stdlib-subset\n" % os.path.basename(
+        summary["source"]) in reproduce  # as the scan called it
     assert "punstats report data/stdlib-subset" in reproduce
 
 
@@ -196,12 +197,18 @@ def test_installed_distribution_is_named_by_name_and_version(result):
     assert provenance.source_url(summary) == "https://pypi.org/project/tqdm/%s/" % importlib.metadata.version("tqdm")
 
 
-def test_reproduce_names_each_user_pattern_once_and_a_pattern_file_by_its_name_only():
-    from punstats.present.report import _scan_command
-    mine = os.path.join("study", "patterns", "mine.py")  # as given on the command line
-    patterns = [{"name": "a", "source": mine}, {"name": "b", "source": mine},
-                {"name": "c", "source": "punstats.patterns.bare_except"}]
-    summary = {"source": "stdlib", "test_rule": "components", "long_threshold": 10, "patterns": patterns}
-    assert _scan_command(summary, "data/x") == ["punstats", "scan", "-o", "data/x", "--pattern", "mine.py",
-                                                "--pattern", "punstats.patterns.bare_except"]
-    assert "--pattern" not in _scan_command(dict(summary, patterns=[]), "data/x")
+# -- every table of a report is a GFM table -------------------------------------------------------
+
+def test_every_table_of_a_report_is_gfm(result, two_scans, tmp_path):
+    from gfm import check_rendered, tables
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    nothing = punstats.scan(str(empty), jobs=1)  # every share n/a
+    for results, dirs in (([result], ["data/a"]), (two_scans, ["data/a", "data/b"]),
+                          ([result, nothing, two_scans[1]], ["data/a", None, "data/c"]), ([nothing], [None])):
+        for links in (False, True):
+            text = report.render(results, scan_dirs=dirs, links=links)
+            assert len(tables(text)) >= 6
+            check_rendered(text)
+    measured = section(report.render(two_scans, scan_dirs=["data/a", "data/b"]), "What was measured")
+    assert measured.splitlines()[2] == "| --- | --- | --- |"

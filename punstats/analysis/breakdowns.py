@@ -10,7 +10,7 @@ from typing import Any, Dict, Optional, Sequence, Union
 import pandas as pd
 
 from punstats.analysis import units
-from punstats.analysis.summary import TOP_N, call_occurrences, percent, top
+from punstats.analysis.summary import TOP_N, call_occurrences, top
 from punstats.model.kinds import Registry
 from punstats.model.statuses import OK
 
@@ -37,7 +37,8 @@ def length_distribution(occurrences: pd.DataFrame, open_from: Optional[int] = No
     """Headline occurrences per identifier length, for every length from 1
     on (zeros included), split test / non-test, with the cumulative counts at
     least that long (``at_least``, ``at_least_nontest``) and ``at_least_pct``:
-    the share (in %) of all headline occurrences that are at least that long.
+    the share (in %) of all headline occurrences that are at least that long
+    (NaN when there are none).
 
     With ``open_from`` the last row, ``open_from``, counts every identifier
     of at least that many characters; without it the rows end at the longest
@@ -50,7 +51,7 @@ def length_distribution(occurrences: pd.DataFrame, open_from: Optional[int] = No
         lengths = lengths.clip(upper=open_from)
     table = split_counts(calls, lengths).reindex(range(1, last + 1), fill_value=0)
     table = _add_cumulative(table)
-    table["at_least_pct"] = [percent(int(n), len(calls)) for n in table["at_least"]]
+    table["at_least_pct"] = [units.share(int(n), len(calls)) for n in table["at_least"]]
     table.index.name = "name_len"
     return table
 
@@ -66,7 +67,8 @@ def top_level(path: str) -> str:
 def by_directory(occurrences: pd.DataFrame, files: pd.DataFrame, n: Optional[int] = None) -> pd.DataFrame:
     """Per top-level directory (or root-level file): parsed ``files``, their
     ``keywords``, the headline occurrences in them (``punnable``, split into
-    ``punnable_nontest`` and ``punnable_test``) and ``punnable_pct``.  Most
+    ``punnable_nontest`` and ``punnable_test``) and ``punnable_pct`` (NaN
+    where there are no keyword arguments).  Most
     occurrences first, ties alphabetically.  With ``n``, the places after the
     first ``n`` are added up in one last row, ``(k others)``."""
     parsed = files[files["status"] == OK]
@@ -84,7 +86,7 @@ def by_directory(occurrences: pd.DataFrame, files: pd.DataFrame, n: Optional[int
         rest = table.iloc[n:]
         others = pd.DataFrame([rest.sum()], index=["(%d other%s)" % (len(rest), "s" if len(rest) > 1 else "")])
         table = pd.concat([table.iloc[:n], others]).astype("int64")
-    table["punnable_pct"] = [percent(int(p), int(k)) for p, k in zip(table["punnable"], table["keywords"])]
+    table["punnable_pct"] = [units.share(int(p), int(k)) for p, k in zip(table["punnable"], table["keywords"])]
     table.index.name = "directory"
     return table
 
@@ -101,12 +103,12 @@ def top_split(occurrences: pd.DataFrame, column: str, n: int = TOP_N) -> pd.Data
 
 def compare(summaries: Sequence[Dict[str, Any]]) -> pd.DataFrame:
     """One row per scan (in the order given): keyword arguments, punnable
-    ones, and their share."""
+    ones, and their share (NaN for none of none)."""
     return pd.DataFrame({
         "corpus": [s["corpus"] for s in summaries],
         "keywords": [int(s["keywords"]) for s in summaries],
         "punnable": [int(s["punnable"]) for s in summaries],
-        "punnable_pct": [float(s["punnable_pct"]) for s in summaries],
+        "punnable_pct": [units.stored_share(s, "punnable_pct") for s in summaries],
     })
 
 

@@ -13,6 +13,8 @@ report print the same numbers:
   ``parameters["functions"]``, ``parsed``, ``lines``, ``code_lines``);
   None when the summary does not know it;
 - ``share`` (in %) and ``per_million`` (per million lines of code);
+- ``stored_share``: a share the summary stores (``punnable_pct``), NaN when
+  its denominator is 0 (``summary.json`` holds 0.0 there: JSON has no NaN);
 - ``union``: the rows of several scans, in order.
 
 Standard library only (``table --help`` imports it): the console summary uses it without pandas.
@@ -82,6 +84,17 @@ def share(part: Optional[int], whole: Optional[int]) -> float:
     """``part`` in % of ``whole`` (four decimals); NaN where a share means nothing."""
     from punstats.analysis.summary import percent  # its module imports pyarrow; ``--help`` imports this one
     return percent(part, whole) if part is not None and whole else float("nan")
+
+
+#: The shares a summary stores, and the unit each is a share of (all code, or outside tests).
+STORED_SHARES: Dict[str, Any] = {"punnable_pct": ("keywords", False), "punnable_nontest_pct": ("keywords", True)}
+
+
+def stored_share(summary: Summary, key: str) -> float:
+    """``summary[key]``, a share it stores, as tables, the console and figures show it: NaN
+    ("n/a") when its denominator is 0 or unknown, since ``summary.json`` holds 0.0 for 0 of 0."""
+    unit, nontest = STORED_SHARES[key]
+    return float(summary[key]) if key in summary and denominator(summary, unit, nontest) else float("nan")
 
 
 def per_million(summary: Summary, part: Optional[int], nontest: bool = False) -> float:

@@ -131,6 +131,16 @@ def _json_ready(summary: Dict[str, Any]) -> Dict[str, Any]:
     return summary
 
 
+def nothing_found(corpus: Any, summary: Dict[str, Any]) -> str:
+    """The warning for a scan that found no file to parse (exit status 0: a scan of nothing is
+    a result; its shares are n/a)."""
+    extensions = summary.get("rules", {}).get("extensions", list(DEFAULT_EXTENSIONS))
+    where = "the revision %s of %s" % (corpus.revision[:12], corpus.source) if corpus.is_revision else corpus.source
+    skipped = ", ".join("%s %d" % item for item in sorted(summary.get("skipped_dirs", {}).items()))
+    return "punstats: warning: no Python files found in %s (files ending in %s%s); every share is n/a" % (
+        where, ", ".join(extensions), "; skipped directories: " + skipped if skipped else "")
+
+
 def cmd_scan(args: argparse.Namespace) -> int:
     from punstats.present.console import format_summary
     from punstats.runs.scan import scan
@@ -170,6 +180,8 @@ def cmd_scan(args: argparse.Namespace) -> int:
         summaries.append(summary)
         if not args.json:
             print(format_summary(summary))
+        if not summary["files"]:  # a valid result, stored like any other: said, not refused
+            print(terminal(nothing_found(corpus, summary)), file=sys.stderr)
     if args.json:  # one shape for any number of paths: an array of summaries
         print(json.dumps([_json_ready(s) for s in summaries], indent=2, ensure_ascii=False))
     return 0

@@ -11,6 +11,7 @@ from typing import Any, List, Sequence
 import pandas as pd
 
 from punstats import analysis
+from punstats.analysis.units import share
 from punstats.present.formats import Label, Percent, Table
 from punstats.present.provenance import column_names, provenance, source_url, subject_of
 
@@ -21,7 +22,8 @@ COMPARE_UP_TO = 20
 def length_shares(results: Sequence[Any], up_to: int = COMPARE_UP_TO) -> pd.DataFrame:
     """Rows n = 1 .. ``up_to``; per scan, the share (in %) of its ``f(x=x)``
     keyword arguments whose identifier has at least n characters, in all
-    code (column ``<name>``) and outside tests (``<name> outside tests``)."""
+    code (column ``<name>``) and outside tests (``<name> outside tests``);
+    NaN where the scan has none."""
     names = column_names([r.summary for r in results])
     columns = {}
     for name, result in zip(names, results):
@@ -29,8 +31,8 @@ def length_shares(results: Sequence[Any], up_to: int = COMPARE_UP_TO) -> pd.Data
         nontest = int(table["at_least_nontest"].iloc[0]) if len(table) else 0
         columns[name] = table["at_least_pct"].astype(float)
         columns[name + " outside tests"] = pd.Series(
-            [analysis.percent(int(v), nontest) for v in table["at_least_nontest"]], index=table.index)
-    frame = pd.DataFrame(columns).reindex(range(1, up_to + 1)).fillna(0.0)
+            [share(int(v), nontest) for v in table["at_least_nontest"]], index=table.index)
+    frame = pd.DataFrame(columns).reindex(range(1, up_to + 1))
     frame.index.name = "n"
     return frame
 

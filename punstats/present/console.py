@@ -7,6 +7,12 @@ from typing import Any, Dict, List, Sequence
 from punstats.analysis import units
 from punstats.model.escape import terminal
 from punstats.model.kinds import KIND_CALL, KIND_CLASS
+from punstats.present.formats import percent_text
+
+
+def _pct(s: Dict[str, Any], key: str) -> str:
+    """A share the summary stores, or n/a when it is a share of nothing."""
+    return percent_text(units.stored_share(s, key))
 
 
 def _n(value: int) -> str:
@@ -31,10 +37,10 @@ def format_summary(s: Dict[str, Any]) -> str:
     rows += [
         ("calls", _n(s["calls"])),
         ("keyword arguments", "%s   (plus %s ** unpackings)" % (_n(s["keywords"]), _n(s["double_star"]))),
-        ("punnable f(x=x)", "%s   (%.2f%% of keyword arguments, in %s calls)"
-         % (_n(s["punnable"]), s["punnable_pct"], _n(s["calls_with_punnable"]))),
-        ("f(x=x) outside tests", "%s   (%.2f%% of the %s keyword arguments outside tests; test rule: %s)"
-         % (_n(s["punnable_nontest"]), s["punnable_nontest_pct"], _n(s["keywords_nontest"]), s["test_rule"]))
+        ("punnable f(x=x)", "%s   (%s of keyword arguments, in %s calls)"
+         % (_n(s["punnable"]), _pct(s, "punnable_pct"), _n(s["calls_with_punnable"]))),
+        ("f(x=x) outside tests", "%s   (%s of the %s keyword arguments outside tests; test rule: %s)"
+         % (_n(s["punnable_nontest"]), _pct(s, "punnable_nontest_pct"), _n(s["keywords_nontest"]), s["test_rule"]))
         if "punnable_nontest_pct" in s else ("f(x=x) outside tests", "n/a (scanned before punstats measured it)"),
         ("long (>= %d chars)" % s["long_threshold"], _n(s["long"])),
         ("long outside tests", "%s   (test rule: %s)" % (_n(s["long_nontest"]), s["test_rule"])),
@@ -86,9 +92,10 @@ def _user_pattern_rows(s: Dict[str, Any]) -> List[Any]:
         total, outside = units.count(s, kind), units.count(s, kind, nontest=True)
         parts = ["%s" % _count(total)]
         pct = units.share(total, units.denominator(s, kind.per))
-        if pct == pct:
+        if kind.per:
             digits = 2 if pct >= 0.1 else 4  # a rare construct per line still shows its first digits
-            parts.append("%.*f%% of %s" % (digits, pct, units.unit_words(kind.per).replace("`", "")))
+            parts.append("%s of %s" % ("%.*f%%" % (digits, pct) if pct == pct else percent_text(pct),
+                                       units.unit_words(kind.per).replace("`", "")))
         parts.append("%s outside tests" % _count(outside))
         rate = units.per_million(s, total)
         if rate == rate:
@@ -188,9 +195,9 @@ def _archive_rows(s: Dict[str, Any]) -> List[Any]:
 def format_corpus_line(stored: Any) -> str:
     s = stored.summary
     refused = len(s.get("refused_members", []))
-    return terminal("%-20s %-32s files %7s  keywords %9s  f(x=x) %7s (%5.2f%%)%s  -> %s%s" % (
+    return terminal("%-20s %-32s files %7s  keywords %9s  f(x=x) %7s (%6s)%s  -> %s%s" % (
         stored.project.name, s["source"][:32], _n(s["files"]), _n(s["keywords"]), _n(s["punnable"]),
-        s["punnable_pct"], "  refused %d" % refused if refused else "", stored.directory,
+        _pct(s, "punnable_pct"), "  refused %d" % refused if refused else "", stored.directory,
         "  (already stored)" if stored.reused else ""))
 
 
@@ -220,10 +227,10 @@ def summary_html(s: Dict[str, Any]) -> str:
     from punstats.present.provenance import provenance
     rows = [("files", "%s parsed, %s failed" % (_n(s["parsed"]), _n(s["failed"]))),
             ("keyword arguments", _n(s["keywords"])),
-            ("f(x=x)", "%s (%.2f%%)" % (_n(s["punnable"]), s["punnable_pct"]))]
+            ("f(x=x)", "%s (%s)" % (_n(s["punnable"]), _pct(s, "punnable_pct")))]
     if "punnable_nontest_pct" in s:
-        rows.append(("f(x=x) outside tests", "%s of %s (%.2f%%)" % (
-            _n(s["punnable_nontest"]), _n(s["keywords_nontest"]), s["punnable_nontest_pct"])))
+        rows.append(("f(x=x) outside tests", "%s of %s (%s)" % (
+            _n(s["punnable_nontest"]), _n(s["keywords_nontest"]), _pct(s, "punnable_nontest_pct"))))
     rows.append(("long (>= %d chars)" % s["long_threshold"], "%s, %s outside tests" % (
         _n(s["long"]), _n(s["long_nontest"]))))
     body = "".join("<tr><th style='text-align:left'>%s</th><td style='text-align:left'>%s</td></tr>"

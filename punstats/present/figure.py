@@ -128,7 +128,8 @@ def no_data(axes: Any, summary: Dict[str, Any]) -> bool:
     ticks) and return True."""
     if int(summary.get("punnable", 0)) > 0:
         return False
-    what = "no calls" if int(summary.get("calls", 0)) == 0 else "no f(x=x) keyword arguments"
+    what = ("no Python files" if int(summary.get("files", 1)) == 0 else
+            "no calls" if int(summary.get("calls", 0)) == 0 else "no f(x=x) keyword arguments")
     failed = int(summary.get("failed", 0))
     axes.set_axis_off()
     failures = " (%d file%s failed to parse)" % (failed, "" if failed == 1 else "s") if failed else ""

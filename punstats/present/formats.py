@@ -23,11 +23,20 @@ from punstats.model.escape import (
 FORMATS = ("rst", "markdown", "csv", "latex")
 
 
+#: What a share of nothing (0 of 0, NaN) is written as; CSV leaves its cell empty, which
+#: ``pandas.read_csv``, R's ``read.csv`` and spreadsheets all read as a missing number.
+NOT_AVAILABLE = "n/a"
+
+
 @dataclass(frozen=True)
 class Percent:
-    """A percentage cell: ``10.70%`` (two decimals)."""
+    """A percentage cell: ``10.70%`` (two decimals); NaN (a share of nothing) is ``n/a``."""
 
     value: float
+
+    @property
+    def known(self) -> bool:
+        return self.value == self.value
 
 
 @dataclass(frozen=True)
@@ -66,14 +75,29 @@ class Table:
     title_note: Optional[int] = None
     note_links: Tuple[Optional[str], ...] = ()  # per note: an address for what it describes, if public
 
+    def _repr_markdown_(self) -> str:
+        """A notebook shows the table as Markdown, its notes without footnote syntax
+        (JupyterLab renders no ``[^1]``)."""
+        return render(self, "markdown", note_style="inline")
+
+
+#: How Markdown marks a note: GFM footnotes (``[^1]``, which GitHub renders), or ``inline``:
+#: a superscript ``<sup>1</sup>`` and the notes as a numbered list under the table, for
+#: renderers without footnotes (JupyterLab's).
+NOTE_STYLES = ("footnotes", "inline")
+
 
 def render(table: Table, fmt: str = "rst", notes: bool = True, first_note: int = 1,
-           links: bool = False) -> str:
+           links: bool = False, note_style: str = "footnotes") -> str:
     """``table`` as text in ``fmt``; footnotes numbered from ``first_note``
     (reST uses auto-numbered footnotes, which number themselves).
     ``links`` (Markdown): no footnotes; a header that has a note links to the
-    public address of its scan, and the notes follow the table as plain text."""
-    writers = {"rst": _rst, "markdown": _markdown_links if links else _markdown, "csv": _csv, "latex": _latex}
+    public address of its scan, and the notes follow the table as plain text.
+    ``note_style`` (Markdown): one of ``NOTE_STYLES``."""
+    if note_style not in NOTE_STYLES:
+        raise OptionError("unknown note style %r (choose from %s)" % (note_style, ", ".join(NOTE_STYLES)))
+    markdown = _markdown_links if links else _markdown_inline if note_style == "inline" else _markdown
+    writers = {"rst": _rst, "markdown": markdown, "csv": _csv, "latex": _latex}
     if fmt not in writers:
         raise OptionError("unknown table format %r (choose from %s)" % (fmt, ", ".join(FORMATS)))
     if not notes:
@@ -81,11 +105,12 @@ def render(table: Table, fmt: str = "rst", notes: bool = True, first_note: int =
     return writers[fmt](table, first_note)
 
 
-def render_all(tables: Sequence[Table], fmt: str = "rst", links: bool = False) -> str:
+def render_all(tables: Sequence[Table], fmt: str = "rst", links: bool = False,
+               note_style: str = "footnotes") -> str:
     """Several tables one after another, footnote numbers running on."""
     parts, first = [], 1
     for table in tables:
-        parts.append(render(table, fmt, first_note=first, links=links).rstrip("\n"))
+        parts.append(render(table, fmt, first_note=first, links=links, note_style=note_style).rstrip("\n"))
         first += len(table.notes)
     return "\n\n".join(parts) + "\n"
 
@@ -113,8 +138,15 @@ def _pad(text: str, width: int, right: bool = False) -> str:
 
 def _number(cell: Union[int, Percent], plain: bool = False) -> str:
     if isinstance(cell, Percent):
+        if not cell.known:
+            return "" if plain else NOT_AVAILABLE
         return "%.2f" % cell.value if plain else "%.2f%%" % cell.value
     return str(cell) if plain else format(cell, ",")
+
+
+def percent_text(value: float) -> str:
+    """A share as every output writes it: ``10.70%``, or ``n/a`` for NaN (a share of nothing)."""
+    return _number(Percent(value))
 
 
 def _label_parts(text: str) -> List[Tuple[str, bool]]:
@@ -173,9 +205,9 @@ def _md_plain(text: str, user: bool) -> str:
     return markdown_text(text) if user else text.replace("|", "\\|")
 
 
-def _markdown(table: Table, first_note: int) -> str:
+def _markdown(table: Table, first_note: int, mark_format: str = "[^%d]") -> str:
     header_marks, title_mark = _marks(table)
-    header = [_text(cell, _md_plain, markdown_code) + ("[^%d]" % (first_note + mark) if mark is not None else "")
+    header = [_text(cell, _md_plain, markdown_code) + (mark_format % (first_note + mark) if mark is not None else "")
               for cell, mark in zip(table.header, header_marks)]
     body = [[_text(cell, _md_plain, markdown_code) for cell in row] for row in table.rows]
     right = _numeric(table)
@@ -188,12 +220,18 @@ def _markdown(table: Table, first_note: int) -> str:
     lines = []
     if table.title:
         title = _join_text(table.title, _md_plain, markdown_code)
-        lines += ["**%s**%s" % (title, "[^%d]" % (first_note + title_mark) if title_mark is not None else ""), ""]
+        lines += ["**%s**%s" % (title, mark_format % (first_note + title_mark) if title_mark is not None else ""), ""]
     lines += [line(header), rule] + [line(row) for row in body]
     if table.notes:
         lines.append("")
-        lines += ["[^%d]: %s" % (first_note + i, _md_plain(note, True)) for i, note in enumerate(table.notes)]
+        item = "[^%d]: %s" if mark_format == "[^%d]" else "%d. %s"  # inline: a numbered list, from first_note
+        lines += [item % (first_note + i, _md_plain(note, True)) for i, note in enumerate(table.notes)]
     return "\n".join(lines) + "\n"
+
+
+def _markdown_inline(table: Table, first_note: int) -> str:
+    """Markdown whose notes are marked ``<sup>N</sup>`` and listed under the table (no footnotes)."""
+    return _markdown(table, first_note, "<sup>%d</sup>")
 
 
 def _md_link(address: str) -> str:

@@ -44,6 +44,7 @@ from punstats.present.figure import (  # noqa: F401  (part of this module's API)
     png_bytes,
     save,
 )
+from punstats.present.formats import percent_text
 from punstats.present.provenance import column_names, subject_of
 
 
@@ -167,18 +168,19 @@ def projects(results: Sequence[Any]) -> Plot:
     data = analysis.compare(summaries).set_index(pd.Index(names, name="scan"))
     data["keywords_nontest"] = [int(s["keywords_nontest"]) for s in summaries]
     data["punnable_nontest"] = [int(s["punnable_nontest"]) for s in summaries]
-    data["punnable_nontest_pct"] = [float(s["punnable_nontest_pct"]) for s in summaries]
+    data["punnable_nontest_pct"] = [units.stored_share(s, "punnable_nontest_pct") for s in summaries]
     figure, axes = _figure(5.4, max(WIDTH * 0.8, 1.6 + 2.2 * len(names)))
     with matplotlib.rc_context(STYLE):
         positions = list(range(len(names)))
         for offset, (column, count, whole, colour, label) in zip((-0.2, 0.2), (
                 ("punnable_pct", "punnable", "keywords", NONTEST_COLOUR, "all code"),
                 ("punnable_nontest_pct", "punnable_nontest", "keywords_nontest", TEST_COLOUR, "outside tests"))):
-            axes.bar([p + offset for p in positions], data[column], width=0.38, color=colour, label=label)
-            for position, (_, row) in zip(positions, data.iterrows()):
-                axes.annotate("%.2f%%\n%s of\n%s" % (row[column], format(int(row[count]), ","),
-                                                      format(int(row[whole]), ",")),
-                              xy=(position + offset, row[column]), xytext=(0, 4), textcoords="offset points",
+            heights = data[column].fillna(0.0)  # NaN: a share of nothing, labelled n/a
+            axes.bar([p + offset for p in positions], heights, width=0.38, color=colour, label=label)
+            for position, height, (_, row) in zip(positions, heights, data.iterrows()):
+                axes.annotate("%s\n%s of\n%s" % (percent_text(row[column]), format(int(row[count]), ","),
+                                                  format(int(row[whole]), ",")),
+                              xy=(position + offset, height), xytext=(0, 4), textcoords="offset points",
                               ha="center", va="bottom", fontsize=9)
         axes.set_xlim(-0.8, len(names) - 0.2)
         axes.set_xticks(positions, [figure_text(name) for name in names], rotation=30 if len(names) > 4 else 0,
@@ -186,7 +188,7 @@ def projects(results: Sequence[Any]) -> Plot:
         axes.set_title("f(x=x) among keyword arguments: all code and outside tests")
         axes.set_xlabel("scan")
         axes.set_ylabel("% of keyword arguments")
-        top = max([float(v) for c in ("punnable_pct", "punnable_nontest_pct") for v in data[c]] + [1.0])
+        top = max([float(v) for c in ("punnable_pct", "punnable_nontest_pct") for v in data[c] if v == v] + [1.0])
         axes.set_ylim(0, top * 1.6)  # room for the labels and the legend
         axes.yaxis.set_major_formatter(FuncFormatter(lambda value, _: "%g%%" % value))
         axes.legend(loc="upper center", ncols=2)
@@ -215,11 +217,12 @@ def kinds(results: Sequence[Any]) -> Plot:
     with matplotlib.rc_context(STYLE):
         for index, name in enumerate(names):
             positions = [row + (index - (len(names) - 1) / 2) * height for row in range(len(bars))]
-            values = [float(v) if v == v else 0.0 for v in data[name]]  # NaN: nothing to divide by
+            shares = [float(v) for v in data[name]]
+            values = [v if v == v else 0.0 for v in shares]  # NaN: nothing to divide by, labelled n/a
             axes.barh(positions, values, height=height * 0.95, label=figure_text(name),
                       color=SCAN_COLOURS[index % len(SCAN_COLOURS)])
-            for position, value in zip(positions, values):
-                axes.annotate("%.2f%%" % value if value else "-", xy=(value, position), xytext=(3, 0),
+            for position, value, share in zip(positions, values, shares):
+                axes.annotate(percent_text(share) if share else "-", xy=(value, position), xytext=(3, 0),
                               textcoords="offset points", va="center", fontsize=9)
         axes.set_yticks(range(len(bars)), data["label"], fontsize=10)
         axes.invert_yaxis()

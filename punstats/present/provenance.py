@@ -21,8 +21,8 @@ def provenance(summary: Dict[str, Any], name: Optional[str] = None) -> str:
                summary.get("punstats_version", "?"), summary["test_rule"]))
 
 
-#: Sources that name something anyone can fetch, shown as they are.
-PUBLIC_SOURCE = re.compile(r"^(pypi:|git\+|[a-z][a-z0-9+.-]*://)")
+#: Sources that name something anyone can fetch, shown as they are (a ``file://`` URL is not one).
+PUBLIC_SOURCE = re.compile(r"^(pypi:|git\+(?!file:)|(?!file:|git\+)[a-z][a-z0-9+.-]*://)")
 
 
 def source_text(summary: Dict[str, Any]) -> str:
@@ -38,6 +38,8 @@ def source_text(summary: Dict[str, Any]) -> str:
                                                   summary["python"])
     if PUBLIC_SOURCE.match(source):
         return source
+    if source.startswith("git+file:") or summary.get("revision_scan"):
+        return "a local git repository"
     if summary.get("archive"):
         return "the archive %s" % os.path.basename(str(summary["archive"].get("file", source)))
     return "a local directory"

@@ -16,12 +16,14 @@ from __future__ import annotations
 
 import base64
 import os
-import shlex
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
+from punstats.analysis.units import stored_share
 from punstats.model.escape import visible
 from punstats.present import tables
-from punstats.present.provenance import PUBLIC_SOURCE, column_names, source_text, subject_of
+from punstats.present.commands import commands
+from punstats.present.formats import percent_text
+from punstats.present.provenance import column_names, source_text, subject_of
 from punstats.store.rules import TEST_DIRS, TEST_FILE_PATTERNS
 
 DEFAULT_DIRECTORY = "reports"
@@ -112,12 +114,13 @@ def _what_was_measured(summaries: Sequence[Dict[str, Any]], scan_dirs: Sequence[
         ("Files", lambda s: "%s scanned: %s parsed, %s failed (%s)" % (
             _n(s["files"]), _n(s["parsed"]), _n(s["failed"]), _counts(s.get("failed_by_reason", {})))),
         ("Skipped", skipped),
-        ("Extensions", lambda s: ", ".join("`%s`" % e for e in s.get("rules", {}).get("extensions", [".py"]))),
+        ("Extensions", lambda s: ", ".join(tables.markdown_code(e)
+                                           for e in s.get("rules", {}).get("extensions", [".py"]))),
         ("Left out", _left_out),
         ("Test rule", lambda s: tables.markdown_code(s["test_rule"])),
         ("Long threshold", lambda s: "%d characters" % s["long_threshold"]),
     ]
-    lines = ["| Scan | %s |" % " | ".join(_text(n) for n in names), "| --- |%s" % " --- |" * len(names)]
+    lines = ["| Scan | %s |" % " | ".join(_text(n) for n in names), "| --- |" + " --- |" * len(names)]
     lines += ["| %s | %s |" % (label, " | ".join(fact(s) for s in summaries)) for label, fact in facts]
     stored = [_portable(d) for d in scan_dirs]
     if any(stored):
@@ -128,7 +131,8 @@ def _what_was_measured(summaries: Sequence[Dict[str, Any]], scan_dirs: Sequence[
 def _left_out(s: Dict[str, Any]) -> str:
     """What ``.gitignore`` and ``--exclude`` took out of the walk."""
     rules = s.get("rules", {})
-    parts = [".gitignore honoured" if rules.get("gitignore") else
+    parts = ["nothing: read from git as committed" if s.get("revision_scan") else
+             ".gitignore honoured" if rules.get("gitignore") else
              ".gitignore not applied (an unpacked archive)" if s.get("archive") else
              ".gitignore not read (--no-ignore)" if "gitignore" in rules else "scanned before .gitignore support"]
     parts += ["--exclude %s" % tables.markdown_code(g) for g in rules.get("exclude", [])]
@@ -232,8 +236,15 @@ def render(results: Any, figure_sources: Optional[Dict[str, str]] = None,
         _compare_sections(results, figure, table)
     parts += ["## Patterns", _PATTERNS, table(tables.kinds_table(results))]
     parts += _labels_section(results, scan_dirs, table)
-    parts += ["## Reproduce", "```sh\n%s\n```" % "\n".join(visible(line) for line in _commands(summaries, scan_dirs))]
+    parts += ["## Reproduce", _REPRODUCE, "```sh\n%s\n```" % "\n".join(
+        visible(line) for line in commands(summaries, [_portable(d) for d in scan_dirs]))]
     return "\n\n".join(part for part in parts if part) + "\n"
+
+
+#: What the "Reproduce" section says before its commands.
+_REPRODUCE = ("The commands that make these numbers again, with `punstats` installed from a clone of its "
+              "repository: each names what was scanned, pinned to the version or commit read, and the "
+              "options that change the numbers.")
 
 
 #: What the patterns table of a report holds.
@@ -288,55 +299,12 @@ def _labels_section(results: Sequence[Any], scan_dirs: Sequence[Optional[str]],
 def headline(result: Any, name: Optional[str] = None) -> str:
     """The sentence a PEP author quotes: the share outside tests, then in all code."""
     s = tables.with_outside_tests(result)
-    return ("%s**%.2f%%** of the keyword arguments outside tests are `f(x=x)` (%s of %s; test rule %s); "
-            "in all code, **%.2f%%** (%s of %s)." % (
+    return ("%s**%s** of the keyword arguments outside tests are `f(x=x)` (%s of %s; test rule %s); "
+            "in all code, **%s** (%s of %s)." % (
                 "%s: " % _text(name) if name else "",
-                s["punnable_nontest_pct"], _n(s["punnable_nontest"]), _n(s["keywords_nontest"]),
-                tables.markdown_code(s["test_rule"]), s["punnable_pct"], _n(s["punnable"]), _n(s["keywords"])))
-
-
-def _scan_command(summary: Dict[str, Any], directory: str) -> List[str]:
-    """The command that scans the same code again, from any machine."""
-    rules = summary.get("rules", {})
-    scan = ["punstats", "scan"]
-    source = str(summary.get("source", ""))
-    distribution = summary.get("distribution")
-    if distribution:
-        scan.append("pypi:%s==%s" % (distribution["name"], distribution["version"]))
-    elif source != "stdlib":
-        scan.append(source if PUBLIC_SOURCE.match(source) else os.path.basename(source.rstrip("/")) or ".")
-    scan += ["-o", directory]
-    if summary["test_rule"] != "components":
-        scan += ["--test-rule", summary["test_rule"]]
-    if summary["long_threshold"] != 10:
-        scan += ["--long", str(summary["long_threshold"])]
-    if rules.get("extensions", [".py"]) != [".py"]:
-        scan += ["--extensions", ",".join(rules["extensions"])]
-    for source in _pattern_sources(summary):
-        scan += ["--pattern", source]
-    return scan
-
-
-def _pattern_sources(summary: Dict[str, Any]) -> List[str]:
-    """The ``--pattern`` arguments of a scan's user patterns, once each: a module as given, a
-    file by its name only (the reader has their own copy; its sha256 is in the summary)."""
-    sources = [str(p.get("source", "")) for p in summary.get("patterns") or () if isinstance(p, dict)]
-    return list(dict.fromkeys(os.path.basename(s) if s.endswith(".py") else s for s in sources if s))
-
-
-def _commands(summaries: Sequence[Dict[str, Any]], scan_dirs: Sequence[Optional[str]]) -> List[str]:
-    lines, directories = [], []
-    for summary, scan_dir in zip(summaries, scan_dirs):
-        directory = _portable(scan_dir) or os.path.join("data", tables.slug(summary["corpus"]))
-        directories.append(directory)
-        if summary.get("distribution"):
-            lines.append("# the sdist of the installed version (scanned from site-packages)")
-        elif summary.get("source") == "stdlib":
-            lines.append("# with %s %s" % (summary.get("python_implementation", "Python"), summary["python"]))
-        elif summary.get("revision"):
-            lines.append("# at revision %s" % summary["revision"])
-        lines.append(shlex.join(_scan_command(summary, directory)))
-    return lines + [shlex.join(["punstats", "report", *directories])]
+                percent_text(stored_share(s, "punnable_nontest_pct")), _n(s["punnable_nontest"]),
+                _n(s["keywords_nontest"]), tables.markdown_code(s["test_rule"]),
+                percent_text(stored_share(s, "punnable_pct")), _n(s["punnable"]), _n(s["keywords"])))
 
 
 def write_report(results: Any, path: Optional[str] = None, figures: bool = True,

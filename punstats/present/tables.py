@@ -6,8 +6,8 @@ how a table is written as a reST simple table (the shape PEPs use, e.g. the
 comes from a scan's summary or from ``punstats.analysis``.
 
 Formatting rules: counts with thousands separators (``3,715``), percentages
-with two decimals (``10.70%``); CSV holds the plain numbers instead
-(``3715``, ``10.70``).  Each table states its corpus, revision and Python
+with two decimals (``10.70%``), a share of nothing (0 of 0) ``n/a``; CSV holds
+the plain numbers instead (``3715``, ``10.70``, an empty cell).  Each table states its corpus, revision and Python
 version in a footnote (CSV: ``#`` comment lines, ``read_csv(comment="#")``).
 """
 from __future__ import annotations
@@ -122,7 +122,8 @@ def summary_table(results: Sequence[Any], rows: Optional[Sequence[str]] = None) 
             values = [int(s["lines_saved"]["lines_saved"]) if "lines_saved" in s else Label("n/a")
                       for s in summaries]
         else:
-            values = [Percent(float(s[key])) if key.endswith("_pct") else int(s[key]) for s in summaries]
+            values = [Percent(analysis_units.stored_share(s, key)) if key.endswith("_pct") else int(s[key])
+                      for s in summaries]
         body.append((Label(labels[key].format(long=long_threshold)), *values))
     return Table(header=(Label("Statistic"), *names), rows=tuple(body),
                  notes=tuple(provenance(s, name) for s, name in zip(summaries, names)),
@@ -183,7 +184,7 @@ def _kinds_cells(row: Any, block: str, index: int) -> List[Cell]:
     count = row[("count_%d" if block == "count" else "nontest_%d") % index]
     share = row[("pct_%d" if block == "count" else "nontest_pct_%d") % index]
     return [int(count) if count == count and count is not None else Label("n/a"),
-            Percent(float(share)) if share == share else Label("")]
+            Percent(float(share)) if row["denominator"] else Label("")]  # NaN: a share of nothing, n/a
 
 
 def length_table(result: Any, open_from: Optional[int] = None) -> Table:

@@ -3,8 +3,8 @@
 ``punstats table --format csv`` writes these: one header line, one row per
 observation (a scan, or a scan and a length, identifier, callee, directory
 or pattern), a ``scan`` column first, typed columns (counts are integers,
-shares floats in %), and the provenance of each scan in columns of its own,
-so a plain ``pandas.read_csv`` reads it and several scans stack into one
+shares floats in %, an empty cell for a share of nothing: 0 of 0), and the
+provenance of each scan in columns of its own, so a plain ``pandas.read_csv`` reads it and several scans stack into one
 long table.  A text cell that a spreadsheet would read as a formula (one that
 starts with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return) is written
 with a leading ``'`` (OWASP, "CSV injection"); numeric columns are never
@@ -17,6 +17,7 @@ from typing import Any, Dict, List, Optional, Sequence
 import pandas as pd
 
 from punstats import analysis
+from punstats.analysis import units
 from punstats.model.errors import OptionError
 from punstats.model.kinds import Registry
 from punstats.present.provenance import column_names, source_text
@@ -62,7 +63,7 @@ def summary_frame(results: Sequence[Any], rows: Optional[Sequence[str]] = None) 
             if key == "lines_saved":
                 values[key] = s["lines_saved"]["lines_saved"] if "lines_saved" in s else None
             else:
-                values[key] = float(s[key]) if key.endswith("_pct") else int(s[key])
+                values[key] = units.stored_share(s, key) if key.endswith("_pct") else int(s[key])
         return pd.DataFrame([values])
     frame = _stack(results, one).drop(columns="index")
     if "lines_saved" in frame:

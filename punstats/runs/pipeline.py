@@ -77,6 +77,7 @@ def _provenance(corpus: Corpus, found: Discovery, parser: Tuple[str, str]) -> Di
         "punstats_version": __version__,
         "extractor_version": EXTRACTOR_VERSION,
         "skipped_dirs": found.skipped_dirs,
+        **({"revision_scan": True} if corpus.is_revision else {}),  # read from git, not a directory
     }
 
 

@@ -153,7 +153,7 @@ def _same(a: str, b: str) -> bool:
 def _provenance_of(summary: Dict[str, Any]) -> Dict[str, Any]:
     keys = ("corpus", "root", "source", "revision", "commit_date", "python", "python_implementation",
             "punstats_version", "extractor_version", "skipped_dirs", "created", "archive", "refused_members",
-            "cache", "lines_saved", "patterns")
+            "cache", "lines_saved", "patterns", "revision_scan")
     return {key: summary[key] for key in keys if key in summary}
 
 
