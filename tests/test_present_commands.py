@@ -100,3 +100,12 @@ def test_reproduce_pins_a_remote_revision_and_keeps_a_release(tmp_path):
                        "--no-exclude", "--follow-links", "--exclude", "docs"]
     command, comment = scan_command(dict(release, source="stdlib", revision="CPython 3.11.7"), "data/s")
     assert command[:4] == ["punstats", "scan", "-o", "data/s"] and "CPython" not in comment  # no implementation key
+
+
+def test_reproduce_of_an_archive_adds_no_ignore_option_since_an_archive_never_applies_gitignore():
+    archive = {"file": "demo-1.0.tar.gz", "sha256": "0" * 64}
+    summary = {"source": "pypi:demo==1.0", "archive": archive, "test_rule": "components", "long_threshold": 10,
+               "rules": {"gitignore": False}}
+    assert scan_command(summary, "data/x")[0] == ["punstats", "scan", "pypi:demo==1.0", "-o", "data/x"]
+    local = {"source": "src", "test_rule": "components", "long_threshold": 10, "rules": {"gitignore": False}}
+    assert "--no-ignore" in scan_command(local, "data/x")[0]

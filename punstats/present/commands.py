@@ -100,7 +100,8 @@ def rule_options(summary: Summary, from_git: bool) -> List[str]:
         options.append("--no-exclude")
     if not from_git:
         options += ["--follow-links"] if rules.get("follow_links") else []
-        options += ["--no-ignore"] if rules.get("gitignore") is False else []
+        # an unpacked archive never applies its .gitignore: no option says so
+        options += ["--no-ignore"] if rules.get("gitignore") is False and not summary.get("archive") else []
         for glob in rules.get("exclude", []):
             options += ["--exclude", glob]
         options += ["--lines-saved"] if "lines_saved" in summary else []
