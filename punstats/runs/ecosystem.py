@@ -48,12 +48,17 @@ from punstats.runs.options import ScanOptions
 from punstats.sources import pypi
 from punstats.sources.archives import Limits
 from punstats.sources.toppypi import Ranked, TopList
+from punstats.store.ecosystem import (  # noqa: F401  (their home before store.ecosystem)
+    ECOSYSTEM_FILE,
+    JOURNAL,
+    RUN_FILE,
+    TABLES,
+    brief,
+    load_record,
+    project_file,
+    read_journal,
+)
 from punstats.store.staging import write_atomic
-
-JOURNAL = "journal.jsonl"
-RUN_FILE = "run.json"
-ECOSYSTEM_FILE = "ecosystem.json"
-TABLES = ("occurrences", "files")
 
 DEFAULT_DOWNLOAD_CAP = 2 * 1024 ** 3
 
@@ -90,28 +95,6 @@ class Timing:
 
 def _json_bytes(value: Any) -> bytes:
     return (json.dumps(value, indent=1, ensure_ascii=False) + "\n").encode()
-
-
-def read_journal(output: str) -> Dict[str, Dict[str, Any]]:
-    """Finished projects by name; a line cut short by a kill is ignored."""
-    done: Dict[str, Dict[str, Any]] = {}
-    try:
-        with open(os.path.join(output, JOURNAL), encoding="utf-8") as handle:
-            lines = handle.read().split("\n")
-    except FileNotFoundError:
-        return done
-    for line in lines:
-        try:
-            entry = jsondata.loads(line)
-        except ValueError:
-            continue
-        if isinstance(entry, dict) and os.path.isfile(project_file(output, str(entry.get("project")))):
-            done[entry["project"]] = entry
-    return done
-
-
-def project_file(output: str, name: str) -> str:
-    return os.path.join(output, "projects", name + ".json")
 
 
 def _prepare(output: str, top: TopList, options: Options) -> None:
@@ -229,11 +212,6 @@ def _commit(output: str, record: Dict[str, Any]) -> None:
         os.fsync(handle.fileno())
 
 
-def load_record(output: str, name: str) -> Dict[str, Any]:
-    with open(project_file(output, name), encoding="utf-8") as handle:
-        return jsondata.load(handle)
-
-
 def _scan(corpus: Any, options: Options, cache: Any) -> Any:
     from punstats.runs import scan as scans
     return scans.scan(corpus=corpus, options=options.scan, cache=cache,
@@ -286,10 +264,12 @@ def _local(todo: Sequence[Ranked], options: Options, get: pypi.Getter, cache: An
 def run_top(top: TopList, projects: Sequence[Ranked], options: Options,
             get: pypi.Getter = pypi.http_get,
             on_done: Optional[Callable[[Dict[str, Any], bool], None]] = None,
-            timing: Optional[Timing] = None) -> Tuple[List[Dict[str, Any]], Dict[str, Any]]:
+            timing: Optional[Timing] = None,
+            on_start: Optional[Callable[[int], None]] = None) -> Tuple[List[Dict[str, Any]], Dict[str, Any]]:
     """Scan ``projects`` into ``options.output``; (records in rank order, ecosystem summary).
 
-    ``on_done(record, reused)`` sees each project as it finishes.
+    ``on_start(total)`` is told the number of projects once the output is ready (a progress
+    bar's total); ``on_done(record, reused)`` sees each project as it finishes.
     """
     from punstats.analysis.ecosystem import aggregate
     from punstats.runs.scan import open_cache
@@ -301,6 +281,8 @@ def run_top(top: TopList, projects: Sequence[Ranked], options: Options,
     todo = [p for p in projects if p.name not in done]
     cache = open_cache(options.cache) if options.scan.engine != "dask" else None
     start = time.perf_counter()
+    if on_start:
+        on_start(len(projects))
     try:
         for project in projects:
             if project.name in done and on_done:
@@ -326,11 +308,3 @@ def run_top(top: TopList, projects: Sequence[Ranked], options: Options,
                          python_implementation=platform.python_implementation(), index=options.index_url)
     write_atomic(os.path.join(output, ECOSYSTEM_FILE), _json_bytes(ecosystem))
     return [brief(load_record(output, p.name)) for p in projects], ecosystem
-
-
-def brief(record: Dict[str, Any]) -> Dict[str, Any]:
-    """A record without its identifier, callee and length counts (they are in the summary's tops)."""
-    if "measures" not in record:
-        return record
-    keep = ("files", "keywords", "punnable")
-    return dict(record, measures={scope: {k: m[k] for k in keep} for scope, m in record["measures"].items()})
