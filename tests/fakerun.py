@@ -52,10 +52,11 @@ def populate(index):
         "kappa/m.py": "g(k=1)\n", "kappa/tests/test_m.py": code(2)}), "sdist")])
 
 
-def make_run(root, *extra):
-    """The run in ``root/out`` (the list, the pattern file and the downloads beside it);
-    (its directory, the command's standard output)."""
-    index = FakePyPI()
+def make_run(root, *extra, index=None):
+    """The run in ``root/out`` (the list, the pattern file and the downloads beside it), against
+    ``index`` (default: a fake index of its own); (its directory, the command's standard output)."""
+    own = index is None
+    index = FakePyPI() if own else index
     try:
         populate(index)
         listing = top_list(root / "list.json", NAMES)
@@ -67,5 +68,6 @@ def make_run(root, *extra):
                            index.index_url, "-o", str(root / "out"), "-j", "1", "--pattern", str(plugin), *extra])
         assert status == 0
     finally:
-        index.close()
+        if own:
+            index.close()
     return str(root / "out"), out.getvalue()

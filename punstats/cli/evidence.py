@@ -54,6 +54,11 @@ def _add_evidence_commands(commands: Any) -> None:
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
     p.set_defaults(handler=cmd_table)
 
+    _add_plot_and_report(commands, stored_scans)
+
+
+def _add_plot_and_report(commands: Any, stored_scans: Any) -> None:
+    """``plot`` and ``report``; ``stored_scans`` adds their directories and rule options."""
     p = commands.add_parser("plot", help="figures of stored scans (PNG and SVG)",
                             description="Draw the figures of stored scans: identifier lengths, cumulative "
                                         "share, top identifiers and callees, top-level directories per scan, "

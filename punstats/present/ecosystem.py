@@ -61,7 +61,8 @@ def _counts_cells(counts: Dict[str, Any]) -> List[Cell]:
 
 def _project_row(row: Dict[str, Any]) -> Tuple[Cell, ...]:
     if row["status"] != "scanned":
-        return (row["rank"], Code(row["project"]), Label("%s: %s" % (row["status"], row["reason"])),
+        why = "skipped: %s" % row["reason"] if row["status"] == "skipped" else "failed (%s)" % row["reason"]
+        return (row["rank"], Code(row["project"]), Label(why),
                 *[Label("")] * 6)
     counts = {column: None if pd.isna(row[column]) else int(row[column]) for column in PROJECT_COUNTS}
     return (row["rank"], Code(row["project"]), row["version"], *_counts_cells(counts))
