@@ -1,13 +1,16 @@
-"""A small finished ecosystem run (``corpus top-pypi:6``) made against a fake PyPI on 127.0.0.1.
+"""A small finished ecosystem run (``corpus top-pypi:7``) made against a fake PyPI on 127.0.0.1.
 
-Six projects, each there for a reason: tests and a user pattern (alpha), a pure-Python
+Seven projects, each there for a reason: tests and a user pattern (alpha), a pure-Python
 wheel (beta), only platform wheels, so skipped (gamma), no keyword argument at all, so
-shares of 0/0 (delta), f(x=x) in tests only (kappa), and the largest (iota).  The run
+shares of 0/0 (delta), f(x=x) in tests only (kappa), more than one module (iota), and real
+code: the running interpreter's ``unittest`` package (stdunit; with its tests up to Python 3.11).  The run
 counts a user pattern (``try_finally``, per ``Try`` node).  ``make_run`` runs the command
 line, as a user does, and returns the run's directory and what the command printed.
 """
 import contextlib
 import io
+import os
+import sysconfig
 
 from fakeindex import FakePyPI, sdist, top_list, wheel
 
@@ -34,7 +37,20 @@ def code(n):
     return "def m(%s):\n%s    h(k=1)\n" % (", ".join("v" * (i + 1) for i in range(n)), calls or "    pass\n")
 
 
-NAMES = ["alpha", "beta", "gamma", "delta", "iota", "kappa"]
+NAMES = ["alpha", "beta", "gamma", "delta", "iota", "kappa", "stdunit"]
+
+
+def stdlib_unittest():
+    """Real code: the running interpreter's ``unittest`` package ({path: text}), its tests under ``unittest/test``."""
+    root = os.path.join(sysconfig.get_path("stdlib"), "unittest")
+    files = {}
+    for directory, dirs, names in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        for name in sorted(n for n in names if n.endswith(".py")):
+            path = os.path.join(directory, name)
+            with open(path, encoding="utf-8") as handle:
+                files[os.path.relpath(path, os.path.dirname(root)).replace(os.sep, "/")] = handle.read()
+    return files
 
 
 def populate(index):
@@ -50,6 +66,7 @@ def populate(index):
         "iota/a.py": code(6), "iota/b.py": code(0) + FINALLY, "iota/tests/test_a.py": code(1)}), "sdist")])
     index.project("kappa", "1.1", [("kappa-1.1.tar.gz", sdist("kappa", "1.1", {
         "kappa/m.py": "g(k=1)\n", "kappa/tests/test_m.py": code(2)}), "sdist")])
+    index.project("stdunit", "3.0", [("stdunit-3.0.tar.gz", sdist("stdunit", "3.0", stdlib_unittest()), "sdist")])
 
 
 def make_run(root, *extra, index=None):

@@ -3,11 +3,12 @@ independent computation on the run's combined dataset: pd.read_parquet(DIR/occur
 
 The run (``fakerun``) is made by the command line against a fake PyPI on 127.0.0.1.
 """
+import ast
 import os
 
 import pandas as pd
 import pytest
-from fakerun import NAMES, make_run
+from fakerun import NAMES, make_run, stdlib_unittest
 
 from punstats.analysis import ecosystem as eco
 from punstats.analysis import units
@@ -44,7 +45,7 @@ def test_each_project_s_counts_are_those_of_its_stored_tables(stored):
     assert list(frame["project"]) == NAMES and list(frame["rank"]) == list(range(1, len(NAMES) + 1))
     assert dict(zip(frame["project"], frame["status"])) == {
         "alpha": "scanned", "beta": "scanned", "gamma": "skipped", "delta": "scanned", "iota": "scanned",
-        "kappa": "scanned"}
+        "kappa": "scanned", "stdunit": "scanned"}
     expected = by_hand(stored.directory)
     scanned = frame[frame["status"] == "scanned"].set_index("project")[list(eco.PROJECT_COUNTS)].astype(int)
     expected = expected.reindex(scanned.index).fillna(0).astype(int)  # delta has no f(x=x) rows at all
@@ -56,7 +57,7 @@ def test_each_project_s_counts_are_those_of_its_stored_tables(stored):
 def test_pooled_counts_and_shares_are_the_dataset_s_totals(stored):
     expected = by_hand(stored.directory).sum()
     total = eco.pooled(eco.per_project(stored.records))
-    assert total == dict(projects=5, **{column: int(expected[column]) for column in eco.PROJECT_COUNTS})
+    assert total == dict(projects=6, **{column: int(expected[column]) for column in eco.PROJECT_COUNTS})
     rates = eco.shares(total)
     assert rates["pct"] == pytest.approx(100 * expected["punnable"] / expected["keywords"], abs=1e-4)
     assert rates["nontest_pct"] == pytest.approx(100 * expected["punnable_nontest"] / expected["keywords_nontest"],
@@ -94,8 +95,10 @@ def test_the_pooled_patterns_are_the_dataset_s_counts_and_units(stored):
     tries = occurrences[occurrences["kind"] == "try_finally"]
     [kind] = [k for k in registry_of(pooled) if k.user]
     assert (kind.name, kind.per) == ("try_finally", "Try")
-    assert units.count(pooled, kind) == len(tries) == 4
-    assert units.count(pooled, kind, nontest=True) == int((~tries["in_test"]).sum()) == 2
+    assert units.count(pooled, kind) == len(tries)
+    assert units.count(pooled, kind, nontest=True) == int((~tries["in_test"]).sum())
+    mine = tries[tries["project"] != "stdunit"]
+    assert (len(mine), int((~mine["in_test"]).sum())) == (4, 2)  # the fixture as meant
     assert units.denominator(pooled, "Try") == int(parsed["nodes_Try"].sum())
     assert units.denominator(pooled, "code_lines") == int(files["code_lines"].sum())
     for name in ("call", "attribute", "near_miss"):  # the built-in rows too
@@ -121,3 +124,24 @@ def test_at_least_is_the_share_of_identifiers_at_least_n_long(stored):
         assert count == int((lengths >= n).sum())
         assert pct == pytest.approx(100 * (lengths >= n).mean(), abs=1e-4)
     assert curve[0][2] == 100.0 and eco.at_least([]) == []
+
+
+def punnable_by_ast(files):
+    """f(x=x) counted with ``ast`` alone (a call's keyword whose value is the name it is given), in all
+    code and outside the ``test`` directory: no punstats code involved."""
+    total = outside = 0
+    for path, text in files.items():
+        found = sum(1 for node in ast.walk(ast.parse(text)) if isinstance(node, ast.Call)
+                    for keyword in node.keywords
+                    if keyword.arg and isinstance(keyword.value, ast.Name) and keyword.value.id == keyword.arg)
+        total += found
+        outside += 0 if "/test/" in path else found
+    return total, outside
+
+
+def test_real_code_counts_as_a_plain_ast_walk_counts_it(stored):
+    frame = eco.per_project(stored.records).set_index("project")
+    total, outside = punnable_by_ast(stdlib_unittest())
+    assert total > 20  # real code (its tests are under unittest/test up to Python 3.11, elsewhere after)
+    assert (frame.loc["stdunit", "punnable"], frame.loc["stdunit", "punnable_nontest"]) == (total, outside)
+    assert frame.loc["stdunit", "files"] == len(stdlib_unittest())

@@ -37,7 +37,7 @@ def test_table_of_a_run_with_top_and_kinds(run_dir, capsys):
     assert main(["table", run_dir, "--top", "2", "--format", "csv"]) == 0
     rows = pd.read_csv(io.StringIO(capsys.readouterr().out), comment="#")
     assert list(rows["Rank"].fillna(0).astype(int)) == [1, 2, 0, 0]
-    assert list(rows["Project"])[2:] == ["4 more projects (3 scanned), pooled", "All 5 scanned projects, pooled"]
+    assert list(rows["Project"])[2:] == ["5 more projects (4 scanned), pooled", "All 6 scanned projects, pooled"]
     files = pd.read_parquet(os.path.join(run_dir, "files"))
     occurrences = pd.read_parquet(os.path.join(run_dir, "occurrences"))
     rest = files[files["project"].isin(NAMES[2:]) & (files["status"] == "ok")]
@@ -46,16 +46,16 @@ def test_table_of_a_run_with_top_and_kinds(run_dir, capsys):
     assert float(rows.iloc[2]["Share"]) == pytest.approx(100 * len(calls) / rest["keywords"].sum(), abs=0.005)
     assert main(["table", run_dir, "--kinds", "--format", "markdown"]) == 0
     out = capsys.readouterr().out
-    assert "try with finally" in out and "near miss" in out and "top-pypi-6" in out
+    assert "try with finally" in out and "near miss" in out and "top-pypi-7" in out
 
 
 def test_plot_of_a_run_writes_its_figure(run_dir, tmp_path, capsys):
     pytest.importorskip("matplotlib")
     assert main(["plot", run_dir, "-o", str(tmp_path / "figures"), "--format", "png,svg"]) == 0
     paths = capsys.readouterr().out.split()
-    assert paths == [str(tmp_path / "figures" / ("top-pypi-6-ecosystem." + ending)) for ending in ("png", "svg")]
+    assert paths == [str(tmp_path / "figures" / ("top-pypi-7-ecosystem." + ending)) for ending in ("png", "svg")]
     assert open(paths[0], "rb").read(8) == b"\x89PNG\r\n\x1a\n"
-    assert "top-pypi-6: the 6 most-downloaded PyPI projects" in open(paths[1]).read()
+    assert "top-pypi-7: the 7 most-downloaded PyPI projects" in open(paths[1]).read()
 
 
 def test_report_of_a_run_holds_the_projects_the_patterns_the_figure_and_no_local_path(run_dir, tmp_path, capsys):
@@ -64,11 +64,11 @@ def test_report_of_a_run_holds_the_projects_the_patterns_the_figure_and_no_local
     assert main(["report", run_dir, "-o", str(target), "--top", "3"]) == 0
     assert capsys.readouterr().out == str(target) + "\n"
     text = target.read_text()
-    assert "3 more projects (3 scanned), pooled" in text and "All 5 scanned projects, pooled" in text
+    assert "4 more projects (4 scanned), pooled" in text and "All 6 scanned projects, pooled" in text
     assert "`iota`" not in text.split("## Patterns")[0]  # rank 5: pooled in the "more" row
-    assert "| try with finally" in text and "(run-figures/top-pypi-6-ecosystem.png)" in text
-    assert (tmp_path / "reports" / "run-figures" / "top-pypi-6-ecosystem.png").is_file()
-    assert "punstats corpus top-pypi:6 -o data/top-pypi-6 --top-pypi-list list.json --pattern tries.py" in text
+    assert "| try with finally" in text and "(run-figures/top-pypi-7-ecosystem.png)" in text
+    assert (tmp_path / "reports" / "run-figures" / "top-pypi-7-ecosystem.png").is_file()
+    assert "punstats corpus top-pypi:7 -o data/top-pypi-7 --top-pypi-list list.json --pattern tries.py" in text
     assert str(tmp_path) not in text and os.path.dirname(run_dir) not in text
     assert main(["report", run_dir, "-o", str(tmp_path / "all.md"), "--no-figures"]) == 0
     assert all("`%s`" % name in (tmp_path / "all.md").read_text() for name in NAMES)

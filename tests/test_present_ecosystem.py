@@ -32,7 +32,7 @@ def test_every_project_is_listed_then_the_run_pooled(stored):
     parsed, occurrences = tables(stored.directory)
     calls = occurrences[occurrences["kind"] == "call"]
     pooled = table.rows[-1]
-    assert pooled[1] == Label("All 5 scanned projects, pooled")
+    assert pooled[1] == Label("All 6 scanned projects, pooled")
     assert pooled[3:6] == (len(parsed), int(parsed["code_lines"].sum()), len(calls))
     assert pooled[6] == Percent(pytest.approx(100 * len(calls) / parsed["keywords"].sum(), abs=1e-4))
     outside = parsed[~parsed["in_test"]]
@@ -58,7 +58,7 @@ def test_top_k_lists_the_first_k_then_the_others_pooled(stored):
     table = shown.project_table(stored.records, stored.ecosystem, top=2)
     assert [row[1] for row in table.rows[:2]] == [Code("alpha"), Code("beta")]
     more, everything = table.rows[2], table.rows[3]
-    assert more[1] == Label("4 more projects (3 scanned), pooled")
+    assert more[1] == Label("5 more projects (4 scanned), pooled")
     assert everything == shown.project_table(stored.records, stored.ecosystem).rows[-1]
     parsed, occurrences = tables(stored.directory)
     rest = set(NAMES[2:])
@@ -122,7 +122,7 @@ def test_the_figure_counts_at_least_n_with_the_scan_figures_colours_and_a_captio
         assert tuple(points.get_facecolor()[0][:3]) == pytest.approx(bar[:3])
         assert colors.to_rgba(line.get_color())[:3] == pytest.approx(bar[:3])
     shares = plot.data
-    assert list(shares.index) == ["alpha", "beta", "delta", "iota", "kappa"]
+    assert list(shares.index) == ["alpha", "beta", "delta", "iota", "kappa", "stdunit"]
     parsed, _ = tables(stored.directory)
     per = parsed.groupby("project")["keywords"].sum()
     assert shares.loc["alpha", "all"] == pytest.approx(100 * (calls["project"] == "alpha").sum() / per["alpha"],

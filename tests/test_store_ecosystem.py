@@ -20,7 +20,7 @@ def finished(tmp_path_factory):
 def test_a_finished_run_reads_back_with_every_project_in_rank_order(finished):
     assert stored_run.is_run(finished) and not stored_run.is_run(os.path.dirname(finished))
     run = stored_run.read_run(finished)
-    assert [r["project"] for r in run.records] == NAMES and run.name == "top-pypi-6"
+    assert [r["project"] for r in run.records] == NAMES and run.name == "top-pypi-7"
     assert run.ecosystem["projects"] == len(NAMES) and run.run["rules"]["patterns"][0]["name"] == "try_finally"
     scanned = [r for r in run.records if r["status"] == "scanned"]
     assert all(set(r["measures"]["all"]) == {"files", "keywords", "punnable"} for r in scanned)  # brief
@@ -47,7 +47,7 @@ def test_a_journal_that_disagrees_with_the_summary_is_refused(finished, tmp_path
     lines = open(journal).read().splitlines()
     with open(journal, "w") as handle:
         handle.write("\n".join(lines[:-1]) + "\n")
-    with pytest.raises(StoreError, match="its journal holds 5 of the 6 projects its ecosystem.json counts"):
+    with pytest.raises(StoreError, match="its journal holds 6 of the 7 projects its ecosystem.json counts"):
         stored_run.read_run(directory)
 
 
