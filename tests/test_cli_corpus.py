@@ -14,13 +14,13 @@ from punstats.cli import common
 
 @pytest.fixture
 def bars(monkeypatch):
-    """(total, done, unit) of each bar when it closes."""
+    """(total, done, unit, the note after the counts) of each bar when it closes."""
     seen = []
     close = common.Progress.close
 
     def recording(self):
         if self._bar is not None:
-            seen.append((self._bar.total, self._bar.n, self._bar.unit))
+            seen.append((self._bar.total, self._bar.n, self._bar.unit, self._bar.postfix))
         close(self)
     monkeypatch.setattr(common.Progress, "close", recording)
     return seen
@@ -39,11 +39,11 @@ def test_the_bar_counts_the_projects_to_their_total(tmp_path, capsys, monkeypatc
         _, again = make_run(tmp_path, "--no-figure", "--skip-existing", index=index)
     finally:
         index.close()
-    assert bars[0] == (len(NAMES), len(NAMES), "project")
+    assert bars[0] == (len(NAMES), len(NAMES), "project", NAMES[-1])  # it named each project as it began
     err = capsys.readouterr().err
     assert "0/%d [" % len(NAMES) in err  # drawn on standard error, from 0 of the total
     assert [line.split()[1] for line in printed.splitlines()[:len(NAMES)]] == NAMES  # the lines, above it
-    assert bars[1] == (len(NAMES), len(NAMES), "project")
+    assert bars[1] == (len(NAMES), len(NAMES), "project", None)  # none to scan: each kept one counted
     assert again.count("(already stored)") == len(NAMES) - 1  # every scanned one kept (gamma: skipped, kept)
 
 

@@ -113,7 +113,7 @@ def cmd_top(args: argparse.Namespace) -> int:
             args.corpus_file, args.top_pypi_list, output=args.output, scan=scan_options(args, lines_saved=False),
             cache=not args.no_cache, download_jobs=args.download_jobs, download_cap=args.download_cap * 1024 * 1024,
             index_url=args.index_url, keep=args.keep, skip_existing=args.skip_existing, strict=args.strict)
-        records, ecosystem = run(on_done=done, on_start=bar.start)
+        records, ecosystem = run(on_done=done, on_start=bar.start, on_begin=bar.note)  # the one in work
     except OSError as exc:  # the output directory became unwritable (a full disk): what is journaled stays
         raise UsageError("cannot write %s: %s" % (getattr(exc, "filename", None) or args.output,
                                                   exc.strerror or exc)) from None

@@ -249,12 +249,16 @@ def _finish(output: str, project: Ranked, record: Dict[str, Any], tables: Dict[s
     _commit(output, record)
 
 
-def _local(todo: Sequence[Ranked], options: Options, get: pypi.Getter, cache: Any,
-           timing: Timing) -> Iterator[Tuple[Ranked, Dict[str, Any], Dict[str, bytes]]]:
-    """Each project's outcome, in rank order: downloads in threads, scans here."""
+def _local(todo: Sequence[Ranked], options: Options, get: pypi.Getter, cache: Any, timing: Timing,
+           on_begin: Optional[Callable[[str], None]] = None,
+           ) -> Iterator[Tuple[Ranked, Dict[str, Any], Dict[str, bytes]]]:
+    """Each project's outcome, in rank order: downloads in threads, scans here (``on_begin``: told
+    each project's name as the loop starts waiting for it)."""
     fetcher = Fetcher(options, get)
     with ThreadPoolExecutor(max_workers=options.download_jobs, thread_name_prefix="fetch") as pool:
         for project, future in ahead(todo, fetcher, pool, options.download_jobs + 1):
+            if on_begin:
+                on_begin(project.name)
             waited = time.perf_counter()
             fetched = future.result()
             timing.waiting += time.perf_counter() - waited
@@ -265,11 +269,13 @@ def run_top(top: TopList, projects: Sequence[Ranked], options: Options,
             get: pypi.Getter = pypi.http_get,
             on_done: Optional[Callable[[Dict[str, Any], bool], None]] = None,
             timing: Optional[Timing] = None,
-            on_start: Optional[Callable[[int], None]] = None) -> Tuple[List[Dict[str, Any]], Dict[str, Any]]:
+            on_start: Optional[Callable[[int], None]] = None,
+            on_begin: Optional[Callable[[str], None]] = None) -> Tuple[List[Dict[str, Any]], Dict[str, Any]]:
     """Scan ``projects`` into ``options.output``; (records in rank order, ecosystem summary).
 
     ``on_start(total)`` is told the number of projects once the output is ready (a progress
-    bar's total); ``on_done(record, reused)`` sees each project as it finishes.
+    bar's total); ``on_begin(name)`` each project's name as its fetch and scan are waited for
+    (not with Dask); ``on_done(record, reused)`` sees each project as it finishes.
     """
     from punstats.analysis.ecosystem import aggregate
     from punstats.runs.scan import open_cache
@@ -291,7 +297,7 @@ def run_top(top: TopList, projects: Sequence[Ranked], options: Options,
             from punstats.runs.ecosystem_dask import outcomes
             finished = outcomes(todo, options, timing)
         else:
-            finished = _local(todo, options, get, cache, timing)
+            finished = _local(todo, options, get, cache, timing, on_begin)
         with returned_memory():  # freed buffers go back between projects: memory flat in N
             for project, record, tables in finished:
                 _finish(output, project, record, tables, options)
