@@ -33,6 +33,16 @@ def test_table_of_a_run_lists_every_project_in_every_format(run_dir, capsys):
         assert all(name in out for name in NAMES), fmt
 
 
+def test_a_run_is_listed_whole_unless_top_is_given(run_dir, capsys, monkeypatch):
+    from punstats.present import tables
+    monkeypatch.setattr(tables, "TOP_ROWS", 2)  # the default rows of a scan's tables: not a run's
+    assert main(["table", run_dir]) == 0
+    out = capsys.readouterr().out
+    assert "more projects" not in out and all("``%s``" % name in out for name in NAMES)
+    assert main(["table", run_dir, "-n", "2"]) == 0
+    assert "5 more projects (4 scanned), pooled" in capsys.readouterr().out
+
+
 def test_table_of_a_run_with_top_and_kinds(run_dir, capsys):
     assert main(["table", run_dir, "--top", "2", "--format", "csv"]) == 0
     rows = pd.read_csv(io.StringIO(capsys.readouterr().out), comment="#")

@@ -42,10 +42,11 @@ def _add_evidence_commands(commands: Any) -> None:
                    help="shorthand for --by kinds: one row per pattern, one column per scan")
     p.add_argument("--kind", metavar="NAME", default=None,
                    help="with --by label: the labels of this occurrence kind only (default: every labelled kind)")
-    p.add_argument("-n", "--top", type=_positive, default=None, metavar="N",
-                   help="rows of the identifier, callee and directory tables (default: %d); of an "
+    p.add_argument("-n", "--top", type=_positive, default=tables.TOP_ROWS, metavar="N", action=_Given,
+                   help="rows of the identifier, callee and directory tables (default: %(default)s); of an "
                         "ecosystem run: the first N projects, then one row pooling the others "
-                        "(default: every project)" % tables.TOP_ROWS)
+                        "(default: every project)")
+    p.set_defaults(top_given=False)
     p.add_argument("--rows", type=_keys, metavar="KEY,KEY",
                    help="the summary's rows, in this order: %s" % ", ".join(tables.ROW_KEYS))
     p.add_argument("--links", action="store_true",
@@ -86,6 +87,15 @@ def _add_plot_and_report(commands: Any, stored_scans: Any) -> None:
                    help="an ecosystem run: list the first N projects, then one row pooling the others "
                         "(default: every project)")
     p.set_defaults(handler=cmd_report)
+
+
+class _Given(argparse.Action):
+    """An option's value, and ``<dest>_given`` True: whether it was given, not only its default."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: Optional[str] = None) -> None:
+        setattr(namespace, self.dest, values)
+        setattr(namespace, self.dest + "_given", True)
 
 
 def _keys(text: str) -> List[str]:
@@ -151,7 +161,8 @@ def _table_of_run(args: argparse.Namespace, stored: Any) -> str:
     if args.by not in ("summary", "kinds") or args.rows is not None or args.kind is not None:
         raise UsageError("an ecosystem run has two tables: its projects (the default) and --kinds "
                          "(--by %s, --rows and --kind are for a stored scan)" % args.by)
-    table = shown.project_table(stored.records, stored.ecosystem, args.top) if args.by == "summary" \
+    top = args.top if args.top_given else None  # a run lists every project unless told
+    table = shown.project_table(stored.records, stored.ecosystem, top) if args.by == "summary" \
         else shown.kinds_table(stored.records, stored.ecosystem)
     return render_all([table], args.format, links=args.links)
 
@@ -165,7 +176,6 @@ def cmd_table(args: argparse.Namespace) -> int:
         return 0
     if args.kind is not None and args.by != "label":
         raise UsageError("--kind chooses the labels of one kind: use it with --by label")
-    args.top = args.top or tables.TOP_ROWS
     results = _load_scans(args.dirs, args.test_rule, args.long)
     try:
         tables.common_long_threshold([r.summary for r in results])
