@@ -110,3 +110,9 @@ def test_a_run_that_never_finished_or_shown_with_other_options_is_a_one_line_err
     assert "keep the rules" in one_line_error(capsys, ["plot", run_dir, "--test-rule", "substring"])
     assert "--by length" in one_line_error(capsys, ["table", run_dir, "--by", "length"])
     assert sorted(os.listdir(run_dir)) == sorted(os.listdir(unfinished) + ["ecosystem.json"])  # nothing lost
+
+
+def test_report_top_is_for_a_run(stdlib_subset_scan_dir, tmp_path, capsys):
+    err = one_line_error(capsys, ["report", stdlib_subset_scan_dir, "--top", "3", "--no-figures",
+                                  "-o", str(tmp_path / "r.md")])
+    assert "--top lists the first N projects of an ecosystem run" in err and not (tmp_path / "r.md").exists()

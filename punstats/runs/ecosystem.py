@@ -23,6 +23,9 @@ The output directory::
                              (a ``project`` and a ``rank`` column)
     ecosystem.json           the ecosystem summary (analysis.ecosystem)
 
+``store.ecosystem`` names these files and reads a finished run back (``read_run``: what
+``table``, ``plot`` and ``report`` show).
+
 Each file is written atomically, and a project counts as done only once its
 journal line is written, so a run killed at any point resumes with
 ``skip_existing`` without losing or double-counting a project; projects that
