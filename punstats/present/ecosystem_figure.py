@@ -67,7 +67,8 @@ def _length_panel(axes: Any, ecosystem: Dict[str, Any]) -> None:
     axes.yaxis.set_major_formatter(FuncFormatter(lambda value, _: "%d%%" % value))
     axes.grid(axis="y", alpha=0.3)
     axes.set_title("Identifiers at least n characters long, pooled")
-    axes.legend(loc="upper right")
+    if axes.get_lines():  # a run without any f(x=x) has no curve to name
+        axes.legend(loc="upper right")
 
 
 def ecosystem_plot(records: Sequence[Dict[str, Any]], ecosystem: Dict[str, Any]) -> Plot:
