@@ -186,10 +186,12 @@ def test_top_pypi_prints_a_line_per_project_then_the_ecosystem(tmp_path, capsys)
         assert lines[3].split()[:5] == ["all", "code", "pooled", "50.00%", "(1"]
         assert lines[-1] == "dataset: pd.read_parquet(%r) (and %r); summary: %s" % (
             os.path.join(out, "occurrences"), os.path.join(out, "files"), os.path.join(out, "ecosystem.json"))
-        assert lines[-2] == "PEP table: %s, %s" % (os.path.join(out, "ecosystem-table.rst"),
-                                                    os.path.join(out, "ecosystem-table.md"))
+        assert lines[-3] == "tables (every project, every pattern): %s" % ", ".join(
+            os.path.join(out, "ecosystem-table." + ending) for ending in ("rst", "md", "tex"))
+        assert lines[-2].startswith("show it again: punstats table %s " % out)
         rst = open(os.path.join(out, "ecosystem-table.rst")).read()
-        assert "1 ``one`` 1.0 2 1 50.00% 50.00%" in " ".join(rst.split())
+        assert "1 ``one`` 1.0 1 1 1 50.00% 50.00% 1,000,000.00" in " ".join(rst.split())
+        assert "2 ``two`` failed (error) All 1 scanned projects" in " ".join(rst.split())
         assert "All 1 scanned projects" in rst and "Not scanned: failed 1." in rst
         assert cli.main(argv + ["--skip-existing", "--json"]) == 0
         printed = json.loads(capsys.readouterr().out)

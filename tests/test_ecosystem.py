@@ -375,12 +375,15 @@ def test_the_figure_draws_each_project_s_share_and_the_pooled_length_curve(tmp_p
     for collection, scope in zip(left.collections, eco.SCOPES):
         shares = [100 * r["measures"][scope]["punnable"] / r["measures"][scope]["keywords"] for r in scanned]
         assert list(collection.get_offsets()[:, 1]) == pytest.approx(shares)
-    for line, scope in zip(right.get_lines(), eco.SCOPES):
-        assert list(line.get_ydata()) == [row[2] for row in summary[scope]["cumulative_by_length"]]
+    for line, scope in zip(right.get_lines(), eco.SCOPES):  # the share at least n long, as the scan figures
+        counts = {row[0]: row[1] for row in summary[scope]["cumulative_by_length"]}
+        assert list(line.get_xdata()) == sorted(counts)
+        total = sum(counts.values())
+        assert list(line.get_ydata()) == pytest.approx(
+            [100 * sum(c for length, c in counts.items() if length >= n) / total for n in sorted(counts)], abs=1e-4)
     table = shown.pep_table(records, summary)
-    assert [row[1] for row in table.rows[:-1]] == [shown.Code("alpha"), shown.Code("beta"), shown.Code("iota")]
-    assert table.rows[-1][3:6] == (summary["all"]["keywords"], summary["all"]["punnable"],
-                                   shown.Percent(summary["all"]["pooled_pct"]))
+    assert [row[1] for row in table.rows[:-1]] == [shown.Code(n) for n in ("alpha", "beta", "gamma", "iota")]
+    assert table.rows[-1][5:7] == (summary["all"]["punnable"], shown.Percent(summary["all"]["pooled_pct"]))
 
 
 def test_downloads_stream_to_disk_and_are_retried_once_after_a_network_error(tmp_path, index):

@@ -154,3 +154,18 @@ def test_a_recorded_sample_is_used_only_as_a_list_of_project_names():
     for drawn in (["../../escaped"], ["Alpha"], "alpha", [1]):
         with pytest.raises(SourceError, match=r"^the recorded sample is unreadable \(not a list of PEP 503 names\)"):
             randompypi.recorded(dict(provenance, drawn=drawn), 1, 1, "u")
+
+
+def test_a_random_run_is_read_as_a_draw_by_table_and_report(tmp_path, index, capsys):
+    assert corpus(tmp_path, index, "--seed", "3", n=4) == 0
+    capsys.readouterr()
+    assert main(["table", str(tmp_path / "out"), "--format", "markdown"]) == 0
+    text = capsys.readouterr().out
+    assert "| Drawn |" in text and "4 PyPI projects drawn at random (seed 3)" in text
+    assert "most-downloaded" not in text and "top 4" not in text
+    assert main(["report", str(tmp_path / "out"), "-o", str(tmp_path / "r.md"), "--no-figures"]) == 0
+    report = (tmp_path / "r.md").read_text()
+    reproduce = report.split("## Reproduce", 1)[1]
+    assert ("punstats corpus random-pypi:4 -o data/random-pypi-4-seed-3 --seed 3 --random-pypi-list %s/simple/ "
+            "--index-url %s" % (index.base, index.index_url)) in reproduce
+    assert "punstats report data/random-pypi-4-seed-3" in reproduce

@@ -37,6 +37,10 @@ THRESHOLDS = (10, 20, 30)
 
 TOP_N = 20
 
+#: Rows of the registry that are a maximum over a project's files, pooled as the largest over the
+#: projects (every other count is a sum).
+MAXIMA = frozenset({"max_call_punnable"})
+
 
 def measures(occurrences: pd.DataFrame, files: pd.DataFrame) -> Dict[str, Any]:
     """One project's counts for ``aggregate``, for all code and outside tests."""
@@ -175,7 +179,11 @@ class _Kinds:
                 nontest = scope == "nontest"
                 for what, value in (("count", units.count(summary, kind, nontest)),
                                     ("whole", units.denominator(summary, kind.per, nontest))):
-                    self.sums[scope, kind.name, what] += value or 0
+                    key = (scope, kind.name, what)
+                    if what == "count" and kind.name in MAXIMA:  # the largest of the projects', not a sum
+                        self.sums[key] = max(self.sums[key], value or 0)
+                    else:
+                        self.sums[key] += value or 0
                     if value is None:
                         self.unknown.add((scope, kind.name, what))
 
@@ -225,3 +233,86 @@ def aggregate(projects: Iterable[Dict[str, Any]]) -> Dict[str, Any]:
         **{scope: scopes[scope].summary() for scope in SCOPES},
         **patterns.summary(),
     }
+
+
+#: The columns of ``per_project``: the counts a project's record holds, in all code and outside tests.
+PROJECT_COUNTS = ("files", "code_lines", "keywords", "punnable", "keywords_nontest", "punnable_nontest")
+
+
+def per_project(records: Iterable[Dict[str, Any]]) -> pd.DataFrame:
+    """One row per project of a run, in the records' order (rank): ``rank``, ``project``, ``status``,
+    ``reason``, ``version`` and the counts of ``PROJECT_COUNTS`` (parsed files, lines of code, keyword
+    and ``f(x=x)`` arguments, in all code and outside tests); the counts of a project not scanned
+    are missing (``pd.NA``), as is the lines of code of a project stored before they were counted."""
+    rows = []
+    for record in records:
+        row: Dict[str, Any] = {"rank": int(record["rank"]), "project": str(record["project"]),
+                               "status": record["status"], "reason": record.get("reason", ""),
+                               "version": str(record.get("version", ""))}
+        if record["status"] == "scanned":
+            a, n = record["measures"]["all"], record["measures"]["nontest"]
+            row.update(files=a["files"], code_lines=record["summary"].get("code_lines"), keywords=a["keywords"],
+                       punnable=a["punnable"], keywords_nontest=n["keywords"], punnable_nontest=n["punnable"])
+        rows.append(row)
+    frame = pd.DataFrame(rows, columns=["rank", "project", "status", "reason", "version", *PROJECT_COUNTS])
+    for column in PROJECT_COUNTS:
+        frame[column] = frame[column].astype("Int64")
+    return frame
+
+
+def pooled(frame: pd.DataFrame) -> Dict[str, Any]:
+    """The counts of ``per_project`` rows summed over their scanned projects (``projects``: how many);
+    a count some scanned project lacks is None, since a sum over the others would pass for all."""
+    scanned = frame[frame["status"] == "scanned"]
+    result: Dict[str, Any] = {"projects": int(len(scanned))}
+    for column in PROJECT_COUNTS:
+        values = scanned[column]
+        result[column] = None if values.isna().any() else int(values.sum())
+    return result
+
+
+def shares(counts: Dict[str, Any]) -> Dict[str, float]:
+    """``pct`` and ``nontest_pct`` (``f(x=x)`` in % of keyword arguments) and ``per_million`` (per
+    million lines of code) of a ``pooled`` or ``per_project`` row's counts; NaN where the
+    denominator is 0 or unknown (a share of nothing is not 0 %)."""
+    return {"pct": units.share(counts["punnable"], counts["keywords"]),
+            "nontest_pct": units.share(counts["punnable_nontest"], counts["keywords_nontest"]),
+            "per_million": round(1e6 * counts["punnable"] / counts["code_lines"], 2)
+            if counts["punnable"] is not None and counts["code_lines"] else float("nan")}
+
+
+def pooled_summary(summaries: Iterable[Dict[str, Any]]) -> Dict[str, Any]:
+    """The projects' summaries pooled into the sections of one summary that ``analysis.units`` reads
+    (``kinds``, ``kinds_nontest``, ``units``, ``units_nontest``, ``patterns``), so that a run's
+    patterns are tabulated as a scan's are (``present.tables.kinds_table``).  A count or unit some
+    project did not record is None in the pool."""
+    kinds = _Kinds()
+    unit_sums: Counter = Counter()
+    unknown: Set[Tuple[str, str]] = set()
+    for summary in summaries:
+        kinds.add(summary)
+        for scope, nontest in (("units", False), ("units_nontest", True)):
+            for unit in {kind.per for kind in registry_of(summary) if kind.per} | {"code_lines"}:
+                value = units.denominator(summary, unit, nontest)
+                unit_sums[scope, unit] += value or 0
+                if value is None:
+                    unknown.add((scope, unit))
+    result: Dict[str, Any] = {"patterns": kinds.summary()["patterns"]}
+    for scope, key in (("all", "kinds"), ("nontest", "kinds_nontest")):
+        result[key] = {name: (None if (scope, name, "count") in kinds.unknown else kinds.sums[scope, name, "count"])
+                       for name in kinds.rows}
+    for scope in ("units", "units_nontest"):
+        result[scope] = {unit: None if (scope, unit) in unknown else unit_sums[scope, unit]
+                         for (s, unit) in list(unit_sums) if s == scope}
+    return result
+
+
+def at_least(curve: Sequence[Sequence[Any]]) -> List[List[Any]]:
+    """[n, arguments with an identifier of at least n characters, their % of all] for each length of a
+    ``cumulative_by_length`` curve ([length, count, ...]): the "at least n" share the scan figures draw."""
+    total = sum(int(row[1]) for row in curve)
+    rows, remaining = [], total
+    for row in sorted(curve, key=lambda r: int(r[0])):
+        rows.append([int(row[0]), remaining, percent(remaining, total)])
+        remaining -= int(row[1])
+    return rows

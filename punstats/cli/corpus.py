@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 from typing import Any
 
 from punstats.cli.common import (
@@ -106,7 +107,14 @@ def cmd_corpus(args: argparse.Namespace) -> int:
 
 def cmd_top(args: argparse.Namespace) -> int:
     """``corpus top-pypi:N`` (``random-pypi:N``): the streaming ecosystem run."""
+    from punstats.present.ecosystem import project_line
     from punstats.runs import projects as corpora
+    bar = _progress_bar(args.quiet, args.corpus_file, unit="project")  # total and time left, on a terminal
+
+    def done(record: Any, reused: bool) -> None:
+        bar.update(1)
+        if not args.json:
+            bar.print(project_line(record, reused))
     try:
         random = args.corpus_file.startswith("random-pypi:")
         other = args.top_pypi_list if random else args.random_pypi_list
@@ -118,10 +126,12 @@ def cmd_top(args: argparse.Namespace) -> int:
             output=args.output, scan=scan_options(args, lines_saved=False),
             cache=not args.no_cache, download_jobs=args.download_jobs, download_cap=args.download_cap * 1024 * 1024,
             index_url=args.index_url, keep=args.keep, skip_existing=args.skip_existing, strict=args.strict)
-        records, ecosystem = run(on_done=None if args.json else _print_project)
+        records, ecosystem = run(on_done=done, on_start=bar.start, on_begin=bar.note)  # the one in work
     except OSError as exc:  # the output directory became unwritable (a full disk): what is journaled stays
         raise UsageError("cannot write %s: %s" % (getattr(exc, "filename", None) or args.output,
                                                   exc.strerror or exc)) from None
+    finally:
+        bar.close()
     if args.json:
         print(json.dumps({"projects": records, "ecosystem": ecosystem}, indent=1, ensure_ascii=False))
         return 0
@@ -133,7 +143,9 @@ def cmd_top(args: argparse.Namespace) -> int:
     for ending, text in shown.table_texts(records, ecosystem).items():
         tables.append(os.path.join(options.output, "ecosystem-table." + ending))
         write_atomic(tables[-1], text.encode())
-    print(terminal("PEP table: %s" % ", ".join(tables)))
+    print(terminal("tables (every project, every pattern): %s" % ", ".join(tables)))
+    print(terminal("show it again: punstats table %s (--kinds, --top K, --format), punstats plot %s, "
+                   "punstats report %s" % ((shlex.quote(options.output),) * 3)))
     print("dataset: pd.read_parquet(%r) (and %r); summary: %s" % (
         os.path.join(options.output, "occurrences"), os.path.join(options.output, "files"),
         os.path.join(options.output, "ecosystem.json")))
@@ -144,8 +156,3 @@ def cmd_top(args: argparse.Namespace) -> int:
         except ImportError:
             print("figure: not drawn (matplotlib is not installed: pip install punstats[plot])")
     return 0
-
-
-def _print_project(record: Any, reused: bool) -> None:
-    from punstats.present.ecosystem import project_line
-    print(project_line(record, reused), flush=True)

@@ -1,4 +1,9 @@
-"""``punstats table``, ``plot`` and ``report``: evidence from stored scans.
+"""``punstats table``, ``plot`` and ``report``: evidence from stored scans and ecosystem runs.
+
+A directory holding an ecosystem run (``corpus top-pypi:N -o DIR``: its
+``run.json`` and journal, ``store.ecosystem``) is shown by
+``present.ecosystem`` (its projects and patterns), ``present.ecosystem_figure``
+and ``present.ecosystem_report``; any other directory must be a stored scan.
 """
 from __future__ import annotations
 
@@ -16,7 +21,8 @@ def _add_evidence_commands(commands: Any) -> None:
 
     def stored_scans(p: argparse.ArgumentParser, several: bool = True) -> None:
         p.add_argument("dirs", nargs="+" if several else 1, metavar="DIR",
-                       help="a stored scan, as written by punstats scan")
+                       help="a stored scan, as written by punstats scan, or (alone) the directory of a "
+                            "punstats corpus top-pypi:N run")
         p.add_argument("--test-rule", metavar="RULE", default=None,
                        help="re-classify test code first: components, substring, none or regex:PATTERN "
                             "(default: the rule the scan used)")
@@ -36,8 +42,11 @@ def _add_evidence_commands(commands: Any) -> None:
                    help="shorthand for --by kinds: one row per pattern, one column per scan")
     p.add_argument("--kind", metavar="NAME", default=None,
                    help="with --by label: the labels of this occurrence kind only (default: every labelled kind)")
-    p.add_argument("-n", "--top", type=_positive, default=tables.TOP_ROWS, metavar="N",
-                   help="rows of the identifier, callee and directory tables (default: %(default)s)")
+    p.add_argument("-n", "--top", type=_positive, default=tables.TOP_ROWS, metavar="N", action=_Given,
+                   help="rows of the identifier, callee and directory tables (default: %(default)s); of an "
+                        "ecosystem run: the first N projects, then one row pooling the others "
+                        "(default: every project)")
+    p.set_defaults(top_given=False)
     p.add_argument("--rows", type=_keys, metavar="KEY,KEY",
                    help="the summary's rows, in this order: %s" % ", ".join(tables.ROW_KEYS))
     p.add_argument("--links", action="store_true",
@@ -46,6 +55,11 @@ def _add_evidence_commands(commands: Any) -> None:
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
     p.set_defaults(handler=cmd_table)
 
+    _add_plot_and_report(commands, stored_scans)
+
+
+def _add_plot_and_report(commands: Any, stored_scans: Any) -> None:
+    """``plot`` and ``report``; ``stored_scans`` adds their directories and rule options."""
     p = commands.add_parser("plot", help="figures of stored scans (PNG and SVG)",
                             description="Draw the figures of stored scans: identifier lengths, cumulative "
                                         "share, top identifiers and callees, top-level directories per scan, "
@@ -69,7 +83,19 @@ def _add_evidence_commands(commands: Any) -> None:
     p.add_argument("--links", action="store_true", help="link sources and write provenance as text, "
                                                         "instead of footnotes (for Discourse)")
     p.add_argument("--no-figures", action="store_true", help="tables and text only (no matplotlib needed)")
+    p.add_argument("--top", type=_positive, default=None, metavar="N",
+                   help="an ecosystem run: list the first N projects, then one row pooling the others "
+                        "(default: every project)")
     p.set_defaults(handler=cmd_report)
+
+
+class _Given(argparse.Action):
+    """An option's value, and ``<dest>_given`` True: whether it was given, not only its default."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: Optional[str] = None) -> None:
+        setattr(namespace, self.dest, values)
+        setattr(namespace, self.dest + "_given", True)
 
 
 def _keys(text: str) -> List[str]:
@@ -112,9 +138,42 @@ def _plots_module():
     return plots
 
 
+def _ecosystem_run(args: argparse.Namespace) -> Any:
+    """The ecosystem run ``args.dirs`` names (``store.ecosystem.StoredRun``), or None for stored scans."""
+    from punstats.store.ecosystem import is_run, read_run
+
+    runs = [directory for directory in args.dirs if is_run(directory)]
+    if not runs:
+        return None
+    if len(args.dirs) > 1:
+        raise UsageError("%s is an ecosystem run: give it alone (a run is not compared with other directories)"
+                         % runs[0])
+    if args.test_rule is not None or args.long is not None:
+        raise UsageError("%s is an ecosystem run: its projects keep the rules they were scanned with "
+                         "(--test-rule and --long re-classify a stored scan)" % runs[0])
+    return read_run(runs[0])  # a StoreError (a run that never finished): cli.main
+
+
+def _table_of_run(args: argparse.Namespace, stored: Any) -> str:
+    from punstats.present import ecosystem as shown
+    from punstats.present.formats import render_all
+
+    if args.by not in ("summary", "kinds") or args.rows is not None or args.kind is not None:
+        raise UsageError("an ecosystem run has two tables: its projects (the default) and --kinds "
+                         "(--by %s, --rows and --kind are for a stored scan)" % args.by)
+    top = args.top if args.top_given else None  # a run lists every project unless told
+    table = shown.project_table(stored.records, stored.ecosystem, top) if args.by == "summary" \
+        else shown.kinds_table(stored.records, stored.ecosystem)
+    return render_all([table], args.format, links=args.links)
+
+
 def cmd_table(args: argparse.Namespace) -> int:
     from punstats.present import tables
 
+    stored = _ecosystem_run(args)
+    if stored is not None:
+        _write_text(_table_of_run(args, stored), args.output)
+        return 0
     if args.kind is not None and args.by != "label":
         raise UsageError("--kind chooses the labels of one kind: use it with --by label")
     results = _load_scans(args.dirs, args.test_rule, args.long)
@@ -141,9 +200,15 @@ def cmd_plot(args: argparse.Namespace) -> int:
     unknown = [fmt for fmt in args.format if fmt not in plots.FORMATS]
     if unknown:
         raise UsageError("unknown figure format %r (choose from %s)" % (unknown[0], ", ".join(plots.FORMATS)))
-    results = _load_scans(args.dirs, args.test_rule, args.long)
+    stored = _ecosystem_run(args)
+    results = _load_scans(args.dirs, args.test_rule, args.long) if stored is None else []
     try:
-        paths = plots.write_plots(results, args.output or plots.DEFAULT_DIRECTORY, args.format)
+        if stored is not None:
+            from punstats.present.ecosystem_figure import ecosystem_plot
+            paths = plots.save(ecosystem_plot(stored.records, stored.ecosystem),
+                               args.output or plots.DEFAULT_DIRECTORY, args.format)
+        else:
+            paths = plots.write_plots(results, args.output or plots.DEFAULT_DIRECTORY, args.format)
     except OSError as exc:
         raise UsageError("cannot write the figures: %s" % _one_line(exc)) from None
     print("\n".join(terminal(path) for path in paths))
@@ -155,6 +220,11 @@ def cmd_report(args: argparse.Namespace) -> int:
 
     if not args.no_figures:
         _plots_module()
+    stored = _ecosystem_run(args)
+    if stored is not None:
+        return _report_of_run(args, stored)
+    if args.top is not None:
+        raise UsageError("--top lists the first N projects of an ecosystem run; %s is not one" % args.dirs[0])
     results = _load_scans(args.dirs, args.test_rule, args.long)
     try:
         path = report.write_report(results, args.output, figures=not args.no_figures,
@@ -162,6 +232,19 @@ def cmd_report(args: argparse.Namespace) -> int:
                                    links=args.links)
     except OptionError as exc:  # scans that cannot share a table (different long thresholds)
         raise UsageError("%s with --long N" % exc) from None
+    except OSError as exc:
+        raise UsageError("cannot write the report: %s" % _one_line(exc)) from None
+    print(terminal(path))
+    return 0
+
+
+def _report_of_run(args: argparse.Namespace, stored: Any) -> int:
+    from punstats.present import ecosystem_report
+
+    try:
+        path = ecosystem_report.write_report(stored, args.output, figures=not args.no_figures,
+                                             figures_dir=args.figures_dir, embed=args.embed, links=args.links,
+                                             top=args.top)
     except OSError as exc:
         raise UsageError("cannot write the report: %s" % _one_line(exc)) from None
     print(terminal(path))

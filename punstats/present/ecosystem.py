@@ -1,57 +1,130 @@
-"""The ecosystem run shown: the PEP table, the console lines and the figure.
+"""The ecosystem run shown: its tables, the console lines and the figure.
 
-``pep_table`` is the top ten scanned projects (by downloads) plus one row for
-the whole ecosystem, as a ``formats.Table`` (reST for a PEP, Markdown for a
-report).  ``figure`` draws the per-project distribution of the punnable share
-(a box plot with every project as a point, for all code and outside tests)
-beside the cumulative share by identifier length; matplotlib is imported only
-there.  Every number comes from the records and the summary that
-``analysis.ecosystem`` made.
+``project_table`` lists every project of a run (rank, release, parsed files,
+lines of code, ``f(x=x)``, its share of the keyword arguments in all code and
+outside tests, per million lines of code), or the first K and one row pooling
+the others, then the run pooled; ``kinds_table`` every pattern of the run's
+registry pooled over its projects, as ``table --kinds`` shows a scan.  Both
+are ``formats.Table`` values (reST for a PEP, Markdown for a report, CSV,
+LaTeX); a share of nothing is "n/a", never 0 %.  ``run_provenance`` is the
+sentence their notes and the figure's caption (``present.ecosystem_figure``,
+where matplotlib is imported) give.  Every number comes from the records and
+the summary that ``analysis.ecosystem`` made.
 """
 from __future__ import annotations
 
-from typing import Any, Dict, List, Sequence
+import os
+from dataclasses import replace
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+import pandas as pd
+
+from punstats.analysis.ecosystem import PROJECT_COUNTS, per_project, pooled, pooled_summary, shares
 from punstats.analysis.units import unit_words
-from punstats.model.escape import figure_text, terminal
-from punstats.present.formats import Code, Label, Percent, Table, render
-
-NONTEST_COLOUR = "#0072B2"
-ALL_COLOUR = "#E69F00"
-
-
-def _pct(part: int, whole: int) -> Percent:
-    return Percent(round(100.0 * part / whole, 4) if whole else 0.0)
+from punstats.model.escape import terminal
+from punstats.present.formats import Cell, Code, Label, Percent, Table, render_all
+from punstats.present.provenance import PUBLIC_SOURCE
+from punstats.store.ecosystem import drawn_at_random, population, run_name
 
 
-def pep_table(records: Sequence[Dict[str, Any]], ecosystem: Dict[str, Any], top: int = 10) -> Table:
-    """Rank, project, release file, keyword arguments, punnable and share (all; outside tests)."""
-    rows: List[Any] = []
-    for record in [r for r in records if r["status"] == "scanned"][:top]:
-        a, n = record["measures"]["all"], record["measures"]["nontest"]
-        rows.append((record["rank"], Code(record["project"]), record["version"], a["keywords"], a["punnable"],
-                     _pct(a["punnable"], a["keywords"]), _pct(n["punnable"], n["keywords"])))
-    a, n = ecosystem["all"], ecosystem["nontest"]
-    rows.append((Label(""), Label("All %d scanned projects" % ecosystem["scanned"]), Label(""),
-                 a["keywords"], a["punnable"], Percent(a["pooled_pct"]), Percent(n["pooled_pct"])))
-    population = _population(ecosystem)
-    notes = ("%s (%s, list of %s); each project's latest release, "
-             "its sdist or else its pure-Python wheel. Not scanned: %s." % (
-                 population[:1].upper() + population[1:], ecosystem["list"]["list"],
-                 ecosystem["list"]["last_update"], _not_scanned(ecosystem)),)
-    first = Label("Drawn" if "seed" in ecosystem["list"] else "Rank")  # random-pypi:N: the draw's order
-    return Table(header=(first, Label("Project"), Label("Version"), Label("Keyword arguments"),
-                         Label("`f(x=x)`"), Label("Share"), Label("Share outside tests")),
-                 rows=tuple(rows), notes=notes, title_note=0,
-                 title=(Label("Punnable keyword arguments in %s PyPI projects"
-                              % ("randomly drawn" if "seed" in ecosystem["list"] else "the top")),))
+def run_provenance(ecosystem: Dict[str, Any]) -> str:
+    """One sentence saying what a run measured: the list (its source and date), the releases,
+    the parser and punstats versions and the test rule, as a scan's footnote or caption does."""
+    listed = ecosystem["list"]
+    rules = ecosystem.get("rules") or {}
+    source = list_text(str(listed["list"]))
+    return ("%s: %s, list %s of %s, each project's latest "
+            "release, its sdist or else its pure-Python wheel; parsed by %s %s with punstats %s; test rule %s."
+            % (run_name(ecosystem), population(ecosystem), source, str(listed["last_update"])[:10],
+               ecosystem.get("python_implementation", "Python"), ecosystem.get("python", "?"),
+               ecosystem.get("punstats_version", "?"), rules.get("test_rule", "?")))
 
 
-def _population(ecosystem: Dict[str, Any]) -> str:
-    """Which projects a run scanned, in words: the top N, or N drawn at random (``random-pypi:N``)."""
-    if "seed" in ecosystem["list"]:
-        return "%d PyPI projects drawn at random (seed %s)" % (ecosystem["asked"], ecosystem["list"]["seed"])
-    return "the %d most-downloaded PyPI projects" % ecosystem["asked"]
+def _share(value: float) -> Cell:
+    """A share of something, or "n/a" where there was nothing to divide (0/0 is not 0.00%)."""
+    return Percent(value) if value == value else Label("n/a")
+
+
+def _rate(value: float) -> Cell:
+    return Label(format(value, ",.2f") if value == value else "n/a")
+
+
+def _count(value: Any) -> Cell:
+    return Label("n/a") if value is None else int(value)
+
+
+def _counts_cells(counts: Dict[str, Any]) -> List[Cell]:
+    """Files, lines of code, ``f(x=x)``, share, share outside tests, per million lines of code."""
+    rates = shares(counts)
+    return [_count(counts["files"]), _count(counts["code_lines"]), _count(counts["punnable"]),
+            _share(rates["pct"]), _share(rates["nontest_pct"]), _rate(rates["per_million"])]
+
+
+def _project_row(row: Dict[str, Any]) -> Tuple[Cell, ...]:
+    if row["status"] != "scanned":
+        why = "skipped: %s" % row["reason"] if row["status"] == "skipped" else "failed (%s)" % row["reason"]
+        return (row["rank"], Code(row["project"]), Label(why),
+                *[Label("")] * 6)
+    counts = {column: None if pd.isna(row[column]) else int(row[column]) for column in PROJECT_COUNTS}
+    return (row["rank"], Code(row["project"]), row["version"], *_counts_cells(counts))
+
+
+def project_table(records: Sequence[Dict[str, Any]], ecosystem: Dict[str, Any], top: Optional[int] = None) -> Table:
+    """Every project of the run (or the first ``top``, then one row pooling the others), then the
+    run pooled: rank, project, release, parsed files, lines of code, ``f(x=x)``, its share of the
+    keyword arguments in all code and outside tests, and per million lines of code."""
+    frame = per_project(records)
+    shown = frame if top is None else frame.head(top)
+    rows: List[Tuple[Cell, ...]] = [_project_row(row) for row in shown.to_dict("records")]
+    rest = frame.iloc[len(shown):]
+    if len(rest):
+        more = pooled(rest)
+        rows.append((Label(""), Label("%d more projects (%d scanned), pooled" % (len(rest), more["projects"])),
+                     Label(""), *_counts_cells(more)))
+    everything = pooled(frame)
+    rows.append((Label(""), Label("All %d scanned projects, pooled" % everything["projects"]), Label(""),
+                 *_counts_cells(everything)))
+    notes = ("%s Not scanned: %s." % (run_provenance(ecosystem), _not_scanned(ecosystem)),)
+    first = Label("Drawn" if drawn_at_random(ecosystem) else "Rank")  # random-pypi:N: the draw's order
+    return Table(header=(first, Label("Project"), Label("Release"), Label("Files"), Label("Lines of code"),
+                         Label("`f(x=x)`"), Label("Share"), Label("Share outside tests"),
+                         Label("Per million lines of code")),
+                 rows=tuple(rows), notes=notes, title_note=0, note_links=(_list_url(ecosystem),),
+                 title=(Label("`f(x=x)` in %s" % population(ecosystem, short=True)),))
+
+
+def pep_table(records: Sequence[Dict[str, Any]], ecosystem: Dict[str, Any], top: Optional[int] = None) -> Table:
+    """The table a PEP quotes: ``project_table`` (its name before every project was listed)."""
+    return project_table(records, ecosystem, top)
+
+
+def list_text(source: str) -> str:
+    """Where a run's list came from, in words anyone can follow: a public address as given, a
+    local file by its name only (and the public list it copies, when it says)."""
+    location, copied, upstream = source.partition(" (from ")
+    if PUBLIC_SOURCE.match(location):
+        return source
+    return "in a local file (%s)%s" % (os.path.basename(location), ", a copy of " + upstream[:-1] if copied else "")
+
+
+def _list_url(ecosystem: Dict[str, Any]) -> Optional[str]:
+    location = str(ecosystem["list"]["list"]).partition(" ")[0]
+    return location if location.startswith(("https://", "http://")) else None
+
+
+def kinds_table(records: Sequence[Dict[str, Any]], ecosystem: Dict[str, Any]) -> Table:
+    """Every pattern of the run's registry (user patterns included), pooled over its scanned
+    projects, as ``table --kinds`` shows a scan: count and share in all code, outside tests,
+    per million lines of code."""
+    from types import SimpleNamespace
+
+    from punstats.present.tables import kinds_table as scan_kinds_table
+    summary = dict(pooled_summary(r["summary"] for r in records if r["status"] == "scanned"),
+                   corpus=run_name(ecosystem), python=ecosystem.get("python", "?"),
+                   test_rule=(ecosystem.get("rules") or {}).get("test_rule", "?"))  # its note is replaced
+    table = scan_kinds_table([SimpleNamespace(summary=summary)])
+    return replace(table, notes=(run_provenance(ecosystem),), note_links=(_list_url(ecosystem),),
+                   title=(Label("Patterns counted in %s, pooled" % population(ecosystem, short=True)),))
 
 
 def _not_scanned(ecosystem: Dict[str, Any]) -> str:
@@ -67,9 +140,10 @@ def project_line(record: Dict[str, Any], reused: bool = False) -> str:
     s = record["summary"]
     patterns = "".join("  %s %s" % (p["name"], format(s.get("kinds", {}).get(p["name"], 0), ","))
                        for p in s.get("patterns", []))
-    return terminal("%s %-5s %-14s files %6s  keywords %8s  f(x=x) %6s (%5.2f%%)%s%s" % (
+    share = "%5.2f%%" % s["punnable_pct"] if s["keywords"] else "   n/a"  # 0/0 is not 0 %
+    return terminal("%s %-5s %-14s files %6s  keywords %8s  f(x=x) %6s (%s)%s%s" % (
         head, "sdist" if record["distribution"] == "sdist" else "wheel", record["version"][:14],
-        format(s["files"], ","), format(s["keywords"], ","), format(s["punnable"], ","), s["punnable_pct"],
+        format(s["files"], ","), format(s["keywords"], ","), format(s["punnable"], ","), share,
         patterns, "  (already stored)" if reused else ""))
 
 
@@ -102,47 +176,23 @@ def _pattern_line(ecosystem: Dict[str, Any], pattern: Dict[str, Any]) -> str:
 
 
 def figure(records: Sequence[Dict[str, Any]], ecosystem: Dict[str, Any]):
-    """The per-project distribution and the cumulative length curve, side by side (a Figure)."""
-    from matplotlib.figure import Figure
-    fig = Figure(figsize=(11, 4.6), dpi=150)
-    left, right = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1, 1.3]})
-    scanned = [r for r in records if r["status"] == "scanned"]
-    data = []
-    for scope in ("all", "nontest"):
-        data.append([100.0 * r["measures"][scope]["punnable"] / r["measures"][scope]["keywords"]
-                     for r in scanned if r["measures"][scope]["keywords"]])
-    left.boxplot(data, showfliers=False, widths=0.5)
-    for position, (values, colour) in enumerate(zip(data, (ALL_COLOUR, NONTEST_COLOUR)), 1):
-        jitter = [position + 0.18 * (((i * 7919) % 101) / 100.0 - 0.5) for i in range(len(values))]
-        left.scatter(jitter, values, s=9, alpha=0.55, color=colour, linewidths=0)
-    left.set_xticks([1, 2], ["all code", "outside tests"])
-    left.set_ylabel("f(x=x) share of keyword arguments (%)")
-    left.set_title("Per project (%d projects)" % len(scanned))
-    for scope, colour, label in (("all", ALL_COLOUR, "all code"), ("nontest", NONTEST_COLOUR, "outside tests")):
-        curve = ecosystem[scope]["cumulative_by_length"]
-        right.step([row[0] for row in curve], [row[2] for row in curve], where="post", color=colour, label=label)
-    right.set_xlabel("identifier length (characters)")
-    right.set_xlim(0, max([row[0] for row in ecosystem["all"]["cumulative_by_length"]] + [1]) + 1)
-    right.set_ylabel("cumulative share of f(x=x) (%)")
-    right.set_ylim(0, 100)
-    right.set_title("Identifier length, pooled")
-    right.legend(loc="lower right", frameon=False)
-    fig.suptitle("PEP 736 punnable arguments in %s (list of %s)"
-                 % (_population(ecosystem), figure_text(ecosystem["list"]["last_update"][:10])), fontsize=12,
-                 parse_math=False)
-    fig.tight_layout()
-    return fig
+    """The run's figure (``present.ecosystem_figure``; matplotlib is imported there)."""
+    from punstats.present.ecosystem_figure import ecosystem_plot
+    return ecosystem_plot(records, ecosystem).figure
 
 
-def table_texts(records: Sequence[Dict[str, Any]], ecosystem: Dict[str, Any]) -> Dict[str, str]:
-    """The PEP table as reST and Markdown, by file ending."""
-    table = pep_table(records, ecosystem)
-    return {"rst": render(table, "rst"), "md": render(table, "markdown")}
+def table_texts(records: Sequence[Dict[str, Any]], ecosystem: Dict[str, Any],
+                top: Optional[int] = None) -> Dict[str, str]:
+    """The run's tables (every project, or the first ``top`` and a row for the others; then
+    every pattern of its registry) as reST, Markdown and LaTeX, by file ending."""
+    tables = [project_table(records, ecosystem, top), kinds_table(records, ecosystem)]
+    return {ending: render_all(tables, fmt) for ending, fmt in (("rst", "rst"), ("md", "markdown"),
+                                                                ("tex", "latex"))}
 
 
 def save_figure(records: Sequence[Dict[str, Any]], ecosystem: Dict[str, Any], path: str) -> str:
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    fig = figure(records, ecosystem)
-    FigureCanvasAgg(fig)
-    fig.savefig(path)
+    """The run's figure written to ``path`` (PNG, or SVG by its ending)."""
+    from punstats.present.ecosystem_figure import ecosystem_plot
+    from punstats.present.figure import _savefig
+    _savefig(ecosystem_plot(records, ecosystem), path, "svg" if path.endswith(".svg") else "png")
     return path

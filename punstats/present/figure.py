@@ -46,6 +46,14 @@ TEST_COLOUR = "#E69F00"
 THRESHOLD_COLOUR = "#D55E00"
 
 
+#: Figures that show a share in all code beside the same share outside tests draw them so
+#: (``plots.projects``, the ecosystem figure).
+ALL_CODE_COLOUR = NONTEST_COLOUR
+
+
+OUTSIDE_TESTS_COLOUR = TEST_COLOUR
+
+
 #: Sizes chosen so that text stays readable when a forum shrinks the PNG to
 #: about 700 pixels wide.
 STYLE: Any = {  # matplotlib rc parameters

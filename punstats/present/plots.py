@@ -24,11 +24,13 @@ from punstats.analysis import units
 from punstats.model.escape import figure_text
 from punstats.model.kinds import KINDS
 from punstats.present.figure import (  # noqa: F401  (part of this module's API)
+    ALL_CODE_COLOUR,
     CAPTION_FONT_SIZE,
     DEFAULT_DIRECTORY,
     DPI,
     FORMATS,
     NONTEST_COLOUR,
+    OUTSIDE_TESTS_COLOUR,
     SCAN_COLOURS,
     STYLE,
     TEST_COLOUR,
@@ -173,8 +175,9 @@ def projects(results: Sequence[Any]) -> Plot:
     with matplotlib.rc_context(STYLE):
         positions = list(range(len(names)))
         for offset, (column, count, whole, colour, label) in zip((-0.2, 0.2), (
-                ("punnable_pct", "punnable", "keywords", NONTEST_COLOUR, "all code"),
-                ("punnable_nontest_pct", "punnable_nontest", "keywords_nontest", TEST_COLOUR, "outside tests"))):
+                ("punnable_pct", "punnable", "keywords", ALL_CODE_COLOUR, "all code"),
+                ("punnable_nontest_pct", "punnable_nontest", "keywords_nontest", OUTSIDE_TESTS_COLOUR,
+                 "outside tests"))):
             heights = data[column].fillna(0.0)  # NaN: a share of nothing, labelled n/a
             axes.bar([p + offset for p in positions], heights, width=0.38, color=colour, label=label)
             for position, height, (_, row) in zip(positions, heights, data.iterrows()):

@@ -23,6 +23,9 @@ The output directory::
                              (a ``project`` and a ``rank`` column)
     ecosystem.json           the ecosystem summary (analysis.ecosystem)
 
+``store.ecosystem`` names these files and reads a finished run back (``read_run``: what
+``table``, ``plot`` and ``report`` show).
+
 Each file is written atomically, and a project counts as done only once its
 journal line is written, so a run killed at any point resumes with
 ``skip_existing`` without losing or double-counting a project; projects that
@@ -48,12 +51,17 @@ from punstats.runs.options import ScanOptions
 from punstats.sources import pypi
 from punstats.sources.archives import Limits
 from punstats.sources.toppypi import Listing, Ranked
+from punstats.store.ecosystem import (  # noqa: F401  (their home before store.ecosystem)
+    ECOSYSTEM_FILE,
+    JOURNAL,
+    RUN_FILE,
+    TABLES,
+    brief,
+    load_record,
+    project_file,
+    read_journal,
+)
 from punstats.store.staging import write_atomic
-
-JOURNAL = "journal.jsonl"
-RUN_FILE = "run.json"
-ECOSYSTEM_FILE = "ecosystem.json"
-TABLES = ("occurrences", "files")
 
 DEFAULT_DOWNLOAD_CAP = 2 * 1024 ** 3
 
@@ -90,28 +98,6 @@ class Timing:
 
 def _json_bytes(value: Any) -> bytes:
     return (json.dumps(value, indent=1, ensure_ascii=False) + "\n").encode()
-
-
-def read_journal(output: str) -> Dict[str, Dict[str, Any]]:
-    """Finished projects by name; a line cut short by a kill is ignored."""
-    done: Dict[str, Dict[str, Any]] = {}
-    try:
-        with open(os.path.join(output, JOURNAL), encoding="utf-8") as handle:
-            lines = handle.read().split("\n")
-    except FileNotFoundError:
-        return done
-    for line in lines:
-        try:
-            entry = jsondata.loads(line)
-        except ValueError:
-            continue
-        if isinstance(entry, dict) and os.path.isfile(project_file(output, str(entry.get("project")))):
-            done[entry["project"]] = entry
-    return done
-
-
-def project_file(output: str, name: str) -> str:
-    return os.path.join(output, "projects", name + ".json")
 
 
 def _prepare(output: str, top: Listing, options: Options) -> None:
@@ -230,11 +216,6 @@ def _commit(output: str, record: Dict[str, Any]) -> None:
         os.fsync(handle.fileno())
 
 
-def load_record(output: str, name: str) -> Dict[str, Any]:
-    with open(project_file(output, name), encoding="utf-8") as handle:
-        return jsondata.load(handle)
-
-
 def _scan(corpus: Any, options: Options, cache: Any) -> Any:
     from punstats.runs import scan as scans
     return scans.scan(corpus=corpus, options=options.scan, cache=cache,
@@ -272,12 +253,16 @@ def _finish(output: str, project: Ranked, record: Dict[str, Any], tables: Dict[s
     _commit(output, record)
 
 
-def _local(todo: Sequence[Ranked], options: Options, get: pypi.Getter, cache: Any,
-           timing: Timing) -> Iterator[Tuple[Ranked, Dict[str, Any], Dict[str, bytes]]]:
-    """Each project's outcome, in rank order: downloads in threads, scans here."""
+def _local(todo: Sequence[Ranked], options: Options, get: pypi.Getter, cache: Any, timing: Timing,
+           on_begin: Optional[Callable[[str], None]] = None,
+           ) -> Iterator[Tuple[Ranked, Dict[str, Any], Dict[str, bytes]]]:
+    """Each project's outcome, in rank order: downloads in threads, scans here (``on_begin``: told
+    each project's name as the loop starts waiting for it)."""
     fetcher = Fetcher(options, get)
     with ThreadPoolExecutor(max_workers=options.download_jobs, thread_name_prefix="fetch") as pool:
         for project, future in ahead(todo, fetcher, pool, options.download_jobs + 1):
+            if on_begin:
+                on_begin(project.name)
             waited = time.perf_counter()
             fetched = future.result()
             timing.waiting += time.perf_counter() - waited
@@ -287,10 +272,14 @@ def _local(todo: Sequence[Ranked], options: Options, get: pypi.Getter, cache: An
 def run_top(top: Listing, projects: Sequence[Ranked], options: Options,
             get: pypi.Getter = pypi.http_get,
             on_done: Optional[Callable[[Dict[str, Any], bool], None]] = None,
-            timing: Optional[Timing] = None) -> Tuple[List[Dict[str, Any]], Dict[str, Any]]:
+            timing: Optional[Timing] = None,
+            on_start: Optional[Callable[[int], None]] = None,
+            on_begin: Optional[Callable[[str], None]] = None) -> Tuple[List[Dict[str, Any]], Dict[str, Any]]:
     """Scan ``projects`` into ``options.output``; (records in rank order, ecosystem summary).
 
-    ``on_done(record, reused)`` sees each project as it finishes.
+    ``on_start(total)`` is told the number of projects once the output is ready (a progress
+    bar's total); ``on_begin(name)`` each project's name as its fetch and scan are waited for
+    (not with Dask); ``on_done(record, reused)`` sees each project as it finishes.
     """
     from punstats.analysis.ecosystem import aggregate
     from punstats.runs.scan import open_cache
@@ -302,6 +291,8 @@ def run_top(top: Listing, projects: Sequence[Ranked], options: Options,
     todo = [p for p in projects if p.name not in done]
     cache = open_cache(options.cache) if options.scan.engine != "dask" else None
     start = time.perf_counter()
+    if on_start:
+        on_start(len(projects))
     try:
         for project in projects:
             if project.name in done and on_done:
@@ -310,7 +301,7 @@ def run_top(top: Listing, projects: Sequence[Ranked], options: Options,
             from punstats.runs.ecosystem_dask import outcomes
             finished = outcomes(todo, options, timing)
         else:
-            finished = _local(todo, options, get, cache, timing)
+            finished = _local(todo, options, get, cache, timing, on_begin)
         with returned_memory():  # freed buffers go back between projects: memory flat in N
             for project, record, tables in finished:
                 _finish(output, project, record, tables, options)
@@ -327,11 +318,3 @@ def run_top(top: Listing, projects: Sequence[Ranked], options: Options,
                          python_implementation=platform.python_implementation(), index=options.index_url)
     write_atomic(os.path.join(output, ECOSYSTEM_FILE), _json_bytes(ecosystem))
     return [brief(load_record(output, p.name)) for p in projects], ecosystem
-
-
-def brief(record: Dict[str, Any]) -> Dict[str, Any]:
-    """A record without its identifier, callee and length counts (they are in the summary's tops)."""
-    if "measures" not in record:
-        return record
-    keep = ("files", "keywords", "punnable")
-    return dict(record, measures={scope: {k: m[k] for k in keep} for scope, m in record["measures"].items()})

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shlex
 from typing import Any, Dict, Optional, Sequence
 
 import pyarrow as pa
@@ -132,7 +133,9 @@ def read_summary(directory: str) -> Dict[str, Any]:
     paths = [os.path.join(directory, name) for name in (OCCURRENCES_FILE, FILES_FILE, SUMMARY_FILE)]
     missing = [os.path.basename(p) for p in paths if not os.path.isfile(p)]
     if missing:
-        raise StoreError("%s is not a stored scan (missing %s)" % (directory, ", ".join(missing)))
+        raise StoreError("%s is not a stored scan (missing %s): make one with punstats scan PATH -o %s, or give "
+                         "the directory of a punstats corpus top-pypi:N -o DIR run"
+                         % (directory, ", ".join(missing), shlex.quote(directory)))
     try:
         with open(paths[2], encoding="utf-8") as handle:
             summary = jsondata.load(handle)

@@ -1,0 +1,88 @@
+"""The figure of an ecosystem run: each project's ``f(x=x)`` share, and identifier lengths pooled.
+
+The left panel is the per-project distribution of the share of keyword
+arguments that are ``f(x=x)`` (a box plot with every project as a point), in
+all code and outside tests; the right panel the share of the pooled
+``f(x=x)`` arguments whose identifier has at least n characters, for every n,
+as ``plots.length_cumulative`` draws it for a scan.  The colours of all code
+and outside tests are those of ``plots.projects``, and the caption states what
+was measured (``present.ecosystem.run_provenance``), as every figure's does.
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, Sequence
+
+import matplotlib
+import pandas as pd
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter, MaxNLocator
+
+from punstats.analysis.ecosystem import at_least, per_project, shares
+from punstats.model.escape import figure_text
+from punstats.present.ecosystem import run_provenance
+from punstats.present.figure import ALL_CODE_COLOUR, DPI, OUTSIDE_TESTS_COLOUR, STYLE, WIDTH, Plot, caption
+from punstats.store.ecosystem import population, run_name
+
+#: (scope, colour, label) of the two series of both panels.
+SERIES = (("all", ALL_CODE_COLOUR, "all code"), ("nontest", OUTSIDE_TESTS_COLOUR, "outside tests"))
+
+
+def project_shares(records: Sequence[Dict[str, Any]]) -> pd.DataFrame:
+    """Per scanned project its ``f(x=x)`` share of keyword arguments, in all code (``all``) and
+    outside tests (``nontest``); NaN where it had none."""
+    frame = per_project(records)
+    frame = frame[frame["status"] == "scanned"]
+    rates = [shares({c: None if pd.isna(v) else int(v) for c, v in row.items()})
+             for row in frame[["files", "code_lines", "keywords", "punnable", "keywords_nontest",
+                               "punnable_nontest"]].to_dict("records")]
+    return pd.DataFrame({"project": list(frame["project"]), "all": [r["pct"] for r in rates],
+                         "nontest": [r["nontest_pct"] for r in rates]}).set_index("project")
+
+
+def _per_project_panel(axes: Any, data: pd.DataFrame) -> None:
+    values = [[float(v) for v in data[scope] if v == v] for scope, _, _ in SERIES]
+    axes.boxplot(values, showfliers=False, widths=0.5, medianprops={"color": "#444444"})
+    for position, (points, (_, colour, _)) in enumerate(zip(values, SERIES), 1):
+        jitter = [position + 0.18 * (((i * 7919) % 101) / 100.0 - 0.5) for i in range(len(points))]
+        axes.scatter(jitter, points, s=12, alpha=0.6, color=colour, linewidths=0)
+    axes.set_xticks([1, 2], [label for _, _, label in SERIES])
+    axes.set_ylabel("% of keyword arguments")
+    axes.yaxis.set_major_formatter(FuncFormatter(lambda value, _: "%g%%" % value))
+    axes.set_title("f(x=x) share per project (%d projects)" % len(data))
+
+
+def _length_panel(axes: Any, ecosystem: Dict[str, Any]) -> None:
+    longest = 1
+    for scope, colour, label in SERIES:
+        curve = at_least(ecosystem[scope]["cumulative_by_length"])
+        if curve:
+            axes.plot([row[0] for row in curve], [row[2] for row in curve], marker="o", markersize=4,
+                      color=colour, label="%s: share with identifier length >= n" % label)
+            longest = max(longest, curve[-1][0])
+    axes.set_xlabel("n (identifier length, characters)")
+    axes.set_xlim(0.4, longest + 0.6)
+    axes.set_ylabel("% of f(x=x) keyword arguments")
+    axes.set_ylim(0, 102)
+    axes.xaxis.set_major_locator(MaxNLocator(integer=True))
+    axes.yaxis.set_major_formatter(FuncFormatter(lambda value, _: "%d%%" % value))
+    axes.grid(axis="y", alpha=0.3)
+    axes.set_title("Identifiers at least n characters long, pooled")
+    if axes.get_lines():  # a run without any f(x=x) has no curve to name
+        axes.legend(loc="upper right")
+
+
+def ecosystem_plot(records: Sequence[Dict[str, Any]], ecosystem: Dict[str, Any]) -> Plot:
+    """The run's figure (``kind`` ``ecosystem``) and the per-project shares it draws."""
+    data = project_shares(records)
+    with matplotlib.rc_context(STYLE):
+        figure = Figure(figsize=(WIDTH * 1.3, 5.6), dpi=DPI)
+        FigureCanvasAgg(figure)
+        left, right = figure.subplots(1, 2, gridspec_kw={"width_ratios": [1, 1.3]})
+        _per_project_panel(left, data)
+        _length_panel(right, ecosystem)
+        figure.suptitle("f(x=x) in %s (list of %s)"
+                        % (figure_text(population(ecosystem, short=True)),
+                           figure_text(str(ecosystem["list"]["last_update"])[:10])))
+    caption(figure, [run_provenance(ecosystem)])
+    return Plot("ecosystem", run_name(ecosystem), figure, data)

@@ -1,0 +1,135 @@
+"""The Markdown report of an ecosystem run (``punstats report DIR`` on a ``corpus top-pypi:N`` run).
+
+This module owns the run report's layout and wording: the headline (the pooled
+shares and the per-project distribution), the table of every project (or the
+first K and one row pooling the others), the figure, what was measured, every
+pattern of the run's registry pooled, and the commands that make it again.
+The tables come from ``present.ecosystem``, the figure from
+``present.ecosystem_figure`` (imported only when figures are wanted), every
+number from the run's records and its ecosystem summary.  As the report of a
+scan, it names no path of the machine it was written on.
+"""
+from __future__ import annotations
+
+import base64
+import os
+import shlex
+from typing import Any, Dict, List, Optional
+
+from punstats.model.escape import visible
+from punstats.present import ecosystem as shown
+from punstats.present.formats import Table, markdown_code, render
+from punstats.present.provenance import PUBLIC_SOURCE
+from punstats.sources.pypi import INDEX_URL
+from punstats.store.ecosystem import drawn_at_random, population, run_spec
+
+DEFAULT_DIRECTORY = "reports"
+
+CAPTION = ("Left: each project's share of keyword arguments that are f(x=x), in all code and outside tests "
+           "(a box plot, every project a point). Right: the share of the pooled f(x=x) arguments whose "
+           "identifier has at least n characters.")
+
+
+def report_path(stored: Any, directory: str = DEFAULT_DIRECTORY) -> str:
+    """Where ``punstats report`` writes a run's report by default: ``reports/top-pypi-N.md``."""
+    return os.path.join(directory, stored.name + ".md")
+
+
+def headline(ecosystem: Dict[str, Any]) -> str:
+    """The pooled shares, outside tests first, and how projects differ."""
+    a, n = ecosystem["all"], ecosystem["nontest"]
+    per = n["per_project"]
+    return ("Pooled over the %d scanned projects, **%.2f%%** of the keyword arguments outside tests are "
+            "`f(x=x)` (%s of %s; test rule %s); in all code, **%.2f%%** (%s of %s). Per project, outside "
+            "tests: median %.2f%% (quartiles %.2f%% and %.2f%%) over the %d projects with keyword arguments."
+            % (ecosystem["scanned"], n["pooled_pct"], format(n["punnable"], ","), format(n["keywords"], ","),
+               markdown_code(str((ecosystem.get("rules") or {}).get("test_rule", "?"))), a["pooled_pct"],
+               format(a["punnable"], ","), format(a["keywords"], ","), per["median_pct"], per["q1_pct"],
+               per["q3_pct"], per["projects"]))
+
+
+def _measured(ecosystem: Dict[str, Any]) -> List[str]:
+    rules = ecosystem.get("rules") or {}
+    reasons = ecosystem["not_scanned_by_reason"]
+    return [
+        "- Projects: %s, list %s of %s; each project's latest release, its "
+        "sdist or else its pure-Python wheel (%s)." % (
+            population(ecosystem), shown.list_text(str(ecosystem["list"]["list"])),
+            str(ecosystem["list"]["last_update"])[:10],
+            ", ".join("%s %d" % kv for kv in ecosystem["distributions"].items()) or "none"),
+        "- Scanned %d, skipped %d, failed %d%s." % (
+            ecosystem["scanned"], ecosystem["skipped"], ecosystem["failed"],
+            " (%s)" % ", ".join("%s %d" % kv for kv in reasons.items()) if reasons else ""),
+        "- Parsed by %s %s with punstats %s; test rule %s, long threshold %s; patterns of your own: %s." % (
+            ecosystem.get("python_implementation", "Python"), ecosystem.get("python", "?"),
+            ecosystem.get("punstats_version", "?"), markdown_code(str(rules.get("test_rule", "?"))),
+            rules.get("long_threshold", "?"),
+            ", ".join(markdown_code(str(p.get("name"))) for p in ecosystem.get("patterns", [])) or "none"),
+    ]
+
+
+def _commands(stored: Any) -> List[str]:
+    """The commands that make the run and this report again, from any machine."""
+    ecosystem, rules = stored.ecosystem, stored.run.get("rules") or {}
+    directory = os.path.join("data", stored.name)
+    run = ["punstats", "corpus", run_spec(ecosystem), "-o", directory]
+    location = str(ecosystem["list"]["list"]).partition(" ")[0]
+    if drawn_at_random(ecosystem):  # the same seed; the index's list as it was then: its sha256 is recorded
+        run += ["--seed", str(ecosystem["list"]["seed"])]
+        if not location.startswith("https://pypi.org/"):
+            run += ["--random-pypi-list", location if PUBLIC_SOURCE.match(location) else os.path.basename(location)]
+    elif not location.startswith("https://github.com/hugovk/"):  # not the snapshot punstats ships
+        run += ["--top-pypi-list", location if PUBLIC_SOURCE.match(location) else os.path.basename(location)]
+    if stored.run.get("index") not in (None, INDEX_URL):  # the releases came from another index
+        run += ["--index-url", str(stored.run["index"])]
+    if rules.get("test_rule", "components") != "components":
+        run += ["--test-rule", str(rules["test_rule"])]
+    sources = [str(p.get("source", "")) for p in rules.get("patterns", [])]
+    for source in dict.fromkeys(os.path.basename(s) if s.endswith(".py") else s for s in sources if s):
+        run += ["--pattern", source]
+    return [shlex.join(run), shlex.join(["punstats", "report", directory])]
+
+
+def render_report(stored: Any, figure: Optional[str] = None, top: Optional[int] = None, links: bool = False) -> str:
+    """The report as Markdown; ``figure``: the figure's address (none when None)."""
+    def table(t: Table, notes: bool = True) -> str:
+        return render(t, "markdown", notes=notes, links=links).rstrip("\n")
+
+    records, ecosystem = stored.records, stored.ecosystem
+    parts = [
+        "# `f(x=x)` keyword arguments in %s" % population(ecosystem, short=True),
+        "Written by `punstats report`. Keyword arguments of the form `f(x=x)` are the ones "
+        "[PEP 736](https://peps.python.org/pep-0736/) proposed to shorten to `f(x=)`.",
+        "## Headline", headline(ecosystem),
+        "## Projects", table(shown.project_table(records, ecosystem, top)),
+        "![%s](%s)\n\n*%s*" % (CAPTION, figure, CAPTION) if figure else "",
+        "## What was measured", "\n".join(_measured(ecosystem)),
+        "## Patterns", "Each pattern of the run (its own patterns too), pooled over the scanned projects "
+                       "(the projects as in the note above).",
+        table(shown.kinds_table(records, ecosystem), notes=False),
+        "## Reproduce", "```sh\n%s\n```" % "\n".join(visible(line) for line in _commands(stored)),
+    ]
+    return "\n\n".join(part for part in parts if part) + "\n"
+
+
+def write_report(stored: Any, path: Optional[str] = None, figures: bool = True, figures_dir: Optional[str] = None,
+                 embed: bool = False, links: bool = False, top: Optional[int] = None) -> str:
+    """Write the report of a run (``store.ecosystem.StoredRun``; default ``reports/top-pypi-N.md``), its
+    figure in ``figures_dir`` (default ``<report>-figures``) or embedded; the path written."""
+    path = path or report_path(stored)
+    report_dir = os.path.dirname(os.path.abspath(path))
+    address = None
+    if figures:
+        from punstats.present.ecosystem_figure import ecosystem_plot
+        from punstats.present.figure import png_bytes, save
+        plot = ecosystem_plot(stored.records, stored.ecosystem)
+        if embed:
+            address = "data:image/png;base64," + base64.b64encode(png_bytes(plot)).decode("ascii")
+        else:
+            figures_dir = figures_dir or os.path.splitext(os.path.abspath(path))[0] + "-figures"
+            address = os.path.relpath(save(plot, figures_dir)[0], report_dir).replace(os.sep, "/")
+    text = render_report(stored, address, top, links)
+    os.makedirs(report_dir, exist_ok=True)
+    from punstats.store.staging import write_atomic
+    write_atomic(path, text.encode("utf-8"))
+    return path

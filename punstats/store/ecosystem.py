@@ -1,0 +1,141 @@
+"""An ecosystem run on disk (``corpus top-pypi:N -o DIR``): its layout, and reading it back.
+
+``runs.ecosystem`` writes the run (its docstring shows the layout); this
+module names the files and reads them: the journal (the commit point of
+each project), the project records, and a finished run as one value
+(``read_run``) that ``table``, ``plot`` and ``report`` show.  A directory is
+a run when it holds ``run.json`` and a journal (``is_run``).  The records are
+read without their identifier, callee and length counts (``brief``: the
+ecosystem summary holds their tops), so a run of many projects reads in
+little memory.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any, Dict, Tuple
+
+from punstats.model import jsondata
+from punstats.store.staging import StoreError, _one_line
+
+JOURNAL = "journal.jsonl"
+RUN_FILE = "run.json"
+ECOSYSTEM_FILE = "ecosystem.json"
+TABLES = ("occurrences", "files")
+
+
+def project_file(output: str, name: str) -> str:
+    return os.path.join(output, "projects", name + ".json")
+
+
+def read_journal(output: str) -> Dict[str, Dict[str, Any]]:
+    """Finished projects by name; a line cut short by a kill is ignored."""
+    done: Dict[str, Dict[str, Any]] = {}
+    try:
+        with open(os.path.join(output, JOURNAL), encoding="utf-8") as handle:
+            lines = handle.read().split("\n")
+    except FileNotFoundError:
+        return done
+    for line in lines:
+        try:
+            entry = jsondata.loads(line)
+        except ValueError:
+            continue
+        if isinstance(entry, dict) and os.path.isfile(project_file(output, str(entry.get("project")))):
+            done[entry["project"]] = entry
+    return done
+
+
+def load_record(output: str, name: str) -> Dict[str, Any]:
+    with open(project_file(output, name), encoding="utf-8") as handle:
+        return jsondata.load(handle)
+
+
+def brief(record: Dict[str, Any]) -> Dict[str, Any]:
+    """A record without its identifier, callee and length counts (they are in the summary's tops)."""
+    if "measures" not in record:
+        return record
+    keep = ("files", "keywords", "punnable")
+    return dict(record, measures={scope: {k: m[k] for k in keep} for scope, m in record["measures"].items()})
+
+
+def is_run(directory: str) -> bool:
+    """Whether ``directory`` holds an ecosystem run (finished or not)."""
+    return os.path.isfile(os.path.join(directory, RUN_FILE)) and os.path.isfile(os.path.join(directory, JOURNAL))
+
+
+@dataclass(frozen=True)
+class StoredRun:
+    """A finished run: where it is, ``run.json``, the ecosystem summary, and the records of its
+    projects in rank order (``brief``)."""
+
+    directory: str
+    run: Dict[str, Any]
+    ecosystem: Dict[str, Any]
+    records: Tuple[Dict[str, Any], ...]
+
+    @property
+    def name(self) -> str:
+        """What tables and figures call the run: ``top-pypi-N``, ``random-pypi-N-seed-S``."""
+        return run_name(self.ecosystem)
+
+
+def drawn_at_random(ecosystem: Dict[str, Any]) -> bool:
+    """Whether the run's projects were drawn at random (``random-pypi:N``), not ranked."""
+    return "seed" in (ecosystem.get("list") or {})
+
+
+def run_spec(ecosystem: Dict[str, Any]) -> str:
+    """The corpus argument that made the run: ``top-pypi:N`` or ``random-pypi:N``."""
+    return "%s-pypi:%d" % ("random" if drawn_at_random(ecosystem) else "top", int(ecosystem["asked"]))
+
+
+def run_name(ecosystem: Dict[str, Any]) -> str:
+    """What tables and figures call a run: ``top-pypi-N`` or ``random-pypi-N-seed-S``."""
+    name = run_spec(ecosystem).replace(":", "-")
+    return name + ("-seed-%s" % ecosystem["list"]["seed"] if drawn_at_random(ecosystem) else "")
+
+
+def population(ecosystem: Dict[str, Any], short: bool = False) -> str:
+    """Which projects a run scanned, in words: "the N most-downloaded PyPI projects" ("the top N
+    PyPI projects" when ``short``), or "N PyPI projects drawn at random (seed S)"."""
+    asked = int(ecosystem["asked"])
+    if drawn_at_random(ecosystem):
+        return "%d PyPI projects drawn at random (seed %s)" % (asked, ecosystem["list"]["seed"])
+    return ("the top %d PyPI projects" if short else "the %d most-downloaded PyPI projects") % asked
+
+
+def _json(path: str, what: str) -> Any:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            value = jsondata.load(handle)
+    except (OSError, ValueError) as exc:  # jsondata.TooDeep is a ValueError
+        raise StoreError("%s: not a readable %s: %s" % (path, what, _one_line(exc))) from None
+    if not isinstance(value, dict):
+        raise StoreError("%s: not a readable %s (not a JSON object)" % (path, what))
+    return value
+
+
+def read_run(directory: str) -> StoredRun:
+    """The finished run in ``directory``; a one-line ``StoreError`` for one that never finished
+    or whose journal and summary disagree."""
+    resume = "resume it with punstats corpus top-pypi:N -o %s --skip-existing" % directory
+    if not os.path.isfile(os.path.join(directory, ECOSYSTEM_FILE)):
+        raise StoreError("%s is an ecosystem run that never finished (no %s): %s"
+                         % (directory, ECOSYSTEM_FILE, resume))
+    run = _json(os.path.join(directory, RUN_FILE), "run description")
+    ecosystem = _json(os.path.join(directory, ECOSYSTEM_FILE), "ecosystem summary")
+    asked = ecosystem.get("asked")
+    if not isinstance(asked, int) or isinstance(asked, bool) or not isinstance(ecosystem.get("projects"), int):
+        raise StoreError("%s: not an ecosystem summary punstats wrote (no number of projects)"
+                         % os.path.join(directory, ECOSYSTEM_FILE))
+    entries = sorted((e for e in read_journal(directory).values()
+                      if isinstance(e.get("rank"), int) and 1 <= e["rank"] <= asked), key=lambda e: e["rank"])
+    if len(entries) != ecosystem["projects"]:
+        raise StoreError("%s: its journal holds %d of the %d projects its %s counts (a run stopped after "
+                         "writing it): %s" % (directory, len(entries), ecosystem["projects"], ECOSYSTEM_FILE, resume))
+    try:
+        records = tuple(brief(load_record(directory, e["project"])) for e in entries)
+    except (OSError, ValueError) as exc:
+        raise StoreError("%s: a project record is unreadable: %s" % (directory, _one_line(exc))) from None
+    return StoredRun(directory, run, ecosystem, records)

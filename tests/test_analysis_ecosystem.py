@@ -1,0 +1,147 @@
+"""The per-project and pooled numbers of an ecosystem run (``analysis.ecosystem``), checked against an
+independent computation on the run's combined dataset: pd.read_parquet(DIR/occurrences) and DIR/files.
+
+The run (``fakerun``) is made by the command line against a fake PyPI on 127.0.0.1.
+"""
+import ast
+import os
+
+import pandas as pd
+import pytest
+from fakerun import NAMES, make_run, stdlib_unittest
+
+from punstats.analysis import ecosystem as eco
+from punstats.analysis import units
+from punstats.model.kinds import registry_of
+from punstats.store.ecosystem import read_run
+
+
+@pytest.fixture(scope="module")
+def stored(tmp_path_factory):
+    directory, _ = make_run(tmp_path_factory.mktemp("run"), "--no-figure")
+    return read_run(directory)
+
+
+def by_hand(directory):
+    """Per project, from the stored tables alone: parsed files, lines of code, keyword arguments (the
+    files table), f(x=x) (rows of the occurrences table), in all code and outside tests."""
+    files = pd.read_parquet(os.path.join(directory, "files"))
+    occurrences = pd.read_parquet(os.path.join(directory, "occurrences"))
+    parsed = files[files["status"] == "ok"]
+    calls = occurrences[occurrences["kind"] == "call"]
+    frame = pd.DataFrame({
+        "files": parsed.groupby("project").size(),
+        "code_lines": files.groupby("project")["code_lines"].sum(),
+        "keywords": parsed.groupby("project")["keywords"].sum(),
+        "punnable": calls.groupby("project").size(),
+        "keywords_nontest": parsed[~parsed["in_test"]].groupby("project")["keywords"].sum(),
+        "punnable_nontest": calls[~calls["in_test"]].groupby("project").size(),
+    })
+    return frame.fillna(0).astype(int)
+
+
+def test_each_project_s_counts_are_those_of_its_stored_tables(stored):
+    frame = eco.per_project(stored.records)
+    assert list(frame["project"]) == NAMES and list(frame["rank"]) == list(range(1, len(NAMES) + 1))
+    assert dict(zip(frame["project"], frame["status"])) == {
+        "alpha": "scanned", "beta": "scanned", "gamma": "skipped", "delta": "scanned", "iota": "scanned",
+        "kappa": "scanned", "stdunit": "scanned"}
+    expected = by_hand(stored.directory)
+    scanned = frame[frame["status"] == "scanned"].set_index("project")[list(eco.PROJECT_COUNTS)].astype(int)
+    expected = expected.reindex(scanned.index).fillna(0).astype(int)  # delta has no f(x=x) rows at all
+    pd.testing.assert_frame_equal(scanned, expected[list(eco.PROJECT_COUNTS)], check_names=False)
+    assert frame.set_index("project").loc["gamma", list(eco.PROJECT_COUNTS)].isna().all()  # not 0: not scanned
+    assert expected.loc["kappa", "punnable"] == 2 and expected.loc["kappa", "punnable_nontest"] == 0  # as meant
+
+
+def test_pooled_counts_and_shares_are_the_dataset_s_totals(stored):
+    expected = by_hand(stored.directory).sum()
+    total = eco.pooled(eco.per_project(stored.records))
+    assert total == dict(projects=6, **{column: int(expected[column]) for column in eco.PROJECT_COUNTS})
+    rates = eco.shares(total)
+    assert rates["pct"] == pytest.approx(100 * expected["punnable"] / expected["keywords"], abs=1e-4)
+    assert rates["nontest_pct"] == pytest.approx(100 * expected["punnable_nontest"] / expected["keywords_nontest"],
+                                                 abs=1e-4)
+    assert rates["per_million"] == pytest.approx(1e6 * expected["punnable"] / expected["code_lines"], abs=0.01)
+    assert rates["pct"] == pytest.approx(stored.ecosystem["all"]["pooled_pct"], abs=1e-4)  # the run's own summary
+
+
+def test_a_share_of_nothing_is_nan_not_zero(stored):
+    frame = eco.per_project(stored.records).set_index("project")
+    delta = {column: int(frame.loc["delta", column]) for column in eco.PROJECT_COUNTS}
+    assert delta["keywords"] == 0
+    rates = eco.shares(delta)
+    assert rates["pct"] != rates["pct"] and rates["nontest_pct"] != rates["nontest_pct"]
+    assert rates["per_million"] == 0.0  # one line of code, no f(x=x): a rate of 0 is a number
+    assert eco.shares(dict(delta, code_lines=None))["per_million"] != eco.shares(delta)["per_million"]
+
+
+def test_a_count_some_project_did_not_record_pools_to_unknown():
+    frame = pd.DataFrame([{"rank": 1, "project": "a", "status": "scanned", "code_lines": 10},
+                          {"rank": 2, "project": "b", "status": "scanned", "code_lines": None}])
+    for column in eco.PROJECT_COUNTS:
+        if column != "code_lines":
+            frame[column] = 1
+    total = eco.pooled(frame)
+    assert total["code_lines"] is None and total["files"] == 2
+
+
+def test_the_pooled_patterns_are_the_dataset_s_counts_and_units(stored):
+    summaries = [r["summary"] for r in stored.records if r["status"] == "scanned"]
+    pooled = eco.pooled_summary(summaries)
+    files = pd.read_parquet(os.path.join(stored.directory, "files"))
+    occurrences = pd.read_parquet(os.path.join(stored.directory, "occurrences"))
+    parsed = files[files["status"] == "ok"]
+    tries = occurrences[occurrences["kind"] == "try_finally"]
+    [kind] = [k for k in registry_of(pooled) if k.user]
+    assert (kind.name, kind.per) == ("try_finally", "Try")
+    assert units.count(pooled, kind) == len(tries)
+    assert units.count(pooled, kind, nontest=True) == int((~tries["in_test"]).sum())
+    mine = tries[tries["project"] != "stdunit"]
+    assert (len(mine), int((~mine["in_test"]).sum())) == (4, 2)  # the fixture as meant
+    assert units.denominator(pooled, "Try") == int(parsed["nodes_Try"].sum())
+    assert units.denominator(pooled, "code_lines") == int(files["code_lines"].sum())
+    for name in ("call", "attribute", "near_miss"):  # the built-in rows too
+        assert pooled["kinds"][name] == int((occurrences["kind"] == name).sum()), name
+    assert pooled["kinds"]["calls_keyword_only"] == int(parsed["calls_keyword_only"].sum())
+
+
+def test_a_maximum_is_pooled_as_the_largest_not_a_sum(stored):
+    files = pd.read_parquet(os.path.join(stored.directory, "files"))
+    largest = int(files["max_call_punnable"].max())
+    assert largest < int(files.groupby("project")["max_call_punnable"].max().sum())  # a sum would differ
+    summaries = [r["summary"] for r in stored.records if r["status"] == "scanned"]
+    assert eco.pooled_summary(summaries)["kinds"]["max_call_punnable"] == largest
+    assert stored.ecosystem["kinds"]["all"]["max_call_punnable"]["count"] == largest  # the run's summary too
+
+
+def test_at_least_is_the_share_of_identifiers_at_least_n_long(stored):
+    calls = pd.read_parquet(os.path.join(stored.directory, "occurrences"), columns=["kind", "name_len"])
+    lengths = calls[calls["kind"] == "call"]["name_len"]
+    curve = eco.at_least(stored.ecosystem["all"]["cumulative_by_length"])
+    assert [row[0] for row in curve] == sorted(set(lengths))
+    for n, count, pct in curve:
+        assert count == int((lengths >= n).sum())
+        assert pct == pytest.approx(100 * (lengths >= n).mean(), abs=1e-4)
+    assert curve[0][2] == 100.0 and eco.at_least([]) == []
+
+
+def punnable_by_ast(files):
+    """f(x=x) counted with ``ast`` alone (a call's keyword whose value is the name it is given), in all
+    code and outside the ``test`` directory: no punstats code involved."""
+    total = outside = 0
+    for path, text in files.items():
+        found = sum(1 for node in ast.walk(ast.parse(text)) if isinstance(node, ast.Call)
+                    for keyword in node.keywords
+                    if keyword.arg and isinstance(keyword.value, ast.Name) and keyword.value.id == keyword.arg)
+        total += found
+        outside += 0 if "/test/" in path else found
+    return total, outside
+
+
+def test_real_code_counts_as_a_plain_ast_walk_counts_it(stored):
+    frame = eco.per_project(stored.records).set_index("project")
+    total, outside = punnable_by_ast(stdlib_unittest())
+    assert total > 20  # real code (its tests are under unittest/test up to Python 3.11, elsewhere after)
+    assert (frame.loc["stdunit", "punnable"], frame.loc["stdunit", "punnable_nontest"]) == (total, outside)
+    assert frame.loc["stdunit", "files"] == len(stdlib_unittest())

@@ -1,0 +1,120 @@
+"""``punstats table``, ``plot`` and ``report`` of an ecosystem run (``corpus top-pypi:N -o DIR``), and
+the one-line errors for a directory that is neither a stored scan nor a finished run.
+
+The run (``fakerun``) is made by the command line against a fake PyPI on 127.0.0.1; its numbers are
+checked against its stored tables (pd.read_parquet(DIR/occurrences), DIR/files).
+"""
+import io
+import os
+import shutil
+
+import pandas as pd
+import pytest
+from fakerun import NAMES, make_run
+
+from punstats.cli import main
+from punstats.present import ecosystem as shown
+from punstats.present.formats import FORMATS, render
+from punstats.store.ecosystem import read_run
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory):
+    directory, _ = make_run(tmp_path_factory.mktemp("run"), "--no-figure")
+    return directory
+
+
+def test_table_of_a_run_lists_every_project_in_every_format(run_dir, capsys):
+    stored = read_run(run_dir)
+    for fmt in FORMATS:
+        assert main(["table", run_dir, "--format", fmt]) == 0
+        out = capsys.readouterr().out
+        assert out == render(shown.project_table(stored.records, stored.ecosystem), fmt), fmt
+        assert all(name in out for name in NAMES), fmt
+
+
+def test_a_run_is_listed_whole_unless_top_is_given(run_dir, capsys, monkeypatch):
+    from punstats.present import tables
+    monkeypatch.setattr(tables, "TOP_ROWS", 2)  # the default rows of a scan's tables: not a run's
+    assert main(["table", run_dir]) == 0
+    out = capsys.readouterr().out
+    assert "more projects" not in out and all("``%s``" % name in out for name in NAMES)
+    assert main(["table", run_dir, "-n", "2"]) == 0
+    assert "5 more projects (4 scanned), pooled" in capsys.readouterr().out
+
+
+def test_table_of_a_run_with_top_and_kinds(run_dir, capsys):
+    assert main(["table", run_dir, "--top", "2", "--format", "csv"]) == 0
+    rows = pd.read_csv(io.StringIO(capsys.readouterr().out), comment="#")
+    assert list(rows["Rank"].fillna(0).astype(int)) == [1, 2, 0, 0]
+    assert list(rows["Project"])[2:] == ["5 more projects (4 scanned), pooled", "All 6 scanned projects, pooled"]
+    files = pd.read_parquet(os.path.join(run_dir, "files"))
+    occurrences = pd.read_parquet(os.path.join(run_dir, "occurrences"))
+    rest = files[files["project"].isin(NAMES[2:]) & (files["status"] == "ok")]
+    calls = occurrences[occurrences["project"].isin(NAMES[2:]) & (occurrences["kind"] == "call")]
+    assert rows.iloc[2]["Files"] == len(rest) and rows.iloc[2]["f(x=x)"] == len(calls)
+    assert float(rows.iloc[2]["Share"]) == pytest.approx(100 * len(calls) / rest["keywords"].sum(), abs=0.005)
+    assert main(["table", run_dir, "--kinds", "--format", "markdown"]) == 0
+    out = capsys.readouterr().out
+    assert "try with finally" in out and "near miss" in out and "top-pypi-7" in out
+
+
+def test_plot_of_a_run_writes_its_figure(run_dir, tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    assert main(["plot", run_dir, "-o", str(tmp_path / "figures"), "--format", "png,svg"]) == 0
+    paths = capsys.readouterr().out.split()
+    assert paths == [str(tmp_path / "figures" / ("top-pypi-7-ecosystem." + ending)) for ending in ("png", "svg")]
+    assert open(paths[0], "rb").read(8) == b"\x89PNG\r\n\x1a\n"
+    assert "top-pypi-7: the 7 most-downloaded PyPI projects" in open(paths[1]).read()
+
+
+def test_report_of_a_run_holds_the_projects_the_patterns_the_figure_and_no_local_path(run_dir, tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    target = tmp_path / "reports" / "run.md"
+    assert main(["report", run_dir, "-o", str(target), "--top", "3"]) == 0
+    assert capsys.readouterr().out == str(target) + "\n"
+    text = target.read_text()
+    assert "4 more projects (4 scanned), pooled" in text and "All 6 scanned projects, pooled" in text
+    assert "`iota`" not in text.split("## Patterns")[0]  # rank 5: pooled in the "more" row
+    assert "| try with finally" in text and "(run-figures/top-pypi-7-ecosystem.png)" in text
+    assert (tmp_path / "reports" / "run-figures" / "top-pypi-7-ecosystem.png").is_file()
+    index = read_run(run_dir).run["index"]  # the fake index the releases came from: named, as it is not PyPI's
+    assert ("punstats corpus top-pypi:7 -o data/top-pypi-7 --top-pypi-list list.json --index-url %s "
+            "--pattern tries.py" % index) in text
+    assert str(tmp_path) not in text and os.path.dirname(run_dir) not in text
+    assert main(["report", run_dir, "-o", str(tmp_path / "all.md"), "--no-figures"]) == 0
+    assert all("`%s`" % name in (tmp_path / "all.md").read_text() for name in NAMES)
+
+
+def one_line_error(capsys, argv):
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1 and captured.err.startswith("punstats: error: ")
+    return captured.err
+
+
+def test_a_directory_that_is_neither_a_scan_nor_a_run_suggests_a_command(tmp_path, capsys):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    for command in ("table", "plot", "report"):
+        err = one_line_error(capsys, [command, str(empty)])
+        assert "is not a stored scan" in err and "make one with punstats scan PATH -o %s" % empty in err, command
+        assert "punstats corpus top-pypi:N -o DIR" in err
+
+
+def test_a_run_that_never_finished_or_shown_with_other_options_is_a_one_line_error(run_dir, tmp_path, capsys):
+    unfinished = tmp_path / "unfinished"
+    shutil.copytree(run_dir, unfinished)
+    os.unlink(unfinished / "ecosystem.json")
+    err = one_line_error(capsys, ["table", str(unfinished)])
+    assert "never finished" in err and "--skip-existing" in err
+    assert "give it alone" in one_line_error(capsys, ["table", run_dir, str(unfinished)])
+    assert "keep the rules" in one_line_error(capsys, ["plot", run_dir, "--test-rule", "substring"])
+    assert "--by length" in one_line_error(capsys, ["table", run_dir, "--by", "length"])
+    assert sorted(os.listdir(run_dir)) == sorted(os.listdir(unfinished) + ["ecosystem.json"])  # nothing lost
+
+
+def test_report_top_is_for_a_run(stdlib_subset_scan_dir, tmp_path, capsys):
+    err = one_line_error(capsys, ["report", stdlib_subset_scan_dir, "--top", "3", "--no-figures",
+                                  "-o", str(tmp_path / "r.md")])
+    assert "--top lists the first N projects of an ecosystem run" in err and not (tmp_path / "r.md").exists()

@@ -1,0 +1,142 @@
+"""An ecosystem run shown (``present.ecosystem``, ``present.ecosystem_figure``): every project or the
+first K and the rest pooled, "n/a" for a share of nothing, every pattern of the run's registry, and
+the figure drawn as the scan figures are (at least n, their colours, a provenance caption).  The numbers
+are checked against the run's stored tables (pd.read_parquet(DIR/occurrences), DIR/files)."""
+import os
+
+import pandas as pd
+import pytest
+from fakerun import NAMES, make_run
+
+from punstats.model.kinds import KINDS
+from punstats.present import ecosystem as shown
+from punstats.present.formats import FORMATS, Code, Label, Percent, render
+from punstats.store.ecosystem import read_run
+
+
+@pytest.fixture(scope="module")
+def stored(tmp_path_factory):
+    directory, _ = make_run(tmp_path_factory.mktemp("run"), "--no-figure")
+    return read_run(directory)
+
+
+def tables(directory):
+    files = pd.read_parquet(os.path.join(directory, "files"))
+    return files[files["status"] == "ok"], pd.read_parquet(os.path.join(directory, "occurrences"))
+
+
+def test_every_project_is_listed_then_the_run_pooled(stored):
+    table = shown.project_table(stored.records, stored.ecosystem)
+    assert [row[1] for row in table.rows[:-1]] == [Code(name) for name in NAMES]
+    assert [row[0] for row in table.rows[:-1]] == list(range(1, len(NAMES) + 1))
+    parsed, occurrences = tables(stored.directory)
+    calls = occurrences[occurrences["kind"] == "call"]
+    pooled = table.rows[-1]
+    assert pooled[1] == Label("All 6 scanned projects, pooled")
+    assert pooled[3:6] == (len(parsed), int(parsed["code_lines"].sum()), len(calls))
+    assert pooled[6] == Percent(pytest.approx(100 * len(calls) / parsed["keywords"].sum(), abs=1e-4))
+    outside = parsed[~parsed["in_test"]]
+    assert pooled[7] == Percent(pytest.approx(100 * (~calls["in_test"]).sum() / outside["keywords"].sum(), abs=1e-4))
+    assert pooled[8] == Label(format(1e6 * len(calls) / parsed["code_lines"].sum(), ",.2f"))
+    gamma = table.rows[NAMES.index("gamma")]
+    assert gamma[2] == Label("skipped: platform_wheels_only") and gamma[3:] == (Label(""),) * 6
+
+
+def test_a_share_of_nothing_is_n_a_in_every_format(stored):
+    table = shown.project_table(stored.records, stored.ecosystem)
+    delta = table.rows[NAMES.index("delta")]
+    assert delta[5:8] == (0, Label("n/a"), Label("n/a")) and delta[8] == Label("0.00")
+    kappa = table.rows[NAMES.index("kappa")]
+    assert kappa[7] == Percent(0.0)  # keyword arguments outside tests, none of them f(x=x): a real 0 %
+    for fmt in FORMATS:
+        text = render(table, fmt)
+        line = next(line for line in text.splitlines() if "delta" in line)
+        assert "n/a" in line and "0.00%" not in line, fmt
+
+
+def test_top_k_lists_the_first_k_then_the_others_pooled(stored):
+    table = shown.project_table(stored.records, stored.ecosystem, top=2)
+    assert [row[1] for row in table.rows[:2]] == [Code("alpha"), Code("beta")]
+    more, everything = table.rows[2], table.rows[3]
+    assert more[1] == Label("5 more projects (4 scanned), pooled")
+    assert everything == shown.project_table(stored.records, stored.ecosystem).rows[-1]
+    parsed, occurrences = tables(stored.directory)
+    rest = set(NAMES[2:])
+    parsed, calls = parsed[parsed["project"].isin(rest)], occurrences[occurrences["project"].isin(rest)]
+    calls = calls[calls["kind"] == "call"]
+    assert more[3:6] == (len(parsed), int(parsed["code_lines"].sum()), len(calls))
+    assert more[6] == Percent(pytest.approx(100 * len(calls) / parsed["keywords"].sum(), abs=1e-4))
+    assert len(shown.project_table(stored.records, stored.ecosystem, top=len(NAMES)).rows) == len(NAMES) + 1
+
+
+def test_the_kinds_table_lists_every_row_of_the_run_s_registry_with_the_user_pattern(stored):
+    table = shown.kinds_table(stored.records, stored.ecosystem)
+    labels = [row[0] for row in table.rows]
+    assert labels[:len(KINDS)] == [Label(kind.label) for kind in KINDS]
+    assert labels[len(KINDS):] == ["try with finally"]  # a user's text: escaped as data
+    _, occurrences = tables(stored.directory)
+    tries = occurrences[occurrences["kind"] == "try_finally"]
+    row = table.rows[-1]
+    assert (row[1], row[3]) == (len(tries), int((~tries["in_test"]).sum()))
+    headline = table.rows[0]
+    assert headline[1] == int((occurrences["kind"] == "call").sum())
+    assert table.notes == (shown.run_provenance(stored.ecosystem),)
+
+
+def test_the_provenance_names_the_list_and_versions_but_no_path_of_this_machine(stored):
+    text = shown.run_provenance(stored.ecosystem)
+    assert "list in a local file (list.json) of 2024-06-01" in text
+    assert "punstats %s" % stored.ecosystem["punstats_version"] in text
+    assert stored.ecosystem["python"] in text and os.sep + "tmp" not in text and str(stored.directory) not in text
+    url = "https://raw.example.org/top.json (from https://github.com/hugovk/top-pypi-packages)"
+    assert shown.list_text(url) == url
+    assert shown.list_text("/home/me/lists/top.json (from https://example.org/x)") == \
+        "in a local file (top.json), a copy of https://example.org/x"
+
+
+def test_the_written_tables_hold_every_project_and_every_pattern(tmp_path):
+    directory, printed = make_run(tmp_path, "--no-figure")
+    for ending in ("rst", "md", "tex"):
+        text = open(os.path.join(directory, "ecosystem-table." + ending)).read()
+        assert all(name in text for name in NAMES), ending
+        assert "try with finally" in text and "near miss" in text, ending
+    assert "    4 delta" in printed and "(   n/a)" in printed.splitlines()[3]
+
+
+def test_the_figure_counts_at_least_n_with_the_scan_figures_colours_and_a_caption(stored):
+    colors = pytest.importorskip("matplotlib.colors")
+    from punstats.present import ecosystem_figure, plots
+    plot = ecosystem_figure.ecosystem_plot(stored.records, stored.ecosystem)
+    left, right = plot.figure.axes
+    _, occurrences = tables(stored.directory)
+    calls = occurrences[occurrences["kind"] == "call"]
+    for line, outside in zip(right.get_lines(), (False, True)):
+        lengths = calls[~calls["in_test"]]["name_len"] if outside else calls["name_len"]
+        assert list(line.get_xdata()) == sorted(set(lengths))
+        assert list(line.get_ydata()) == pytest.approx([100 * (lengths >= n).mean() for n in sorted(set(lengths))],
+                                                       abs=1e-4)
+    projects = plots.projects([_scan_like(stored)])  # the scan figure of all code beside outside tests
+    series = [bars.patches[0].get_facecolor() for bars in projects.figure.axes[0].containers]
+    assert len(series) == 2 and series[0] != series[1]
+    for points, line, bar in zip(left.collections, right.get_lines(), series):  # all code, then outside tests
+        assert tuple(points.get_facecolor()[0][:3]) == pytest.approx(bar[:3])
+        assert colors.to_rgba(line.get_color())[:3] == pytest.approx(bar[:3])
+    shares = plot.data
+    assert list(shares.index) == ["alpha", "beta", "delta", "iota", "kappa", "stdunit"]
+    parsed, _ = tables(stored.directory)
+    per = parsed.groupby("project")["keywords"].sum()
+    assert shares.loc["alpha", "all"] == pytest.approx(100 * (calls["project"] == "alpha").sum() / per["alpha"],
+                                                       abs=1e-4)
+    assert list(left.collections[0].get_offsets()[:, 1]) == pytest.approx(list(shares["all"].dropna()))
+    caption = plot.figure.texts[-1].get_text().replace("\n", " ")
+    assert caption == shown.run_provenance(stored.ecosystem)
+
+
+def _scan_like(stored):
+    """A stand-in scan for ``plots.projects``: only its colours are compared."""
+    from types import SimpleNamespace
+    s = {"corpus": "x", "python": "3", "test_rule": "components", "punnable": 1, "keywords": 2,
+         "punnable_nontest": 1, "keywords_nontest": 2, "punnable_pct": 50.0, "punnable_nontest_pct": 50.0,
+         "files": 1, "parsed": 1, "failed": 0, "calls": 1, "calls_with_punnable": 1, "long": 0,
+         "long_nontest": 0, "long_threshold": 10, "lines": 1}
+    return SimpleNamespace(summary=s)

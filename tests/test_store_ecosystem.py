@@ -1,0 +1,63 @@
+"""Reading an ecosystem run back (``store.ecosystem``): a finished run whole, and one-line errors
+for a run that never finished or whose journal and summary disagree."""
+import json
+import os
+import shutil
+
+import pytest
+from fakerun import NAMES, make_run
+
+from punstats.store import ecosystem as stored_run
+from punstats.store.staging import StoreError
+
+
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory):
+    directory, _ = make_run(tmp_path_factory.mktemp("run"), "--no-figure")
+    return directory
+
+
+def test_a_finished_run_reads_back_with_every_project_in_rank_order(finished):
+    assert stored_run.is_run(finished) and not stored_run.is_run(os.path.dirname(finished))
+    run = stored_run.read_run(finished)
+    assert [r["project"] for r in run.records] == NAMES and run.name == "top-pypi-7"
+    assert run.ecosystem["projects"] == len(NAMES) and run.run["rules"]["patterns"][0]["name"] == "try_finally"
+    scanned = [r for r in run.records if r["status"] == "scanned"]
+    assert all(set(r["measures"]["all"]) == {"files", "keywords", "punnable"} for r in scanned)  # brief
+
+
+def copy(finished, tmp_path):
+    target = tmp_path / "copy"
+    shutil.copytree(finished, target)
+    return str(target)
+
+
+def test_a_run_that_never_finished_says_how_to_resume_it(finished, tmp_path):
+    directory = copy(finished, tmp_path)
+    os.unlink(os.path.join(directory, stored_run.ECOSYSTEM_FILE))
+    with pytest.raises(StoreError) as caught:
+        stored_run.read_run(directory)
+    assert str(caught.value) == ("%s is an ecosystem run that never finished (no ecosystem.json): resume it with "
+                                 "punstats corpus top-pypi:N -o %s --skip-existing" % (directory, directory))
+
+
+def test_a_journal_that_disagrees_with_the_summary_is_refused(finished, tmp_path):
+    directory = copy(finished, tmp_path)
+    journal = os.path.join(directory, stored_run.JOURNAL)
+    lines = open(journal).read().splitlines()
+    with open(journal, "w") as handle:
+        handle.write("\n".join(lines[:-1]) + "\n")
+    with pytest.raises(StoreError, match="its journal holds 6 of the 7 projects its ecosystem.json counts"):
+        stored_run.read_run(directory)
+
+
+def test_a_summary_that_is_not_one_punstats_wrote_is_one_line(finished, tmp_path):
+    directory = copy(finished, tmp_path)
+    path = os.path.join(directory, stored_run.ECOSYSTEM_FILE)
+    for text, message in (("[1]", "not a JSON object"), ("{", "not a readable ecosystem summary"),
+                          (json.dumps({"asked": "6"}), "no number of projects")):
+        with open(path, "w") as handle:
+            handle.write(text)
+        with pytest.raises(StoreError, match=message) as caught:
+            stored_run.read_run(directory)
+        assert "\n" not in str(caught.value)
