@@ -11,6 +11,7 @@ from typing import Any, Dict, Optional, Sequence, Tuple, Union
 
 from punstats.discover.tree import DEFAULT_EXTENSIONS
 from punstats.engines.base import EngineError
+from punstats.extract.notebook import NOTEBOOK_SUFFIX, NOTEBOOK_VERSION
 from punstats.model.kinds import Kind
 from punstats.model.limits import DEFAULT_MAX_BYTES
 from punstats.store.rules import DEFAULT_LONG_THRESHOLD, DEFAULT_TEST_RULE, TestRule, parse_test_rule
@@ -114,4 +115,6 @@ class ScanOptions:
             "gitignore": self.gitignore,
             "exclude": list(self.exclude),
             **({"patterns": [kind.provenance() for kind in self.patterns]} if self.patterns else {}),
+            **({"notebook_version": NOTEBOOK_VERSION} if any(e.endswith(NOTEBOOK_SUFFIX) for e in self.extensions)
+               else {}),  # how notebooks were read (``extract.notebook``), when they were
         }
