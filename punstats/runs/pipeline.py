@@ -94,9 +94,12 @@ def _distribution(corpus: Corpus) -> Dict[str, Any]:
 
 
 def _lines_saved(found: Discovery, jobs: Optional[int]) -> Dict[str, Any]:
-    """Lines punning would save in the scan's own files (``rewrite --rewrap``)."""
+    """Lines punning would save in the scan's own files (``rewrite --rewrap``); notebooks are
+    not rewritten, so they save none."""
+    from punstats.extract.notebook import NOTEBOOK_SUFFIX
     from punstats.rewrite.tree import rewrite_candidates, summarize
-    totals = summarize(rewrite_candidates(found.candidates, found.root, rewrap=True, jobs=jobs))  # None: all cores
+    sources = [c for c in found.candidates if not c.path.endswith(NOTEBOOK_SUFFIX)]
+    totals = summarize(rewrite_candidates(sources, found.root, rewrap=True, jobs=jobs))  # None: all cores
     return {"lines_saved": totals.lines_saved, "lines_removed": totals.lines_removed,
             "lines_added": totals.lines_added, "files_changed": totals.changed,
             "edits": totals.edits, "joins": totals.joins, "rule": "rewrite --rewrap"}
