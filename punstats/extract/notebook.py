@@ -16,9 +16,10 @@ IPython syntax is handled as ruff does, each line kept where it was:
   left out whole: its lines stay, blank;
 - a logical line starting with an escape (``%magic``, ``%%time``, ``!cmd``,
   ``!!cmd``, ``?obj``, ``??obj``, ``/f a``, ``,f a``, ``;f a``), assigning one
-  (``files = !ls``, ``t = %timeit f()``) or ending in ``?`` or ``??``
-  (``obj.method?``) becomes ``pass`` at its indentation, and the lines a
-  backslash continues it on become blank.
+  (``files = !ls``, ``t = %timeit f()``) or asking for help with a trailing
+  ``?`` or ``??`` (``obj.method?``, ``x[0]??``, as IPython reads it) becomes
+  ``pass`` at its indentation, and the lines a backslash continues it on
+  become blank (as IPython, an escaped command ends with its line otherwise).
 
 A logical line is found as the tokenizer would: outside brackets, strings and
 backslash continuations, so an operator such as ``% b`` or ``!= b`` that
@@ -69,6 +70,9 @@ _ASSIGNMENTS = frozenset("= += -= *= /= //= %= **= &= |= ^= @= >>= <<= :=".split
 
 #: The first characters of an escaped IPython line.
 _ESCAPES = "%!?/,;"
+
+#: A line asking for help with a trailing ``?`` or ``??``: ``os.path?``, ``x[0]??``.
+_HELP = re.compile(r"[ \t]*[\w.]+(?:\[[^\]]*\][\w.]*)*\?\??[ \t]*\Z")
 
 #: An assignment of an escaped command: ``files = !ls``, ``t = %timeit f()``.
 _ASSIGNED = re.compile(r"[\w.,\[\]()* \t]+?=[ \t]*[!%]")
@@ -179,24 +183,20 @@ def python_lines(lines: Sequence[str]) -> List[str]:
         return [""] * len(lines)
     out = list(lines)
     scan = _Scanner()
-    start = 0
+    escaped = False  # on a line continuing an escaped command
     for i, line in enumerate(lines):
-        if scan.continues:
-            scan.line(line)
-        else:
-            start = i
-            stripped = line.lstrip()
-            if stripped[:1] and stripped[0] in _ESCAPES or _ASSIGNED.match(stripped):
-                out[i] = line[:len(line) - len(stripped)] + "pass"
-                scan.escaped = line.rstrip().endswith("\\")
-                continue
-            scan.line(line)
-        if scan.escaped:  # a continuation line of an escaped command
+        if escaped:
             out[i] = ""
-            scan.escaped = line.rstrip().endswith("\\")
-        elif not scan.continues and scan.last == "?":  # obj.method? (help)
-            first = lines[start]
-            out[start:i + 1] = [first[:len(first) - len(first.lstrip())] + "pass"] + [""] * (i - start)
+        elif scan.continues:
+            scan.line(line)
+            continue
+        else:
+            stripped = line.lstrip()
+            if not (stripped[:1] and stripped[0] in _ESCAPES or _ASSIGNED.match(stripped) or _HELP.match(line)):
+                scan.line(line)
+                continue
+            out[i] = line[:len(line) - len(stripped)] + "pass"
+        escaped = line.rstrip().endswith("\\")
     return out
 
 
@@ -219,17 +219,13 @@ class _Scanner:
         self.depth = 0
         self.quote = ""  # the open string's quotes: ', ", ''' or \"\"\"
         self.backslash = False
-        self.escaped = False  # a continued escaped command (not scanned)
-        self.last = ""  # the last character outside strings and comments
 
     @property
     def continues(self) -> bool:
-        return bool(self.depth or self.quote or self.backslash or self.escaped)
+        return bool(self.depth or self.quote or self.backslash)
 
     def line(self, line: str) -> None:
-        if self.escaped:
-            return
-        self.backslash, self.last = False, ""
+        self.backslash = False
         i, n = 0, len(line)
         while i < n:
             if self.quote:
@@ -248,8 +244,6 @@ class _Scanner:
                 self.depth = max(0, self.depth - 1)
             elif char == "\\" and i == n - 1:
                 self.backslash = True
-            if not char.isspace():
-                self.last = char
             i += 1
         if self.quote in ("'", '"') and not self.backslash:
             self.quote = ""  # a one-line string ends with its line (or the parser says it is unterminated)
