@@ -133,7 +133,7 @@ def test_the_same_bytes_as_py_and_ipynb_are_two_cache_entries(tmp_path):
     with BlobCache(str(tmp_path / "cache.sqlite3")) as cache:
         for expected in ({"cached": 0, "extracted": 2}, {"cached": 2, "extracted": 0}):
             got = {}
-            counts = run_cached(prepare(candidates), cache, _runner, lambda i, es: got.update(zip(i, es)))
+            counts = run_cached(prepare(candidates), cache, _runner, lambda i, es, got=got: got.update(zip(i, es)))
             assert counts == expected
             assert (got[0].record.punnable, got[1].record.punnable) == (1, 0)
             assert got[0].occurrences[0].cell == 1

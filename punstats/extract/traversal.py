@@ -38,8 +38,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from punstats.extract import fields
 from punstats.extract.codelines import code_lines
 from punstats.extract.decode import DECODE_ERRORS, _decode_problem, decode_source
-from punstats.extract.notebook import NOTEBOOK_SUFFIX, extract_notebook
 from punstats.extract.fields import SKIP, SPECS, child_nodes  # noqa: F401  (child_nodes: for punstats.rewrite)
+from punstats.extract.notebook import NOTEBOOK_SUFFIX, extract_notebook
 from punstats.extract.patterns import PatternFailure, match_tree
 from punstats.extract.text import SourceText, short_segment
 from punstats.model.kinds import (
