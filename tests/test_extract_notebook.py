@@ -244,6 +244,10 @@ def test_scan_reads_notebooks_only_when_asked_and_their_rows_and_labels_name_the
     occurrences = pd.read_parquet(out / "occurrences.parquet").set_index("name")
     assert occurrences.loc["y", ["path", "cell", "line", "col"]].tolist() == ["b.ipynb", 2, 4, 2]
     assert pd.isna(occurrences.loc["x", "cell"]) and str(occurrences["cell"].dtype) == "Int64"
+    assert main(["scan", str(root / "b.ipynb"), "-q", "--json", "--no-save", "-j", "1"]) == 0  # named alone
+    [alone] = json.loads(capsys.readouterr().out)
+    assert (alone["punnable"], alone["rules"]["extensions"]) == (1, [".py", ".ipynb"]) and "notebook_version" in \
+        alone["rules"]
     sheets.write_labels(str(out), "call", context=1)
     sheet = {row["path"]: row for row in read_sheet(out / "labels-call.csv")}
     assert (sheet["b.ipynb"]["cell"], sheet["b.ipynb"]["line"], sheet["a.py"]["cell"]) == ("2", "4", "")

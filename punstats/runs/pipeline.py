@@ -20,6 +20,7 @@ from punstats import __version__
 from punstats.cache import BlobCache
 from punstats.discover.revision import discover_git
 from punstats.discover.tree import discover
+from punstats.extract.notebook import NOTEBOOK_SUFFIX
 from punstats.extract.traversal import EXTRACTOR_VERSION
 from punstats.model.corpus import Corpus
 from punstats.model.discovery import Discovery, Threshold
@@ -96,7 +97,6 @@ def _distribution(corpus: Corpus) -> Dict[str, Any]:
 def _lines_saved(found: Discovery, jobs: Optional[int]) -> Dict[str, Any]:
     """Lines punning would save in the scan's own files (``rewrite --rewrap``); notebooks are
     not rewritten, so they save none."""
-    from punstats.extract.notebook import NOTEBOOK_SUFFIX
     from punstats.rewrite.tree import rewrite_candidates, summarize
     sources = [c for c in found.candidates if not c.path.endswith(NOTEBOOK_SUFFIX)]
     totals = summarize(rewrite_candidates(sources, found.root, rewrap=True, jobs=jobs))  # None: all cores
@@ -236,6 +236,9 @@ def run_scan(options: ScanOptions, path: Optional[str] = None, corpus: Optional[
     corpus = _corpus(options, path, corpus)
     if corpus.is_revision:  # git objects: no .gitignore applies
         options = dataclasses.replace(options, gitignore=False)
+    elif corpus.root.endswith(NOTEBOOK_SUFFIX) and NOTEBOOK_SUFFIX not in options.extensions \
+            and os.path.isfile(corpus.root):  # a notebook named alone is read as one, and its rules say so
+        options = dataclasses.replace(options, extensions=options.extensions + (NOTEBOOK_SUFFIX,))
     # before any work: a place that cannot take the scan (or that holds the corpus) is an error now
     staging = Staging(output, _corpus_places(corpus))
     try:
