@@ -145,8 +145,6 @@ def scan(path: Optional[str] = None, *, jobs: Optional[int] = None,
 
     ``progress`` is called with the number of files just finished;
     ``on_discovered`` once with the number of files to extract.
-    ``extensions``: the file endings scanned (default ``.py``); ``.ipynb`` adds the code
-    cells of Jupyter notebooks (``extract.notebook``; rows carry their ``cell``).
     ``rev``: scan that revision of the git repository ``path`` (no checkout).
     ``python``: extract under that interpreter (the ``python`` engine, ``engines.interp``).
     ``cache``: reuse and store per-file results by content (``engines.cached``): a
