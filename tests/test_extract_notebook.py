@@ -258,3 +258,18 @@ def test_scan_reads_notebooks_only_when_asked_and_their_rows_and_labels_name_the
 def read_sheet(path):
     from punstats.store import labels
     return labels.read_sheet(str(path))
+
+
+def test_tables_kept_with_other_columns_are_built_again_from_the_per_file_cache(tmp_path, monkeypatch):
+    import punstats
+    from punstats.store import reuse
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.py").write_text("f(x=x)\n")
+    cache = str(tmp_path / "cache.sqlite3")
+    monkeypatch.setattr(reuse, "TABLE_SHAPE", "/tables=before-cell")  # as kept before the cell column
+    punstats.scan(str(tmp_path / "src"), jobs=1, cache=cache)
+    monkeypatch.undo()
+    again = punstats.scan(str(tmp_path / "src"), jobs=1, cache=cache)
+    assert again.summary["cache"] == {"cached": 1, "extracted": 0, "tables_reused": False}
+    assert "cell" in again.occurrences.columns
+    assert punstats.scan(str(tmp_path / "src"), jobs=1, cache=cache).summary["cache"]["tables_reused"]
