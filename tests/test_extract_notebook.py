@@ -113,8 +113,8 @@ def test_nbformat_3_worksheets_and_functions_rows():
 
 
 def test_plain_form_keeps_the_cell_and_a_py_file_keeps_its_old_plain_form():
-    e = extract("n.ipynb", notebook("x = 1\n", "f(x=x)\n"))
-    assert from_plain(to_plain(e), "n.ipynb") == e and e.occurrences[0].cell == 2
+    e = extract("n.ipynb", notebook("x = 1\n", "", "f(x=x)\n"))  # an empty cell has no line
+    assert from_plain(to_plain(e), "n.ipynb") == e and rows(e) == [(3, 1, 2, "x")]
     py = extract("a.py", b"def h(y):\n    f(y=y)\n")
     plain = to_plain(py)
     assert len(plain["occurrences"][0]) == 18 and len(plain["functions"][0]) == 11  # no cell: as cached before

@@ -80,7 +80,7 @@ _ASSIGNED = re.compile(r"[\w.,\[\]()* \t]+?=[ \t]*[!%]")
 #: How the languages a kernel may name for Python start (python, python3, ipython3).
 _PYTHON = ("python", "ipython")
 
-#: Reads cell ``number``'s text into the joined module: (number, its lines).
+#: A code cell: its number among all the notebook's cells (1-based) and its lines.
 Cell = Tuple[int, List[str]]
 
 
@@ -269,18 +269,19 @@ def parse_cells(path: str, code: Code) -> Union[ast.Module, Tuple[str, str, Opti
     or (status, message naming the cell, line in the cell) for the first that fails."""
     body: List[ast.stmt] = []
     for (number, lines), start in zip(code.python, code.starts):
-        text = "\n" * (start - 1) + "".join(line + "\n" for line in lines)  # the joined text's line numbers
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                body.extend(ast.parse(text, filename=path).body)
+                tree = ast.parse("".join(line + "\n" for line in lines), filename=path)
         except SyntaxError as exc:
-            line = exc.lineno - start + 1 if exc.lineno and exc.lineno >= start else None
-            return SYNTAX_ERROR, "cell %d: %s" % (number, exc.msg), line
+            return SYNTAX_ERROR, "cell %d: %s" % (number, exc.msg), exc.lineno
         except (RecursionError, MemoryError) as exc:
             return TOO_DEEP, "cell %d: %s: %s" % (number, type(exc).__name__, exc or "too deeply nested"), None
         except ValueError as exc:  # a null byte, on interpreters that say so this way
             return SYNTAX_ERROR, "cell %d: %s" % (number, exc), None
+        if start > 1:
+            ast.increment_lineno(tree, start - 1)  # to lines of the joined text
+        body.extend(tree.body)
     return ast.Module(body=body, type_ignores=[])
 
 
