@@ -273,3 +273,27 @@ def test_tables_kept_with_other_columns_are_built_again_from_the_per_file_cache(
     assert again.summary["cache"] == {"cached": 1, "extracted": 0, "tables_reused": False}
     assert "cell" in again.occurrences.columns
     assert punstats.scan(str(tmp_path / "src"), jobs=1, cache=cache).summary["cache"]["tables_reused"]
+
+
+def test_history_and_a_revision_scan_read_notebooks_from_git_when_asked(tmp_path, capsys):
+    import pandas as pd
+    from gitrepo import commit, init
+
+    from punstats.cli import main
+    repo = tmp_path / "repo"
+    init(repo)
+    commit(repo, {"a.py": "f(x=x)\n", "nb.ipynb": notebook("g(y=y)\n").decode()}, date="2023-01-01T12:00:00+00:00")
+    commit(repo, {"nb.ipynb": notebook("g(y=y)\n", "%time h(z=z)\nk(w=w)\n").decode()},
+           date="2023-02-01T12:00:00+00:00")
+    found = {}
+    for extensions in (".py", ".py,.ipynb"):
+        assert main(["history", str(repo), "--every", "commit", "-q", "-j", "1", "--json", "--extensions", extensions,
+                     "-o", str(tmp_path / ("h" + extensions))]) == 0
+        found[extensions] = [row["punnable"] for row in json.loads(capsys.readouterr().out)]
+    assert found == {".py": [1, 1], ".py,.ipynb": [2, 3]}
+    out = tmp_path / "rev"
+    assert main(["scan", str(repo), "--rev", "HEAD~1", "--extensions", ".py,.ipynb", "-q", "-j", "1",
+                 "-o", str(out)]) == 0
+    occurrences = pd.read_parquet(out / "occurrences.parquet")
+    assert occurrences[["path", "cell", "line", "name"]].astype(object).values.tolist() == [
+        ["a.py", pd.NA, 1, "x"], ["nb.ipynb", 1, 1, "y"]]
