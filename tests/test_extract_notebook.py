@@ -103,6 +103,24 @@ def test_a_cell_that_does_not_parse_names_its_cell_and_line():
     assert nul.status == "syntax_error" and nul.error.startswith("cell 1: ")
 
 
+def test_user_patterns_match_in_cells_and_a_failing_one_names_the_cell():
+    from punstats.model.kinds import Kind
+
+    def returns(node, parents):
+        if isinstance(node, ast.Return) and node.value is None:
+            raise KeyError("boom")
+        return isinstance(node, ast.Return)
+
+    kind = Kind("ret", "ret", "lines", occurrence=True, matcher=returns, source="test")
+    data = notebook("def f():\n    return 1\n", "%time x\ndef g():\n    return\n")
+    failed = extract("n.ipynb", data, patterns=[kind]).record
+    assert (failed.status, failed.error_line) == ("pattern_error", 3)
+    assert failed.error == "cell 2: pattern ret: KeyError: 'boom'"
+    assert failed.sha256 and failed.bytes == len(data) and failed.lines == 5
+    ok = extract("n.ipynb", notebook("x = 1\n", "def f():\n    return 1\n"), patterns=[kind])
+    assert rows(ok, "ret") == [(2, 2, 4, "Return")]
+
+
 def test_nbformat_3_worksheets_and_functions_rows():
     v3 = {"nbformat": 3, "metadata": {"language": "python"}, "worksheets": [{"cells": [
         {"cell_type": "heading", "source": "Title", "level": 1},
