@@ -110,7 +110,7 @@ def test_a_file_named_that_is_not_python_is_refused_before_any_scan(tmp_path, mo
     capsys.readouterr()
     assert cli.main(["scan", "-q", "-o", "kept", "notes.txt"]) == 2
     out, err = capsys.readouterr()
-    assert err == ("punstats: error: notes.txt is not a Python file (.py, .pyw, .pyi); "
+    assert err == ("punstats: error: notes.txt is not a Python file (.py, .pyw, .pyi, .ipynb); "
                    "to scan it as one, add --extensions .txt\n") and out == ""
     assert {p.name: p.read_bytes() for p in (tmp_path / "kept").iterdir()} == before  # nothing lost
     # several paths: all are checked before the first is scanned, so nothing is stored

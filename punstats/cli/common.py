@@ -186,6 +186,16 @@ def engine_options() -> argparse.ArgumentParser:
     return p
 
 
+def extension_options() -> argparse.ArgumentParser:
+    """``--extensions``: the file endings scanned (``.ipynb``: notebooks' code cells)."""
+    from punstats.discover.tree import DEFAULT_EXTENSIONS
+    p = _parent()
+    p.add_argument("--extensions", type=_extensions, default=list(DEFAULT_EXTENSIONS),
+                   help="file endings to scan, comma-separated (default: .py; e.g. .py,.pyw,.pyi; "
+                        ".ipynb: the code cells of Jupyter notebooks)")
+    return p
+
+
 def pattern_options() -> argparse.ArgumentParser:
     """``--pattern``: user patterns to count too (repeatable)."""
     p = _parent()

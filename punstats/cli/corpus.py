@@ -20,6 +20,7 @@ from punstats.cli.common import (
     _positive,
     _progress_bar,
     engine_options,
+    extension_options,
     jobs_options,
     json_options,
     pattern_options,
@@ -43,7 +44,8 @@ def _add_corpus_commands(commands: Any) -> None:
                                         "(data/random-pypi-N-seed-S/).",
                             epilog=help_table("corpus"), formatter_class=TableHelp,
                             parents=[json_options("print the summaries as a JSON array"), jobs_options(),
-                                     rule_options(), quiet_options(), engine_options(), pattern_options()])
+                                     rule_options(), quiet_options(), engine_options(), pattern_options(),
+                                     extension_options()])
     p.add_argument("corpus_file", metavar="CORPUS.toml|top-pypi:N|random-pypi:N")
     p.add_argument("-o", "--output", metavar="DIR",
                    help="store each project in DIR/<name>/ (default: data/); top-pypi:N: the run in DIR")

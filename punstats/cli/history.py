@@ -14,6 +14,7 @@ from punstats.cli.common import (
     _one_line,
     _progress_bar,
     engine_options,
+    extension_options,
     jobs_options,
     json_options,
     pattern_options,
@@ -28,7 +29,8 @@ def _add_history_command(commands: Any) -> None:
                             description="Scan first-parent revisions of a git repository (no checkout; "
                                         "unchanged files come from the cache) and store one row per revision.",
                             parents=[json_options("print the rows as JSON"), jobs_options(), rule_options(),
-                                     quiet_options(), engine_options(), pattern_options()])
+                                     quiet_options(), engine_options(), pattern_options(),
+                                     extension_options()])
     p.add_argument("repo", metavar="REPO", help="a git repository (work tree or bare)")
     p.add_argument("--since", default="", metavar="DATE", help="first commit date (git's --since)")
     p.add_argument("--until", default="", metavar="DATE", help="last commit date (git's --until)")

@@ -13,10 +13,10 @@ from punstats.cli.common import (
     TableHelp,
     UsageError,
     _check_engine_options,
-    _extensions,
     _positive,
     _progress_bar,
     engine_options,
+    extension_options,
     jobs_options,
     json_options,
     pattern_options,
@@ -35,7 +35,7 @@ def _add_scan_command(commands: Any) -> None:
                             description="Scan directories (default: this interpreter's standard library).",
                             epilog=help_table("scan"), formatter_class=TableHelp,
                             parents=[json_options("print the summary as JSON"), jobs_options(), rule_options(),
-                                     quiet_options(), engine_options(), pattern_options()])
+                                     quiet_options(), engine_options(), pattern_options(), extension_options()])
     p.add_argument("paths", nargs="*", metavar="PATH", help="directory or file; none: the standard library")
     p.add_argument("-o", "--output", metavar="DIR",
                    help="where to store the tables (default: data/<corpus name>/)")
@@ -46,8 +46,6 @@ def _add_scan_command(commands: Any) -> None:
                    help="what tables and figures call the scan (default: the corpus name); once per PATH")
     p.add_argument("--csv", action="store_true", help="also write CSV copies of the tables")
     p.add_argument("--test-pattern", metavar="REGEX", help="shorthand for --test-rule regex:REGEX")
-    p.add_argument("--extensions", type=_extensions, default=list(DEFAULT_EXTENSIONS),
-                   help="file endings to scan, comma-separated (default: .py; e.g. .py,.pyw,.pyi)")
     p.add_argument("--follow-links", action="store_true",
                    help="follow symbolic links that stay inside the root")
     p.add_argument("--no-exclude", action="store_true",

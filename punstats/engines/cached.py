@@ -30,6 +30,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 from punstats.cache import BlobCache, blob_id
 from punstats.discover.read import candidate_bytes
 from punstats.engines.base import Sink
+from punstats.extract.notebook import NOTEBOOK_SUFFIX, NOTEBOOK_VERSION
 from punstats.extract.traversal import EXTRACTOR_VERSION
 from punstats.model.discovery import Candidate
 from punstats.model.kinds import Kind
@@ -61,7 +62,7 @@ class Prepared:
 
     def manifest_key(self, version: str, parser: str) -> str:
         """A name for this exact corpus state under this extractor and parser."""
-        entries = sorted([(i, c.path, blob) for i, c, blob in self.readable]
+        entries = sorted([(i, c.path, blob_key(c.path, blob)) for i, c, blob in self.readable]
                          + [(i, e.record.path, "%s:%s:%d" % (e.record.status, e.record.error, e.record.bytes))
                             for i, e in self.failed])
         text = json.dumps([version, parser, entries], ensure_ascii=True)
@@ -77,6 +78,13 @@ def extract_version(max_bytes: int, patterns: Sequence[Kind] = ()) -> str:
         return version
     described = json.dumps([[k.name, k.per, k.source, k.sha256] for k in patterns], ensure_ascii=True)
     return "%s/patterns=%s" % (version, hashlib.sha256(described.encode()).hexdigest())
+
+
+def blob_key(path: str, blob: str) -> str:
+    """The cache's key of the extraction of ``blob`` read as ``path``: the blob id, or for a
+    notebook (``.ipynb``) the notebook reader's version and the blob id, so that the same
+    bytes read as Python are another entry and a change to reading notebooks extracts them again."""
+    return "ipynb%d:%s" % (NOTEBOOK_VERSION, blob) if path.endswith(NOTEBOOK_SUFFIX) else blob
 
 
 def parser_key(implementation: str, version: str) -> str:
@@ -139,7 +147,7 @@ def run_cached(prepared: Prepared, cache: BlobCache, run: Runner, sink: Sink,
     todo: List[Tuple[int, Candidate, str]] = []
     for start in range(0, len(prepared.readable), LOOKUP_FILES):
         chunk = prepared.readable[start:start + LOOKUP_FILES]
-        known = cache.get_many("extract", version, parser, [blob for _, _, blob in chunk])
+        known = cache.get_many("extract", version, parser, [blob_key(c.path, blob) for _, c, blob in chunk])
         found = []
         for item in chunk:
             extraction = _from_cache(cache, version, parser, known, item)
@@ -159,14 +167,14 @@ def run_cached(prepared: Prepared, cache: BlobCache, run: Runner, sink: Sink,
         nonlocal changed, died
         sink([work[position][0] for position in positions], extractions)
         for position, extraction in zip(positions, extractions):
-            index, _, blob = work[position]
+            index, candidate, blob = work[position]
             if extraction.record.status == WORKER_DIED:  # a circumstance of this run, not of the file
                 died += 1
                 continue
             if prepared.digests.get(index, extraction.record.sha256) != extraction.record.sha256:
                 changed += 1  # the file changed since it was named: its result is not that blob's
                 continue
-            fresh[blob] = to_plain(extraction)
+            fresh[blob_key(candidate.path, blob)] = to_plain(extraction)
         if len(fresh) >= CHUNK_FILES:  # store as the run goes: a killed scan keeps what it finished
             cache.put_many("extract", version, parser, fresh.items())
             fresh.clear()
@@ -186,12 +194,13 @@ def _from_cache(cache: BlobCache, version: str, parser: str, known: Dict[str, Di
                 item: Tuple[int, Candidate, str]) -> Optional[Extraction]:
     """The cached extraction of ``item``, or None: not cached, or a poisoned row (deleted, extracted again)."""
     _, candidate, blob = item
-    if blob not in known:
+    key = blob_key(candidate.path, blob)
+    if key not in known:
         return None
     try:
-        return from_plain(known[blob], candidate.path)
+        return from_plain(known[key], candidate.path)
     except (KeyError, TypeError, ValueError, IndexError, AttributeError):
-        cache.delete(["extract"], version, parser, blob)
+        cache.delete(["extract"], version, parser, key)
         return None
 
 

@@ -86,8 +86,11 @@ def probe_scheduler(address: str, timeout: float) -> None:
 def _worker_identity() -> tuple:
     import platform
 
+    from punstats.extract.notebook import NOTEBOOK_VERSION
     from punstats.extract.traversal import EXTRACTOR_VERSION
-    return (EXTRACTOR_VERSION, platform.python_implementation(), platform.python_version())
+    # a worker whose punstats reads no notebooks (or reads them otherwise) differs too
+    return ("%d (notebooks %d)" % (EXTRACTOR_VERSION, NOTEBOOK_VERSION), platform.python_implementation(),
+            platform.python_version())
 
 
 def _check_workers(client, timeout: float) -> None:

@@ -34,7 +34,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 from punstats.cache import BlobCache, blob_id
 from punstats.discover.read import candidate_bytes
 from punstats.engines.base import EngineError
-from punstats.engines.cached import extract_version, parser_key
+from punstats.engines.cached import blob_key, extract_version, parser_key
 from punstats.extract import worker
 from punstats.extract.compat import COMPAT_VERSION
 from punstats.extract.definitions import DEFINITIONS_VERSION
@@ -300,7 +300,7 @@ def extract_candidates(candidates: Sequence[Candidate], pool: Pool,
             results[index] = data
         else:
             items.append((index, candidate.path, data))
-    done = work_many(pool, [(path, blob_id(data), (lambda d=data: d)) for _, path, data in items],
+    done = work_many(pool, [(path, blob_key(path, blob_id(data)), (lambda d=data: d)) for _, path, data in items],
                      ["extract"], max_bytes, cache, progress, patterns)
     for (index, path, _), result in zip(items, done):
         results[index] = from_plain(result["extract"], path)

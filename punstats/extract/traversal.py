@@ -39,6 +39,7 @@ from punstats.extract import fields
 from punstats.extract.codelines import code_lines
 from punstats.extract.decode import DECODE_ERRORS, _decode_problem, decode_source
 from punstats.extract.fields import SKIP, SPECS, child_nodes  # noqa: F401  (child_nodes: for punstats.rewrite)
+from punstats.extract.notebook import NOTEBOOK_SUFFIX, extract_notebook
 from punstats.extract.patterns import PatternFailure, match_tree
 from punstats.extract.text import SourceText, short_segment
 from punstats.model.kinds import (
@@ -60,7 +61,8 @@ from punstats.model.statuses import DECODE_ERROR, NULL_BYTES, OK, PATTERN_ERROR,
 #: Bumped whenever a change could alter any extracted value; cached results
 #: from another extractor version are never reused.  3: a shortened callee,
 #: base or value that is an attribute keeps its name (``text.short_segment``);
-#: 4: ``FileRecord.code_lines`` (``codelines``).
+#: 4: ``FileRecord.code_lines`` (``codelines``).  Notebooks add their own
+#: version (``notebook.NOTEBOOK_VERSION``) to their cache key.
 EXTRACTOR_VERSION = 4
 
 
@@ -85,6 +87,9 @@ def extract(path: str, data: bytes, max_bytes: int = DEFAULT_MAX_BYTES, patterns
 def _extract(path: str, data: bytes, max_bytes: int, patterns: Sequence[Kind] = ()) -> Extraction:
     if len(data) > max_bytes:
         return failure(path, TOO_LARGE, "%d bytes, over the cap of %d" % (len(data), max_bytes), size=len(data))
+    if path.endswith(NOTEBOOK_SUFFIX):  # its code cells (``notebook``), collected here
+        return extract_notebook(path, data, lambda text, tree: _collect(
+            path, text.encode("utf-8", "surrogatepass"), "utf-8", tree, SourceText(text), patterns))
     if b"\0" in data:
         line = data[: data.index(b"\0")].count(b"\n") + 1
         return failure(path, NULL_BYTES, "source contains a null byte", line, data)

@@ -16,7 +16,8 @@ __getattr__, __dir__ = lazy_exports(__name__, {
     "punstats.model.limits": ("DEFAULT_MAX_BYTES",),
     "punstats.model.records": ("Extraction", "FileRecord", "FunctionShape", "Occurrence", "count_lines", "failure",
                                "from_plain", "to_plain"),
-    "punstats.model.statuses": ("BROKEN_LINK", "DECODE_ERROR", "DIRECTORY", "NOT_REGULAR", "NULL_BYTES", "OK",
+    "punstats.model.statuses": ("BROKEN_LINK", "DECODE_ERROR", "DIRECTORY", "NOTEBOOK_ERROR", "NOT_PYTHON",
+                                "NOT_REGULAR", "NULL_BYTES", "OK",
                                 "OUTSIDE_ROOT", "SKIPPED_STATUSES", "SUBMODULE", "SYMLINK", "SYMLINK_LOOP",
                                 "SYNTAX_ERROR", "TOO_DEEP", "TOO_LARGE", "UNREADABLE"),
 })

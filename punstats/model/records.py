@@ -43,6 +43,9 @@ class Occurrence(NamedTuple):
     base: str  # attribute rows: source text of the value's base, else ""
     base_kind: str  # attribute rows: self, cls, name or expr, else ""
     dict_call: bool  # call rows: the callee is the plain name ``dict``
+    #: a notebook's code cell (1-based, among all its cells) holding the row, whose positions
+    #: (``line``, ``end_line``, ``call_line``) are then lines of that cell; None in a ``.py`` file
+    cell: Optional[int] = None
 
 
 class FunctionShape(NamedTuple):
@@ -60,6 +63,7 @@ class FunctionShape(NamedTuple):
     var_keyword: bool  # **kwargs
     defaults: int  # positional parameters with a default
     keyword_only_defaults: int
+    cell: Optional[int] = None  # a notebook's cell holding it (``line`` is then the cell's line)
 
 
 @dataclass(frozen=True)
@@ -110,14 +114,20 @@ _NEWLINE_BYTES = re.compile(rb"\r\n|\r|\n")
 _RECORD_FIELDS = tuple(f.name for f in dataclasses.fields(FileRecord))[1:]  # after "path"
 
 
+def _row(row: tuple) -> list:
+    """A row without its path (first) and, outside a notebook, without its ``cell`` (last,
+    None): the plain form of a ``.py`` file's rows is the one before notebooks were read."""
+    return list(row[1:-1] if row[-1] is None else row[1:])
+
+
 def to_plain(extraction: Extraction) -> Dict[str, list]:
     """``extraction`` as lists of plain values (JSON-safe), without the
     file's path: the same bytes give the same value wherever they lie, so
     caches can key it by content and workers can send it as JSON."""
     plain = {
         "record": [getattr(extraction.record, name) for name in _RECORD_FIELDS],
-        "occurrences": [list(o[1:]) for o in extraction.occurrences],  # each row's path comes first
-        "functions": [list(f[1:]) for f in extraction.functions],
+        "occurrences": [_row(o) for o in extraction.occurrences],
+        "functions": [_row(f) for f in extraction.functions],
     }
     if extraction.units:  # only scans with user patterns count nodes
         plain["units"] = [list(unit) for unit in extraction.units]

@@ -52,9 +52,15 @@ SUBMODULE = "submodule"  # a git submodule in a revision scan, not followed (ski
 PATTERN_ERROR = "pattern_error"  # a user pattern's matcher raised on it (the error names the pattern)
 
 
+NOTEBOOK_ERROR = "notebook_error"  # an ``.ipynb`` that is not a notebook (bad JSON, no cell list)
+
+
+NOT_PYTHON = "not_python"  # a notebook whose kernel runs another language (skipped)
+
+
 WORKER_DIED = "worker_died"  # the process extracting it died, also when retried (never cached)
 
 
 #: Statuses of entries deliberately not scanned: not failures.
-SKIPPED_STATUSES = frozenset({SYMLINK, OUTSIDE_ROOT, DIRECTORY, SUBMODULE})
+SKIPPED_STATUSES = frozenset({SYMLINK, OUTSIDE_ROOT, DIRECTORY, SUBMODULE, NOT_PYTHON})
 

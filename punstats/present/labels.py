@@ -42,15 +42,19 @@ class Sources:
         self.root = root if isinstance(root, str) and os.path.isdir(root) else None
         self._lines: Dict[str, Any] = {}
 
-    def lines(self, path: str, sha256: str) -> Any:
-        """The file's lines, or a string saying why they cannot be shown."""
+    def lines(self, path: str, sha256: str, cell: Optional[int] = None) -> Any:
+        """The file's lines (a notebook's: those of ``cell``), or a string saying why they cannot be shown."""
         if path not in self._lines:
             self._lines[path] = self._read(path, sha256)
-        return self._lines[path]
+        lines = self._lines[path]
+        if isinstance(lines, dict):  # a notebook's cells
+            return lines.get(cell, "(source not shown: the notebook has no Python code cell %s)" % cell)
+        return lines
 
     def _read(self, path: str, sha256: str) -> Any:
         from punstats.discover.read import read_source
         from punstats.extract.decode import DECODE_ERRORS, decode_source
+        from punstats.extract.notebook import NOTEBOOK_SUFFIX, cell_sources
         from punstats.extract.text import SourceText
         if self.root is None:
             return "(source not shown: the scanned directory is not there any more, e.g. an unpacked archive)"
@@ -63,6 +67,8 @@ class Sources:
             return "(source not shown: cannot read the file: %s)" % (exc.strerror or exc)
         if hashlib.sha256(data).hexdigest() != sha256:
             return "(source not shown: the file changed since the scan)"
+        if path.endswith(NOTEBOOK_SUFFIX):
+            return cell_sources(data)
         try:
             lines = SourceText(decode_source(data)[0]).lines
         except DECODE_ERRORS:
@@ -102,9 +108,11 @@ def _test_rule(summary: Dict[str, Any]) -> Any:
 
 def sheet_row(occurrence: Row, sources: Sources, rule: Any, context: int, label: str = "") -> Row:
     """One row of the sheet (every cell a string)."""
-    lines = sources.lines(occurrence["path"], occurrence["sha256"])
+    cell = occurrence.get("cell")
+    lines = sources.lines(occurrence["path"], occurrence["sha256"], cell)
     row = {column: str(occurrence[column]) for column in ("key", "path", "line", "col", "end_line", "end_col",
                                                           "sha256")}
+    row["cell"] = "" if cell is None else str(cell)
     row.update(in_test=str(rule.is_test(occurrence["path"])), name=str(occurrence["name"] or ""), label=label,
                source=context_text(lines, occurrence["line"], occurrence["end_line"], context))
     return row
@@ -182,9 +190,10 @@ def markdown(kind: str, rows: Sequence[Row], summary: Optional[Dict[str, Any]] =
         source = "\n".join(visible(line) for line in str(row.get("source", "")).split("\n"))
         fence = _fence(source)
         label = row.get("label", "").strip()
-        parts += ["## %d. %s, line %s, column %s%s" % (number, markdown_code(str(row.get("path", ""))),
-                                                       markdown_text(str(row.get("line", ""))),
-                                                       markdown_text(str(row.get("col", ""))), test),
+        cell = " cell %s," % markdown_text(str(row["cell"])) if row.get("cell") else ""
+        parts += ["## %d. %s,%s line %s, column %s%s" % (number, markdown_code(str(row.get("path", ""))), cell,
+                                                         markdown_text(str(row.get("line", ""))),
+                                                         markdown_text(str(row.get("col", ""))), test),
                   "%spython\n%s\n%s" % (fence, source, fence),
                   "label: %s  \nkey: `%s`" % (markdown_text(label) if label else "(none yet)",
                                               visible(str(row.get("key", ""))).replace("`", ""))]

@@ -12,6 +12,7 @@ from typing import Any, Dict, Optional, Sequence, Tuple, Union
 
 from punstats.discover.tree import DEFAULT_EXTENSIONS, EXTRA_EXTENSIONS
 from punstats.engines.base import EngineError
+from punstats.extract.notebook import NOTEBOOK_SUFFIX, NOTEBOOK_VERSION
 from punstats.model.corpus import Corpus, SourceError
 from punstats.model.errors import OptionError
 from punstats.model.kinds import Kind
@@ -106,14 +107,16 @@ class ScanOptions:
 
     def check_corpus(self, corpus: Corpus) -> None:
         """Before any work: the options apply to ``corpus``, and a file named on its own
-        ends as Python files do (``.py``, ``.pyw``, ``.pyi``) or as ``extensions`` says."""
+        ends as Python files do (``.py``, ``.pyw``, ``.pyi``), is a notebook (``.ipynb``) or ends
+        as ``extensions`` says."""
         if self.lines_saved and corpus.is_revision:
             raise OptionError("lines saved are measured on a directory, not a revision: check it out first")
         if self.exclude and corpus.is_revision:
             raise OptionError("--exclude applies to directories; a revision is read from git as committed")
         if corpus.is_revision or corpus.archive is not None or not os.path.isfile(corpus.root):
             return
-        endings = tuple(dict.fromkeys(tuple(DEFAULT_EXTENSIONS) + tuple(EXTRA_EXTENSIONS) + self.extensions))
+        endings = tuple(dict.fromkeys(tuple(DEFAULT_EXTENSIONS) + tuple(EXTRA_EXTENSIONS) + (NOTEBOOK_SUFFIX,)
+                                      + self.extensions))  # a notebook named alone is read as one
         if not corpus.root.endswith(endings):
             ending = os.path.splitext(corpus.root)[1]
             hint = "; to scan it as one, add --extensions %s" % ending if ending else ""
@@ -132,4 +135,6 @@ class ScanOptions:
             "gitignore": self.gitignore,
             "exclude": list(self.exclude),
             **({"patterns": [kind.provenance() for kind in self.patterns]} if self.patterns else {}),
+            **({"notebook_version": NOTEBOOK_VERSION} if any(e.endswith(NOTEBOOK_SUFFIX) for e in self.extensions)
+               else {}),  # how notebooks were read (``extract.notebook``), when they were
         }

@@ -20,6 +20,7 @@ from punstats import __version__
 from punstats.cache import BlobCache
 from punstats.discover.revision import discover_git
 from punstats.discover.tree import discover
+from punstats.extract.notebook import NOTEBOOK_SUFFIX
 from punstats.extract.traversal import EXTRACTOR_VERSION
 from punstats.model.corpus import Corpus
 from punstats.model.discovery import Discovery, Threshold
@@ -91,9 +92,11 @@ def _distribution(corpus: Corpus) -> Dict[str, Any]:
 
 
 def _lines_saved(found: Discovery, jobs: Optional[int]) -> Dict[str, Any]:
-    """Lines punning would save in the scan's own files (``rewrite --rewrap``)."""
+    """Lines punning would save in the scan's own files (``rewrite --rewrap``); notebooks are
+    not rewritten, so they save none."""
     from punstats.rewrite.tree import rewrite_candidates, summarize
-    totals = summarize(rewrite_candidates(found.candidates, found.root, rewrap=True, jobs=jobs))  # None: all cores
+    sources = [c for c in found.candidates if not c.path.endswith(NOTEBOOK_SUFFIX)]
+    totals = summarize(rewrite_candidates(sources, found.root, rewrap=True, jobs=jobs))  # None: all cores
     return {"lines_saved": totals.lines_saved, "lines_removed": totals.lines_removed,
             "lines_added": totals.lines_added, "files_changed": totals.changed,
             "edits": totals.edits, "joins": totals.joins, "rule": "rewrite --rewrap"}
@@ -230,6 +233,9 @@ def run_scan(options: ScanOptions, path: Optional[str] = None, corpus: Optional[
     corpus = _corpus(options, path, corpus)
     if not corpus.honours_gitignore:  # git objects, an unpacked archive: no .gitignore applies
         options = dataclasses.replace(options, gitignore=False)
+    elif corpus.root.endswith(NOTEBOOK_SUFFIX) and NOTEBOOK_SUFFIX not in options.extensions \
+            and os.path.isfile(corpus.root):  # a notebook named alone is read as one, and its rules say so
+        options = dataclasses.replace(options, extensions=options.extensions + (NOTEBOOK_SUFFIX,))
     # before any work: a place that cannot take the scan (or that holds the corpus) is an error now
     staging = Staging(output, _corpus_places(corpus))
     try:

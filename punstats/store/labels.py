@@ -28,7 +28,8 @@ from punstats.store.staging import FILES_FILE, LABEL_PATTERNS, OCCURRENCES_FILE,
 PATTERNS = LABEL_PATTERNS
 
 #: The columns of a labels sheet, in order.
-COLUMNS = ("key", "path", "line", "col", "end_line", "end_col", "in_test", "name", "sha256", "label", "source")
+COLUMNS = ("key", "path", "cell", "line", "col", "end_line", "end_col", "in_test", "name", "sha256", "label",
+           "source")
 
 #: The columns an edited sheet must keep.
 NEEDED = ("key", "label")
@@ -74,9 +75,11 @@ def kinds_labelled(directory: str) -> List[str]:
 
 
 def key_of(path: str, sha256: str, kind: str, line: int, col: int, end_line: int, end_col: int,
-           name: str) -> str:
-    """The stable key of one occurrence: the same while its file is unchanged."""
-    text = "\0".join((path, sha256, kind, str(line), str(col), str(end_line), str(end_col), name))
+           name: str, cell: Optional[int] = None) -> str:
+    """The stable key of one occurrence: the same while its file is unchanged (a notebook's
+    ``cell`` is part of it; a ``.py`` file's key is the one it had before notebooks were read)."""
+    parts = (path, sha256, kind, str(line), str(col), str(end_line), str(end_col), name)
+    text = "\0".join(parts + ((str(cell),) if cell is not None else ()))
     return "k" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:20]  # never read as a number
 
 
@@ -90,7 +93,7 @@ def occurrences_by_kind(directory: str, kinds: Sequence[str]) -> Dict[str, List[
     """``occurrences_of`` each of ``kinds``, the tables read once."""
     import pyarrow as pa
     try:
-        occurrences = _rows(os.path.join(directory, OCCURRENCES_FILE), _OCCURRENCE_COLUMNS)
+        occurrences = _rows(os.path.join(directory, OCCURRENCES_FILE), _OCCURRENCE_COLUMNS, optional=("cell",))
         files = _rows(os.path.join(directory, FILES_FILE), ("path", "sha256"))
     except (OSError, ValueError, pa.ArrowException) as exc:
         raise StoreError("%s: cannot read the occurrences: %s" % (directory, " ".join(str(exc).split()))) from None
@@ -100,24 +103,30 @@ def occurrences_by_kind(directory: str, kinds: Sequence[str]) -> Dict[str, List[
         if row["kind"] in found:
             row["sha256"] = sha.get(row["path"], "")
             row["key"] = key_of(row["path"], row["sha256"], row["kind"], row["line"], row["col"], row["end_line"],
-                                row["end_col"], row["name"] or "")
+                                row["end_col"], row["name"] or "", row["cell"])
             found[row["kind"]].append(row)
     for rows in found.values():
-        rows.sort(key=lambda r: (r["path"], r["line"], r["col"], r["end_line"], r["end_col"], r["name"] or ""))
+        rows.sort(key=lambda r: (r["path"], r["cell"] or 0, r["line"], r["col"], r["end_line"], r["end_col"],
+                                 r["name"] or ""))
     return found
 
 
 _OCCURRENCE_COLUMNS = ("path", "line", "col", "end_line", "end_col", "name", "kind")
 
 
-def _rows(path: str, columns: Sequence[str]) -> List[Row]:
-    """The rows of a stored table, only ``columns``, as dicts.  Read column by column:
+def _rows(path: str, columns: Sequence[str], optional: Sequence[str] = ()) -> List[Row]:
+    """The rows of a stored table, only ``columns`` and those of ``optional`` it has (None
+    in each row if not: a scan stored before they were), as dicts.  Read column by column:
     ``pyarrow.dataset`` (``read_table``) and Python scalars (``pyarrow.compute``) would
     import pandas, a second of a re-scan answered from the cache."""
     import pyarrow.parquet as pq
-    table = pq.ParquetFile(path).read(columns=list(columns))
-    values = [table.column(name).to_pylist() for name in columns]
-    return [dict(zip(columns, row)) for row in zip(*values)]
+    stored = pq.ParquetFile(path)
+    present = [name for name in optional if name in stored.schema_arrow.names]
+    table = stored.read(columns=list(columns) + present)
+    names = list(columns) + list(optional)
+    values = [table.column(name).to_pylist() if name in table.column_names else [None] * table.num_rows
+              for name in names]
+    return [dict(zip(names, row)) for row in zip(*values)]
 
 
 def read_sheet(path: str) -> List[Row]:

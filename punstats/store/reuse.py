@@ -34,6 +34,7 @@ from punstats.model import jsondata
 from punstats.model.discovery import Candidate
 from punstats.model.kinds import Kind
 from punstats.model.limits import DEFAULT_MAX_BYTES
+from punstats.model.records import FileRecord, FunctionShape, Occurrence
 from punstats.store.provenance import provenance_metadata
 
 if TYPE_CHECKING:
@@ -52,6 +53,13 @@ MANIFEST_KIND = "tables/manifest"  # per root: the key of its latest tables
 STORED_KIND, STORED_MANIFEST_KIND = "tables/stored", "tables/stored-manifest"
 
 
+#: The columns kept tables hold (the record fields ``store.schema`` stores, in order), part of
+#: their key: tables kept before a column was added (``cell``) are built again, not reused.
+TABLE_SHAPE = "/tables=" + hashlib.sha256(json.dumps(
+    [Occurrence._fields, [f.name for f in dataclasses.fields(FileRecord)], FunctionShape._fields]).encode()
+).hexdigest()[:16]
+
+
 @dataclasses.dataclass(frozen=True)
 class CorpusState:
     """Candidates read and named, and the key of their exact state."""
@@ -67,7 +75,7 @@ class CorpusState:
         parser = parser or this_parser()
         version = extract_version(max_bytes, patterns)
         prepared = prepare(candidates, max_bytes)
-        return cls(prepared, prepared.manifest_key(version, parser), version, parser)
+        return cls(prepared, prepared.manifest_key(version + TABLE_SHAPE, parser), version, parser)
 
     def reused(self) -> Dict[str, int]:
         """The cache counts of a result answered whole."""

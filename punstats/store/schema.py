@@ -39,6 +39,7 @@ OCCURRENCES: Columns = (
     ("name", STR), ("name_len", INT), ("kind", STR), ("callee", STR), ("call_line", INT),
     ("call_col", INT), ("call_keywords", INT), ("call_punnable", INT), ("depth", INT),
     ("in_fstring", BOOL), ("value", STR), ("base", STR), ("base_kind", STR), ("dict_call", BOOL),
+    ("cell", OPTIONAL_INT),  # a notebook's cell (lines are then the cell's); last, so the others keep their places
 )
 
 
@@ -73,6 +74,7 @@ FUNCTIONS: Columns = (
     ("path", STR), ("line", INT), ("col", INT), ("name", STR), ("kind", STR),
     ("positional_only", INT), ("positional_or_keyword", INT), ("keyword_only", INT),
     ("var_positional", BOOL), ("var_keyword", BOOL), ("defaults", INT), ("keyword_only_defaults", INT),
+    ("cell", OPTIONAL_INT),  # a notebook's cell, as in occurrences
 )
 
 
