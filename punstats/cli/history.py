@@ -72,16 +72,17 @@ def cmd_history(args: argparse.Namespace) -> int:
     from punstats.store.staging import StoreError
     _check_engine_options(args)
     options = scan_options(args)
-    commits = histories.select(histories.commits_of(args.repo, args.since, args.until, args.rev_range),
+    gitdir = gitsource.git_dir(args.repo)  # its files checked once, before any git runs on it
+    commits = histories.select(histories.commits_of(args.repo, args.since, args.until, args.rev_range, gitdir),
                                args.every)
     if not commits:
         raise UsageError("no first-parent commit of %s in that window" % args.rev_range)
-    name = gitsource.git_corpus(args.repo, commits[-1].sha).name.split("@")[0]
+    name = gitsource.repository_name(gitdir)
     place = _place(args.output or os.path.join("data", name + "-history"), args.repo)
     bar = _progress_bar(args.quiet, name, unit="revision")
     bar.start(len(commits))
     try:
-        table = histories.history(args.repo, commits, cache=not args.no_cache, options=options,
+        table = histories.history(args.repo, commits, cache=not args.no_cache, options=options, gitdir=gitdir,
                                   on_revision=lambda commit, row: bar.update(1))
     except BaseException:  # git over its deadline, no room: nothing of the history is left behind
         place.abort()
@@ -102,8 +103,9 @@ def cmd_history(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(_records(table), indent=2, ensure_ascii=False))
     else:
-        shown = table[["commit", "date", "files", "keywords", "punnable", "punnable_pct", "long", "long_nontest",
-                       "files_extracted"]].assign(commit=table["commit"].str[:12]).to_string(index=False)
+        columns = table[["commit", "date", "files", "keywords", "punnable", "punnable_pct", "punnable_nontest_pct",
+                         "long", "long_nontest", "files_extracted"]].assign(commit=table["commit"].str[:12])
+        shown = columns.to_string(index=False, na_rep="n/a")  # a share of no keyword argument
         print("\n".join(terminal(line) for line in shown.splitlines()))
         print(terminal("stored: %s" % ", ".join(written)))
     return 0

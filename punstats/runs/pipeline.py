@@ -50,11 +50,17 @@ def _corpus(options: ScanOptions, path: Optional[str], corpus: Optional[Corpus])
         corpus = corpus or gitsource.git_corpus(path or ".", options.rev)
     else:
         corpus = corpus or resolve(path)
-    if options.lines_saved and corpus.is_revision:
-        raise OptionError("lines saved are measured on a directory, not a revision: check it out first")
-    if options.exclude and corpus.is_revision:
-        raise OptionError("--exclude applies to directories; a revision is read from git as committed")
+    if corpus.is_revision:
+        check_revision_options(options)
     return corpus
+
+
+def check_revision_options(options: ScanOptions) -> None:
+    """``OptionError`` for an option that applies to a directory only, given for a revision."""
+    if options.lines_saved:
+        raise OptionError("lines saved are measured on a directory, not a revision: check it out first")
+    if options.exclude:
+        raise OptionError("--exclude applies to directories; a revision is read from git as committed")
 
 
 def _discover(options: ScanOptions, corpus: Corpus, lazy: bool, threshold: Optional[Threshold] = None) -> Discovery:
@@ -172,7 +178,7 @@ def _workers(options: ScanOptions, stack: contextlib.ExitStack) -> Tuple[Any, Op
     return workers, (MIN_FILES_FOR_POOL, lambda found: workers.start())
 
 
-def _engine(options: ScanOptions, progress: Progress, workers: Any = None) -> ContextManager[Any]:
+def open_engine(options: ScanOptions, progress: Progress, workers: Any = None) -> ContextManager[Any]:
     """The engine of ``options`` (``engines.registry``), opened: ``run(candidates, sink)``, the rows
     going to the sink only, and the parser it extracts with."""
     from punstats.engines import registry
@@ -283,7 +289,7 @@ def _scan_into(staging: Staging, options: ScanOptions, corpus: Corpus, cache: An
             read_blob = stack.enter_context(gitsource.BlobReader(corpus.root)).read
         if on_discovered:
             on_discovered(len(found.candidates))
-        engine = stack.enter_context(_engine(options, progress, workers))
+        engine = stack.enter_context(open_engine(options, progress, workers))
         provenance = _provenance(corpus, found, engine.python)
         counts, rows, cache_counts = _tables(staging, options, found, provenance, blob_cache, engine, progress,
                                              read_blob, csv)

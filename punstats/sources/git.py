@@ -252,6 +252,22 @@ def numstat(gitdir: str, old: str, new: str) -> List[Tuple[str, str, str]]:
     return rows
 
 
+def changed_entries(gitdir: str, old: str, new: str) -> List[Tuple[str, Optional[TreeEntry]]]:
+    """Each path whose entry differs from ``old`` to ``new`` (every blob, link and submodule,
+    as ``list_tree`` lists them) with its entry in ``new``, or None where ``new`` has none;
+    by ``diff-tree``, with no rename detection and no submodule left out."""
+    out = _git(gitdir, "diff-tree", "-r", "-z", "--no-renames", "--no-ext-diff", "--no-textconv",
+               "--ignore-submodules=none", "--no-commit-id", old, new, "--")
+    fields = out.split(b"\0")
+    changes: List[Tuple[str, Optional[TreeEntry]]] = []
+    for meta, path in zip(fields[0::2], fields[1::2]):
+        _, mode, _, oid, status = meta.decode().lstrip(":").split(" ")
+        entry = None if status == "D" else TreeEntry(mode, "commit" if mode == MODE_SUBMODULE else "blob", oid,
+                                                     _text(path))
+        changes.append((_text(path), entry))
+    return changes
+
+
 def _text(raw: bytes) -> str:
     return raw.decode("utf-8", "backslashreplace")
 
@@ -318,16 +334,21 @@ def blob_sizes(gitdir: str, oids: Sequence[str]) -> Dict[str, int]:
     return sizes
 
 
-def git_corpus(path: str, rev: str, subdir: str = "") -> Corpus:
-    """The corpus of one revision of a repository (``path`` may be bare or a work tree)."""
-    gitdir = git_dir(path)
-    commit = resolve_commit(gitdir, rev)
+def repository_name(gitdir: str) -> str:
+    """What a repository is called: its work tree's folder, or the bare repository's without ``.git``."""
     base = os.path.basename(os.path.dirname(gitdir) if os.path.basename(gitdir) == ".git" else gitdir)
     if base.endswith(".git"):
         base = base[:-4]
     if base == "repo":  # a fetched mirror: .../owner+name/repo
         base = os.path.basename(os.path.dirname(gitdir)).split("+")[-1] or base
-    name = "%s@%s" % (base or "repo", commit.sha[:12])
+    return base or "repo"
+
+
+def git_corpus(path: str, rev: str, subdir: str = "") -> Corpus:
+    """The corpus of one revision of a repository (``path`` may be bare or a work tree)."""
+    gitdir = git_dir(path)
+    commit = resolve_commit(gitdir, rev)
+    name = "%s@%s" % (repository_name(gitdir), commit.sha[:12])
     source = "%s@%s" % (path, rev) + (":" + subdir if subdir else "")
     return Corpus(name, gitdir, source, commit.sha, commit.date, is_revision=True)
 
