@@ -90,7 +90,8 @@ def read_entries(gitdir: str, wanted: List[TreeEntry], prefix: str, max_bytes: i
     """The candidates of the wanted entries: links and blobs over the cap recorded, the
     others with their bytes (``with_data``) or their blob id only; ``reader``: an open
     ``BlobReader`` to read with (else one is started when something must be read)."""
-    sizes = blob_sizes(gitdir, sorted({e.oid for e in wanted}))
+    oids = sorted({e.oid for e in wanted})
+    sizes = reader.sizes(oids) if reader is not None else blob_sizes(gitdir, oids)
     candidates: List[Candidate] = []
     readable = []
     for entry in wanted:

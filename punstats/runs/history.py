@@ -111,8 +111,7 @@ def history(repo: str, commits: Sequence[gitsource.Commit], *, cache: Any = True
     check_revision_options(options)
     rows = []
     with revisions.sweep(gitdir or gitsource.git_dir(repo), options, cache) as sweep:
-        for commit in commits:
-            summary, counts = sweep.revision(commit.sha)
+        for commit, (summary, counts) in zip(commits, sweep.revisions([commit.sha for commit in commits])):
             rows.append(row(commit, summary, counts))
             if on_revision:
                 on_revision(commit, rows[-1])

@@ -38,6 +38,9 @@ from punstats.sources import git as gitsource
 #: The sums a file adds to a revision, before each user pattern's count and count outside tests.
 COUNTED = ("calls", "keywords", "punnable", "keywords_nontest", "punnable_nontest", "long", "long_nontest")
 
+#: Revisions whose changes one ``diff-tree`` call lists.
+DIFFS_AT_ONCE = 200
+
 #: Statuses of a file that a scan of the next revision would try again: circumstances, not the file.
 RETRIED = frozenset({UNREADABLE, WORKER_DIED})
 
@@ -114,16 +117,22 @@ class Sweep:
         self.retry: Set[str] = set()
         self.previous: Optional[str] = None
 
-    def revision(self, sha: str) -> Tuple[Dict[str, Any], Dict[str, int]]:
-        """The counts of commit ``sha`` (as a scan's summary holds them) and how its files were
-        got: ``cached`` (reused: from the revision before or from the cache) and ``extracted``."""
-        if self.previous is None:
-            changes = [(entry.path, entry) for entry in gitsource.list_tree(self.gitdir, sha)]
-        else:
-            changes = gitsource.changed_entries(self.gitdir, self.previous, sha)
-        counts = self._update(self._apply(changes) | self.retry)
-        self.previous = sha
-        return self.tally.summary(), counts
+    def revisions(self, shas: Sequence[str]) -> Iterator[Tuple[Dict[str, Any], Dict[str, int]]]:
+        """For each commit of ``shas`` in turn: its counts (as a scan's summary holds them) and how
+        its files were got: ``cached`` (reused: from the revision before or from the cache) and
+        ``extracted``.  The changes between consecutive commits are asked of git
+        ``DIFFS_AT_ONCE`` revisions at a time."""
+        for start in range(0, len(shas), DIFFS_AT_ONCE):
+            chunk = shas[start:start + DIFFS_AT_ONCE]
+            first = self.previous is None
+            pairs = list(zip([self.previous or ""] + list(chunk[:-1]), chunk))[1 if first else 0:]
+            diffs = gitsource.changed_entries(self.gitdir, pairs)
+            if first:
+                diffs.insert(0, [(entry.path, entry) for entry in gitsource.list_tree(self.gitdir, chunk[0])])
+            for sha, changes in zip(chunk, diffs):
+                counts = self._update(self._apply(changes) | self.retry)
+                self.previous = sha
+                yield self.tally.summary(), counts
 
     def _apply(self, changes: Sequence[Tuple[str, Optional[gitsource.TreeEntry]]]) -> Set[str]:
         """The tree brought up to date; the paths to look at again (every one when an

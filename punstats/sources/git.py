@@ -252,20 +252,35 @@ def numstat(gitdir: str, old: str, new: str) -> List[Tuple[str, str, str]]:
     return rows
 
 
-def changed_entries(gitdir: str, old: str, new: str) -> List[Tuple[str, Optional[TreeEntry]]]:
-    """Each path whose entry differs from ``old`` to ``new`` (every blob, link and submodule,
-    as ``list_tree`` lists them) with its entry in ``new``, or None where ``new`` has none;
-    by ``diff-tree``, with no rename detection and no submodule left out."""
-    out = _git(gitdir, "diff-tree", "-r", "-z", "--no-renames", "--no-ext-diff", "--no-textconv",
-               "--ignore-submodules=none", "--no-commit-id", old, new, "--")
-    fields = out.split(b"\0")
-    changes: List[Tuple[str, Optional[TreeEntry]]] = []
-    for meta, path in zip(fields[0::2], fields[1::2]):
-        _, mode, _, oid, status = meta.decode().lstrip(":").split(" ")
-        entry = None if status == "D" else TreeEntry(mode, "commit" if mode == MODE_SUBMODULE else "blob", oid,
-                                                     _text(path))
-        changes.append((_text(path), entry))
-    return changes
+Changes = List[Tuple[str, Optional[TreeEntry]]]
+
+
+def changed_entries(gitdir: str, pairs: Sequence[Tuple[str, str]]) -> List[Changes]:
+    """For each pair of commits (older, newer): each path whose entry differs between them
+    (every blob, link and submodule, as ``list_tree`` lists them) with its entry in the newer,
+    or None where it has none.  One ``diff-tree --stdin`` call for every pair, with no rename
+    detection and no submodule left out."""
+    if not pairs:
+        return []
+    lines = "".join("%s %s\n" % (new, old) for old, new in pairs)  # a commit, then the one to compare with
+    out = _git(gitdir, "diff-tree", "--stdin", "--always", "-r", "-z", "--no-renames", "--no-ext-diff",
+               "--no-textconv", "--ignore-submodules=none", input=lines.encode())
+    fields = iter(out.split(b"\0"))
+    sections: List[Changes] = []
+    for field in fields:
+        if not field.startswith(b":"):
+            if field:  # the commit a pair's changes follow
+                sections.append([])
+            continue
+        path = _text(next(fields, b""))
+        if not sections:
+            raise GitError("git diff-tree answered without naming the revision")
+        _, mode, _, oid, status = field.decode().lstrip(":").split(" ")
+        sections[-1].append((path, None if status == "D" else
+                             TreeEntry(mode, "commit" if mode == MODE_SUBMODULE else "blob", oid, path)))
+    if len(sections) != len(pairs):
+        raise GitError("git diff-tree answered for %d of %d revisions" % (len(sections), len(pairs)))
+    return sections
 
 
 def _text(raw: bytes) -> str:
@@ -295,6 +310,20 @@ class BlobReader:
     def __init__(self, gitdir: str) -> None:
         self.gitdir = gitdir
         self._batch = gitprocess.Batch(git_argv(gitdir, "cat-file", "--batch"), _env())
+        self._check: Optional[gitprocess.Batch] = None  # ``cat-file --batch-check``, started when first asked
+
+    def sizes(self, oids: Iterable[str]) -> Dict[str, int]:
+        """The sizes of the objects that exist, as ``blob_sizes`` gives them, asked of one
+        ``cat-file --batch-check`` kept running (no process started per call)."""
+        if self._check is None:
+            self._check = gitprocess.Batch(git_argv(self.gitdir, "cat-file", "--batch-check"), _env())
+        sizes = {}
+        for oid in oids:
+            self._check.request(oid.encode())
+            parts = self._check.readline().split()
+            if len(parts) == 3:
+                sizes[oid] = int(parts[2])
+        return sizes
 
     def read(self, oid: str) -> bytes:
         """The object's contents; ``GitError`` if it is missing, ``GitAborted`` if git stops answering."""
@@ -313,6 +342,8 @@ class BlobReader:
 
     def close(self) -> None:
         self._batch.close()
+        if self._check is not None:
+            self._check.close()
 
     def __enter__(self) -> "BlobReader":
         return self
