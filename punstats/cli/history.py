@@ -41,13 +41,22 @@ def _add_history_command(commands: Any) -> None:
 
 def _records(table: Any) -> List[Dict[str, Any]]:
     """The rows as ``scan --json`` writes summaries: an array of objects, dates
-    in ISO 8601, numbers and booleans as JSON's own."""
-    import pandas as pd
+    in ISO 8601, numbers and booleans as JSON's own, a share of nothing null."""
     rows = []
     for row in table.to_dict(orient="records"):
-        rows.append({key: None if value is pd.NaT else value.isoformat() if hasattr(value, "isoformat") else
-                     value.item() if hasattr(value, "item") else value for key, value in row.items()})
+        rows.append({key: _plain(value) for key, value in row.items()})
     return rows
+
+
+def _plain(value: Any) -> Any:
+    """A cell as JSON's own value: a time in ISO 8601, a missing time or share (NaN: 0 of 0) null."""
+    import pandas as pd
+    if value is pd.NaT or (isinstance(value, float) and value != value):
+        return None
+    if hasattr(value, "isoformat"):
+        return value.isoformat()
+    value = value.item() if hasattr(value, "item") else value
+    return None if isinstance(value, float) and value != value else value
 
 
 def _place(output: str, repo: str) -> Any:

@@ -84,11 +84,11 @@ def commits_of(repo: str, since: str = "", until: str = "", rev_range: str = "HE
     """First-parent commits of ``rev_range`` (a revision, or ``A..B``), oldest first; ``gitdir``:
     ``repo``'s git directory, checked already (``sources.git.git_dir``)."""
     gitdir = gitdir or gitsource.git_dir(repo)
-    if ".." in rev_range:
+    if ".." in rev_range:  # only the commits kept are read
         older, _, newer = rev_range.partition("..")
-        excluded = {c.sha for c in gitsource.first_parent_commits(gitdir, older)}
-        return [c for c in gitsource.first_parent_commits(gitdir, newer or "HEAD", since, until)
-                if c.sha not in excluded]
+        excluded = set(gitsource.first_parent_shas(gitdir, older))
+        return gitsource.read_commits(gitdir, [sha for sha in gitsource.first_parent_shas(
+            gitdir, newer or "HEAD", since, until) if sha not in excluded])
     return gitsource.first_parent_commits(gitdir, rev_range, since, until)
 
 

@@ -34,6 +34,7 @@ from punstats.model.statuses import OK, SKIPPED_STATUSES, UNREADABLE, WORKER_DIE
 from punstats.runs.options import ScanOptions
 from punstats.runs.pipeline import open_cache, open_engine
 from punstats.sources import git as gitsource
+from punstats.sources import gitdiff
 
 #: The sums a file adds to a revision, before each user pattern's count and count outside tests.
 COUNTED = ("calls", "keywords", "punnable", "keywords_nontest", "punnable_nontest", "long", "long_nontest")
@@ -126,7 +127,7 @@ class Sweep:
             chunk = shas[start:start + DIFFS_AT_ONCE]
             first = self.previous is None
             pairs = list(zip([self.previous or ""] + list(chunk[:-1]), chunk))[1 if first else 0:]
-            diffs = gitsource.changed_entries(self.gitdir, pairs)
+            diffs = gitdiff.changed_entries(self.gitdir, pairs)
             if first:
                 diffs.insert(0, [(entry.path, entry) for entry in gitsource.list_tree(self.gitdir, chunk[0])])
             for sha, changes in zip(chunk, diffs):

@@ -223,64 +223,19 @@ def resolve_commit(gitdir: str, rev: str) -> Commit:
 
 def first_parent_commits(gitdir: str, rev: str, since: str = "", until: str = "") -> List[Commit]:
     """First-parent history of ``rev`` within [since, until] (committer dates), oldest first."""
-    args = ["rev-list", "--first-parent"]
-    if since:
-        args.append("--since=" + since)
-    if until:
-        args.append("--until=" + until)
-    shas = _git(gitdir, *args, resolve_commit(gitdir, rev).sha, "--").decode().split()
-    shas.reverse()
-    return read_commits(gitdir, shas)
+    return read_commits(gitdir, first_parent_shas(gitdir, rev, since, until))
+
+
+def first_parent_shas(gitdir: str, rev: str, since: str = "", until: str = "") -> List[str]:
+    """The ids of ``first_parent_commits``, no commit object read."""
+    args = ["--since=" + since] * bool(since) + ["--until=" + until] * bool(until) + [resolve_commit(gitdir, rev).sha]
+    return _git(gitdir, "rev-list", "--first-parent", *args, "--").decode().split()[::-1]
 
 
 def grep_commits(gitdir: str, pattern: str) -> List[str]:
     """Ids of the non-merge commits of every ref whose message matches ``pattern`` (any case),
     newest first."""
     return _git(gitdir, "rev-list", "--all", "-i", "--no-merges", "--grep=" + pattern).decode().split()
-
-
-def numstat(gitdir: str, old: str, new: str) -> List[Tuple[str, str, str]]:
-    """(added, deleted, path) of each file changed from ``old`` to ``new`` (``-`` for binary),
-    by ``diff-tree``, which runs no external diff and no textconv."""
-    out = _git(gitdir, "diff-tree", "-r", "--numstat", "-z", "--no-renames", "--no-ext-diff",
-               "--no-textconv", old, new, "--")
-    rows = []
-    for record in out.decode("utf-8", "replace").split("\0"):
-        parts = record.strip("\n").split("\t")
-        if len(parts) >= 3:
-            rows.append((parts[0], parts[1], parts[2]))
-    return rows
-
-
-Changes = List[Tuple[str, Optional[TreeEntry]]]
-
-
-def changed_entries(gitdir: str, pairs: Sequence[Tuple[str, str]]) -> List[Changes]:
-    """For each pair of commits (older, newer): each path whose entry differs between them
-    (every blob, link and submodule, as ``list_tree`` lists them) with its entry in the newer,
-    or None where it has none.  One ``diff-tree --stdin`` call for every pair, with no rename
-    detection and no submodule left out."""
-    if not pairs:
-        return []
-    lines = "".join("%s %s\n" % (new, old) for old, new in pairs)  # a commit, then the one to compare with
-    out = _git(gitdir, "diff-tree", "--stdin", "--always", "-r", "-z", "--no-renames", "--no-ext-diff",
-               "--no-textconv", "--ignore-submodules=none", input=lines.encode())
-    fields = iter(out.split(b"\0"))
-    sections: List[Changes] = []
-    for field in fields:
-        if not field.startswith(b":"):
-            if field:  # the commit a pair's changes follow
-                sections.append([])
-            continue
-        path = _text(next(fields, b""))
-        if not sections:
-            raise GitError("git diff-tree answered without naming the revision")
-        _, mode, _, oid, status = field.decode().lstrip(":").split(" ")
-        sections[-1].append((path, None if status == "D" else
-                             TreeEntry(mode, "commit" if mode == MODE_SUBMODULE else "blob", oid, path)))
-    if len(sections) != len(pairs):
-        raise GitError("git diff-tree answered for %d of %d revisions" % (len(sections), len(pairs)))
-    return sections
 
 
 def _text(raw: bytes) -> str:
@@ -313,8 +268,7 @@ class BlobReader:
         self._check: Optional[gitprocess.Batch] = None  # ``cat-file --batch-check``, started when first asked
 
     def sizes(self, oids: Iterable[str]) -> Dict[str, int]:
-        """The sizes of the objects that exist, as ``blob_sizes`` gives them, asked of one
-        ``cat-file --batch-check`` kept running (no process started per call)."""
+        """``blob_sizes``, asked of one ``cat-file --batch-check`` kept running (not one per call)."""
         if self._check is None:
             self._check = gitprocess.Batch(git_argv(self.gitdir, "cat-file", "--batch-check"), _env())
         sizes = {}
