@@ -102,6 +102,10 @@ def test_history_figure_plots_the_table(repo, tmp_path):
     plot = plots.history_trend(table, "repo")
     count, share = plot.figure.axes  # two panels, no second y-axis on one of them
     assert list(share.lines[0].get_ydata()) == list(table["punnable_pct"])
+    assert list(share.lines[1].get_ydata()) == list(table["punnable_nontest_pct"])  # outside tests
+    assert [t.get_text() for t in share.get_legend().get_texts()] == ["all code", "outside tests"]
+    stored_before = plots.history_trend(table.drop(columns=["punnable_nontest_pct"]), "repo")  # one line
+    assert len(stored_before.figure.axes[1].lines) == 1 and stored_before.figure.axes[1].get_legend() is None
     assert list(count.lines[0].get_ydata()) == list(table["punnable"])
     assert share.get_ylim()[0] == 0 and count.get_ylim()[0] == 0
 
