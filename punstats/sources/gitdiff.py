@@ -42,7 +42,10 @@ def changed_entries(gitdir: str, pairs: Sequence[Tuple[str, str]]) -> List[Chang
     sections: List[Changes] = []
     for field in fields:
         if not field.startswith(b":"):
-            if field:  # the commit a pair's changes follow
+            if field:  # the newer commit of the next pair, whose changes follow
+                if len(sections) == len(pairs) or field.decode("ascii", "replace") != pairs[len(sections)][1]:
+                    raise GitError("git diff-tree answered for another revision: %s" % field[:64].decode(
+                        "ascii", "replace"))
                 sections.append([])
             continue
         path = _text(next(fields, b""))
