@@ -109,14 +109,23 @@ class Sweep:
     """Revisions of one repository, one after the other (see the module's docstring)."""
 
     def __init__(self, gitdir: str, options: ScanOptions, cache: Optional[BlobCache], engine: Any,
-                 reader: gitsource.BlobReader) -> None:
-        self.gitdir, self.options, self.cache, self.engine, self.reader = gitdir, options, cache, engine, reader
+                 stack: contextlib.ExitStack) -> None:
+        self.gitdir, self.options, self.cache, self.engine, self._stack = gitdir, options, cache, engine, stack
+        self._reader: Optional[gitsource.BlobReader] = None
         self.tree: Dict[str, gitsource.TreeEntry] = {}  # the entries whose path has one of the extensions
         self.venvs: Set[str] = set()  # the paths of every pyvenv.cfg (their directories are skipped)
         self.files: Dict[str, FileCounts] = {}  # the counted files, by path
         self.tally = Tally(options.patterns)
         self.retry: Set[str] = set()
         self.previous: Optional[str] = None
+
+    @property
+    def reader(self) -> gitsource.BlobReader:
+        """The blob reader, started when first needed (after the first tree is listed) and
+        closed with the sweep."""
+        if self._reader is None:
+            self._reader = self._stack.enter_context(gitsource.BlobReader(self.gitdir))
+        return self._reader
 
     def revisions(self, shas: Sequence[str]) -> Iterator[Tuple[Dict[str, Any], Dict[str, int]]]:
         """For each commit of ``shas`` in turn: its counts (as a scan's summary holds them) and how
@@ -200,12 +209,12 @@ class Sweep:
 
 @contextlib.contextmanager
 def sweep(gitdir: str, options: ScanOptions, cache: Any = True) -> Iterator[Sweep]:
-    """A ``Sweep`` of ``gitdir`` (checked already: ``sources.git.git_dir``) with its engine,
-    its blob reader and ``cache`` (as ``punstats.scan`` takes it) open, all closed at the end."""
+    """A ``Sweep`` of ``gitdir`` (checked already: ``sources.git.git_dir``) with its engine
+    and ``cache`` (as ``punstats.scan`` takes it) open, and its blob reader once started, all
+    closed at the end."""
     with contextlib.ExitStack() as stack:
         blob_cache = open_cache(cache)
         if blob_cache is not None and blob_cache is not cache:
             stack.callback(blob_cache.close)
-        reader = stack.enter_context(gitsource.BlobReader(gitdir))
         engine = stack.enter_context(open_engine(options, None))
-        yield Sweep(gitdir, options, blob_cache, engine, reader)
+        yield Sweep(gitdir, options, blob_cache, engine, stack)
