@@ -145,8 +145,8 @@ def test_a_revision_hears_its_threshold_before_any_blob_is_read(tmp_path, monkey
     init(tmp_path)
     sha = commit(tmp_path, {"m%02d.py" % i: "f(a=a)\n" for i in range(12)})
     events = []
-    real_read = revision._read
-    monkeypatch.setattr(revision, "_read", lambda *args: events.append("read") or real_read(*args))
+    real_read = revision.read_entries
+    monkeypatch.setattr(revision, "read_entries", lambda *args: events.append("read") or real_read(*args))
     found = revision.discover_git(str(tmp_path / ".git"), sha, threshold=(10, lambda n: events.append(n)))
     assert events == [10, "read"] and len(found.candidates) == 12
     events.clear()

@@ -51,9 +51,9 @@ def test_history_equals_each_revision_scanned_on_its_own(repo, tmp_path):
     cache = BlobCache(str(tmp_path / "c.sqlite3"))
     table = history.history(root, commits, cache=cache, jobs=1)
     assert len(table) == 55
-    for sha, row in zip(shas, table.to_dict("records")):
-        alone = punstats.scan(root, rev=sha, jobs=1).summary  # no cache, nothing shared
-        assert row["commit"] == sha
+    for commit_, row in zip(commits, table.to_dict("records")):
+        alone = history.row(commit_, punstats.scan(root, rev=commit_.sha, jobs=1).summary)  # no cache, nothing shared
+        assert row["commit"] == commit_.sha
         assert {key: row[key] for key in history.COUNT_COLUMNS} == {key: alone[key] for key in history.COUNT_COLUMNS}
     # each revision changes a file or two: after the first, nearly everything comes from the cache
     assert table["files_extracted"].iloc[1:].max() <= 3
@@ -102,6 +102,10 @@ def test_history_figure_plots_the_table(repo, tmp_path):
     plot = plots.history_trend(table, "repo")
     count, share = plot.figure.axes  # two panels, no second y-axis on one of them
     assert list(share.lines[0].get_ydata()) == list(table["punnable_pct"])
+    assert list(share.lines[1].get_ydata()) == list(table["punnable_nontest_pct"])  # outside tests
+    assert [t.get_text() for t in share.get_legend().get_texts()] == ["all code", "outside tests"]
+    stored_before = plots.history_trend(table.drop(columns=["punnable_nontest_pct"]), "repo")  # one line
+    assert len(stored_before.figure.axes[1].lines) == 1 and stored_before.figure.axes[1].get_legend() is None
     assert list(count.lines[0].get_ydata()) == list(table["punnable"])
     assert share.get_ylim()[0] == 0 and count.get_ylim()[0] == 0
 
@@ -117,20 +121,17 @@ def test_cli_history_json_is_an_array_of_plain_json_values(repo, tmp_path, capsy
     assert [row["punnable"] for row in rows] == list(table["punnable"])
 
 
-def test_each_pattern_of_a_revision_is_a_column_with_its_count_outside_tests(monkeypatch):
+def test_each_pattern_of_a_revision_is_a_column_with_its_count_outside_tests():
     """A scan with user patterns (its summary records them) adds two columns per pattern;
     a name that is already a column is prefixed, and a scan without patterns adds none."""
-    import types
-
     from punstats.sources.git import Commit
 
     patterns = [{"name": "ret", "label": "r", "per": "lines"}, {"name": "files", "label": "f", "per": "lines"}]
     base = {key: 1 for key in history.COUNT_COLUMNS}
-    summaries = iter([dict(base, patterns=patterns, kinds={"ret": 4, "files": 2}, kinds_nontest={"ret": 3}),
-                      dict(base)])
-    monkeypatch.setattr(history, "scan", lambda *a, **k: types.SimpleNamespace(summary=next(summaries), files=[]))
+    summaries = [dict(base, patterns=patterns, kinds={"ret": 4, "files": 2}, kinds_nontest={"ret": 3}),
+                 dict(base)]
     commits = [Commit(c * 40, "2024-0%d-01T00:00:00+00:00" % (i + 1), "one") for i, c in enumerate("ab")]
-    table = history.history("repo", commits)
+    table = history.table_of([history.row(c, s) for c, s in zip(commits, summaries)])
     added = ["ret", "ret_nontest", "pattern_files", "pattern_files_nontest"]
     assert list(table.columns) == [*history.FIXED_COLUMNS, *added]
     assert table.loc[0, ["ret", "ret_nontest", "pattern_files"]].tolist() == [4, 3, 2]

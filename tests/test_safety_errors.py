@@ -322,13 +322,15 @@ def test_history_keeps_a_commit_whose_date_does_not_parse_without_a_date(tmp_pat
     assert [row["date"] for row in json.loads(capsys.readouterr().out)][1:3] == [None, None]
 
 
-def test_history_on_a_full_disk_is_one_line(tmp_path, capsys, big_tree):
+def test_history_on_a_full_disk_is_one_line(tmp_path, capsys, big_tree, monkeypatch):
+    monkeypatch.chdir(tmp_path)
     repo = tmp_path / "repo"
     init(repo)
     commit(repo, {"m%d.py" % i: open(os.path.join(big_tree, "m%d.py" % i)).read() for i in range(30)}, "first")
     with file_size_limit(20_000):
-        line = _error(capsys, ["history", str(repo), "-q", "-j", "1", "--no-cache", "-o", str(tmp_path / "out")])
-    assert line == "punstats: error: cannot store the scan in a temporary directory: File too large"
+        line = _error(capsys, ["history", str(repo), "-q", "-j", "1", "--no-cache", "-o", "out"])
+    assert line == "punstats: error: cannot write out: File too large"  # revisions are not stored: the history is
+    assert not os.path.exists("out")  # nothing half-written left
 
 
 # -- a corpus name of megabytes -----------------------------------------------------------------------

@@ -43,13 +43,22 @@ def _add_history_command(commands: Any) -> None:
 
 def _records(table: Any) -> List[Dict[str, Any]]:
     """The rows as ``scan --json`` writes summaries: an array of objects, dates
-    in ISO 8601, numbers and booleans as JSON's own."""
-    import pandas as pd
+    in ISO 8601, numbers and booleans as JSON's own, a share of nothing null."""
     rows = []
     for row in table.to_dict(orient="records"):
-        rows.append({key: None if value is pd.NaT else value.isoformat() if hasattr(value, "isoformat") else
-                     value.item() if hasattr(value, "item") else value for key, value in row.items()})
+        rows.append({key: _plain(value) for key, value in row.items()})
     return rows
+
+
+def _plain(value: Any) -> Any:
+    """A cell as JSON's own value: a time in ISO 8601, a missing time or share (NaN: 0 of 0) null."""
+    import pandas as pd
+    if value is pd.NaT or (isinstance(value, float) and value != value):
+        return None
+    if hasattr(value, "isoformat"):
+        return value.isoformat()
+    value = value.item() if hasattr(value, "item") else value
+    return None if isinstance(value, float) and value != value else value
 
 
 def _place(output: str, repo: str) -> Any:
@@ -74,16 +83,17 @@ def cmd_history(args: argparse.Namespace) -> int:
     from punstats.store.staging import StoreError
     _check_engine_options(args)
     options = scan_options(args)
-    commits = histories.select(histories.commits_of(args.repo, args.since, args.until, args.rev_range),
+    gitdir = gitsource.git_dir(args.repo)  # its files checked once, before any git runs on it
+    commits = histories.select(histories.commits_of(args.repo, args.since, args.until, args.rev_range, gitdir),
                                args.every)
     if not commits:
         raise UsageError("no first-parent commit of %s in that window" % args.rev_range)
-    name = gitsource.git_corpus(args.repo, commits[-1].sha).name.split("@")[0]
+    name = gitsource.repository_name(gitdir)
     place = _place(args.output or os.path.join("data", name + "-history"), args.repo)
     bar = _progress_bar(args.quiet, name, unit="revision")
     bar.start(len(commits))
     try:
-        table = histories.history(args.repo, commits, cache=not args.no_cache, options=options,
+        table = histories.history(args.repo, commits, cache=not args.no_cache, options=options, gitdir=gitdir,
                                   on_revision=lambda commit, row: bar.update(1))
     except BaseException:  # git over its deadline, no room: nothing of the history is left behind
         place.abort()
@@ -104,8 +114,9 @@ def cmd_history(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(_records(table), indent=2, ensure_ascii=False))
     else:
-        shown = table[["commit", "date", "files", "keywords", "punnable", "punnable_pct", "long", "long_nontest",
-                       "files_extracted"]].assign(commit=table["commit"].str[:12]).to_string(index=False)
+        columns = table[["commit", "date", "files", "keywords", "punnable", "punnable_pct", "punnable_nontest_pct",
+                         "long", "long_nontest", "files_extracted"]].assign(commit=table["commit"].str[:12])
+        shown = columns.to_string(index=False, na_rep="n/a")  # a share of no keyword argument
         print("\n".join(terminal(line) for line in shown.splitlines()))
         print(terminal("stored: %s" % ", ".join(written)))
     return 0

@@ -3,7 +3,8 @@ skip rules of a directory walk (``punstats.discover.tree``).
 """
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Sequence, Tuple
+import contextlib
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from punstats.discover.tree import DEFAULT_EXTENSIONS, excluded_name
 from punstats.model.discovery import Candidate, Discovery, Threshold
@@ -43,22 +44,29 @@ def discover_git(gitdir: str, commit: str, extensions: Tuple[str, ...] = DEFAULT
     ``model.discovery.Threshold``) is heard before any blob is read.
     """
     prefix = subdir.strip("/") + "/" if subdir else ""
-    wanted, candidates, skipped_dirs = _select(list_tree(gitdir, commit, subdir), prefix, extensions,
-                                               exclude_dirs)
+    wanted, candidates, skipped_dirs = select_entries(list_tree(gitdir, commit, subdir), prefix, extensions,
+                                                      exclude_dirs)
     if threshold is not None and len(wanted) + len(candidates) >= threshold[0]:
         threshold[1](threshold[0])
-    candidates += _read(gitdir, wanted, prefix, max_bytes, with_data)
+    candidates += read_entries(gitdir, wanted, prefix, max_bytes, with_data)
     candidates.sort(key=lambda c: c.path)  # the order discover.discover gives a directory
     root = gitdir if not subdir else "%s:%s" % (gitdir, subdir.strip("/"))
     return Discovery(root, tuple(candidates), {k: len(v) for k, v in sorted(skipped_dirs.items())})
 
 
-def _select(entries: List[TreeEntry], prefix: str, extensions: Tuple[str, ...], exclude_dirs: bool
-            ) -> Tuple[List[TreeEntry], List[Candidate], Dict[str, set]]:
+def venv_dirs_of(paths: Iterable[str], prefix: str = "") -> frozenset:
+    """The directories (below ``prefix``) holding a ``pyvenv.cfg``: environments, skipped."""
+    return frozenset(path[len(prefix):].rpartition("/")[0] for path in paths if path.endswith("/pyvenv.cfg"))
+
+
+def select_entries(entries: List[TreeEntry], prefix: str, extensions: Tuple[str, ...], exclude_dirs: bool,
+                   venv_dirs: Optional[frozenset] = None) -> Tuple[List[TreeEntry], List[Candidate], Dict[str, set]]:
     """The entries to read, the candidates known without reading (submodules), and the
-    directories skipped (reason -> their paths)."""
-    venv_dirs = frozenset(e.path[len(prefix):].rpartition("/")[0] for e in entries
-                          if e.path.endswith("/pyvenv.cfg")) if exclude_dirs else frozenset()
+    directories skipped (reason -> their paths); ``venv_dirs``: the tree's environments
+    (default: those ``entries`` hold)."""
+    if venv_dirs is None:
+        venv_dirs = venv_dirs_of((e.path for e in entries), prefix)
+    venv_dirs = venv_dirs if exclude_dirs else frozenset()
     skipped_dirs: Dict[str, set] = {}
     wanted: List[TreeEntry] = []
     candidates: List[Candidate] = []
@@ -77,10 +85,13 @@ def _select(entries: List[TreeEntry], prefix: str, extensions: Tuple[str, ...], 
     return wanted, candidates, skipped_dirs
 
 
-def _read(gitdir: str, wanted: List[TreeEntry], prefix: str, max_bytes: int, with_data: bool) -> List[Candidate]:
+def read_entries(gitdir: str, wanted: List[TreeEntry], prefix: str, max_bytes: int, with_data: bool,
+                 reader: Optional[BlobReader] = None) -> List[Candidate]:
     """The candidates of the wanted entries: links and blobs over the cap recorded, the
-    others with their bytes (``with_data``) or their blob id only."""
-    sizes = blob_sizes(gitdir, sorted({e.oid for e in wanted}))
+    others with their bytes (``with_data``) or their blob id only; ``reader``: an open
+    ``BlobReader`` to read with (else one is started when something must be read)."""
+    oids = sorted({e.oid for e in wanted})
+    sizes = reader.sizes(oids) if reader is not None else blob_sizes(gitdir, oids)
     candidates: List[Candidate] = []
     readable = []
     for entry in wanted:
@@ -93,9 +104,10 @@ def _read(gitdir: str, wanted: List[TreeEntry], prefix: str, max_bytes: int, wit
                                         "%d bytes, over the cap of %d" % (size, max_bytes)))
         else:
             readable.append((rel, entry, size, ""))
-    if not readable:
-        return candidates
-    with BlobReader(gitdir) as reader:
+    if not readable or not (with_data or any(status for _, _, _, status in readable)):
+        return candidates + [Candidate(rel, "git:" + entry.oid, size) for rel, entry, size, _ in readable]
+    with contextlib.ExitStack() as stack:
+        reader = reader or stack.enter_context(BlobReader(gitdir))
         for rel, entry, size, status in readable:
             if status == SYMLINK:
                 target = _text(reader.read(entry.oid))

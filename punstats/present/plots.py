@@ -248,10 +248,16 @@ def _bar_label(label: str, part_of: str, unit: str) -> str:
     return text + ("\n(%% of %s)" % figure_text(units.unit_words(unit).replace("`", "")) if unit else "")
 
 
+#: The lines of the share panel of a history: column -> (colour, marker, legend).
+SHARE_LINES = {"punnable_pct": (NONTEST_COLOUR, "o", "all code"),
+               "punnable_nontest_pct": (TEST_COLOUR, "^", "outside tests")}
+
+
 def history_trend(table: pd.DataFrame, name: str) -> Plot:
     """f(x=x) over a repository's history, one point per revision: the count
-    (upper panel) and the share of keyword arguments (lower panel), each on
-    its own axis starting at zero.  Revisions without a commit date are left out (a note says how many)."""
+    (upper panel) and the share of keyword arguments in all code and outside
+    tests (lower panel; no point where there are none), each on its own axis
+    starting at zero.  Revisions without a commit date are left out (a note says how many)."""
     undated = int(table["date"].isna().sum())
     table = table[table["date"].notna()]
     with matplotlib.rc_context(STYLE):
@@ -263,9 +269,14 @@ def history_trend(table: pd.DataFrame, name: str) -> Plot:
         counts.set_ylabel("f(x=x) keyword\narguments")
         counts.set_ylim(0, max([int(v) for v in table["punnable"]] + [1]) * 1.1)
         _count_axis(counts.yaxis)
-        shares.plot(dates, table["punnable_pct"], marker="o", markersize=3, color=NONTEST_COLOUR)
+        shown = [column for column in SHARE_LINES if column in table]  # a history stored before: all code only
+        for column in shown:
+            colour, marker, label = SHARE_LINES[column]
+            shares.plot(dates, table[column], marker=marker, markersize=3, color=colour, label=label)
+        if len(shown) > 1:
+            shares.legend(loc="best")
         shares.set_ylabel("% of keyword\narguments")
-        shares.set_ylim(0, max([float(v) for v in table["punnable_pct"]] + [1.0]) * 1.1)
+        shares.set_ylim(0, max([float(v) for c in shown for v in table[c] if v == v] + [1.0]) * 1.1)  # NaN: 0 of 0
         shares.yaxis.set_major_formatter(FuncFormatter(lambda value, _: "%g%%" % value))
         counts.set_title("f(x=x) over the history of %s" % figure_text(name))
         shares.set_xlabel("commit date")
@@ -279,7 +290,7 @@ def history_trend(table: pd.DataFrame, name: str) -> Plot:
     if undated:
         notes.append("%d revisions without a readable commit date are left out." % undated)
     caption(figure, notes)
-    return Plot("history", name, figure, table[["commit", "date", "punnable", "punnable_pct"]])
+    return Plot("history", name, figure, table[["commit", "date", "punnable", *shown]])
 
 
 def all_plots(results: Sequence[Any]) -> List[Plot]:

@@ -24,6 +24,7 @@ from punstats.reproduce import definitions as defs
 from punstats.reproduce.published import published
 from punstats.reproduce.replay import GitSource, SourceFile, _compat_results
 from punstats.sources import git as gitsource
+from punstats.sources import gitdiff
 
 #: A punning commit's subject: the PEP author's "Add punning" (pandas), "With punning" (numpy),
 #: "Apply sugar" (the 2024 forks).
@@ -83,7 +84,7 @@ def numstat(gitdir: str, commit: str) -> Dict[str, int]:
     """Path -> deleted minus inserted lines of ``commit`` against its first parent (binary
     files left out)."""
     return {path: int(deleted) - int(added)
-            for added, deleted, path in gitsource.numstat(gitdir, commit + "^", commit) if added != "-"}
+            for added, deleted, path in gitdiff.numstat(gitdir, commit + "^", commit) if added != "-"}
 
 
 def lines_saved(gitdir: str, commit: str, extensions: Tuple[str, ...] = ()) -> Dict[str, int]:

@@ -2,10 +2,12 @@
 
 Selects first-parent commits (a date window, a range ``A..B``, then every
 commit, the last of each month, or every Nth), scans each revision straight
-from the object store and keeps one row per revision.  Every revision goes
-through the incremental cache, so a blob shared by many revisions is read
-and extracted once: a hundred revisions cost little more than the files that
-changed between them.
+from the object store and keeps one row per revision.  After the first
+revision only the files that changed since the one before are looked at
+(``runs.revisions``), and those go through the incremental cache, so a blob
+shared by many revisions is read and extracted once: a hundred revisions
+cost little more than the files that changed between them, and a history
+run again costs little more than reading what changed.
 """
 from __future__ import annotations
 
@@ -20,9 +22,9 @@ import pandas as pd
 from punstats import __version__
 from punstats.analysis import units
 from punstats.model.errors import OptionError
-from punstats.model.kinds import registry_of
+from punstats.model.kinds import KIND_CALL, registry_of
+from punstats.runs import revisions
 from punstats.runs.options import ScanOptions
-from punstats.runs.scan import scan
 from punstats.sources import git as gitsource
 from punstats.store.frames import csv_ready
 from punstats.store.places import Layout
@@ -34,7 +36,7 @@ HISTORY = Layout("history", frozenset({"history.parquet", "history.csv", "histor
 
 #: The columns of a history table, after ``commit``, ``date`` and ``subject``.
 COUNT_COLUMNS = ("files", "parsed", "failed", "calls", "keywords", "punnable", "punnable_pct",
-                 "long", "long_nontest")
+                 "punnable_nontest_pct", "long", "long_nontest")
 
 
 #: Every column of a history table but those of the scans' own patterns (``pattern_counts``).
@@ -76,43 +78,71 @@ def select(commits: Sequence[gitsource.Commit], every: str = "commit") -> List[g
     return newest_first[::-1]
 
 
-def commits_of(repo: str, since: str = "", until: str = "", rev_range: str = "HEAD") -> List[gitsource.Commit]:
-    """First-parent commits of ``rev_range`` (a revision, or ``A..B``), oldest first."""
-    gitdir = gitsource.git_dir(repo)
-    if ".." in rev_range:
+def commits_of(repo: str, since: str = "", until: str = "", rev_range: str = "HEAD",
+               gitdir: Optional[str] = None) -> List[gitsource.Commit]:
+    """First-parent commits of ``rev_range`` (a revision, or ``A..B``), oldest first; ``gitdir``:
+    ``repo``'s git directory, checked already (``sources.git.git_dir``)."""
+    gitdir = gitdir or gitsource.git_dir(repo)
+    if ".." in rev_range:  # only the commits kept are read
         older, _, newer = rev_range.partition("..")
-        excluded = {c.sha for c in gitsource.first_parent_commits(gitdir, older)}
-        return [c for c in gitsource.first_parent_commits(gitdir, newer or "HEAD", since, until)
-                if c.sha not in excluded]
+        excluded = set(gitsource.first_parent_shas(gitdir, older))
+        return gitsource.read_commits(gitdir, [sha for sha in gitsource.first_parent_shas(
+            gitdir, newer or "HEAD", since, until) if sha not in excluded])
     return gitsource.first_parent_commits(gitdir, rev_range, since, until)
 
 
 def history(repo: str, commits: Sequence[gitsource.Commit], *, cache: Any = True,
             on_revision: Optional[Callable[[gitsource.Commit, Dict[str, Any]], None]] = None,
-            options: Optional[ScanOptions] = None, **settings: Any) -> pd.DataFrame:
-    """One row per commit: its date, counts and the cache's share of the work; ``options``
-    (or ``settings``, ``punstats.scan``'s keywords) as each revision is scanned."""
+            options: Optional[ScanOptions] = None, gitdir: Optional[str] = None, **settings: Any) -> pd.DataFrame:
+    """One row per commit (oldest first): its date, counts and how its files were got; ``options``
+    (or ``settings``, ``punstats.scan``'s keywords) as each revision is scanned; ``gitdir``:
+    ``repo``'s git directory, checked already (``sources.git.git_dir``).
+
+    Each revision costs what changed since the one before (``runs.revisions``); its counts
+    are those of a scan of it (``row``)."""
     options = ScanOptions.given(options, settings)
     if options.engine == "dask" and options.scheduler is None:  # one local cluster for every revision
         from punstats.engines.dask import local_cluster
         with local_cluster(options.jobs) as address:
-            return history(repo, commits, cache=cache, on_revision=on_revision,
+            return history(repo, commits, cache=cache, on_revision=on_revision, gitdir=gitdir,
                            options=dataclasses.replace(options, scheduler=address))
+    options.check()
+    options.check_revision()
     rows = []
-    for commit in commits:
-        result = scan(repo, options=dataclasses.replace(options, rev=commit.sha), cache=cache,
-                      eager=False)  # tables read if used
-        summary = result.summary
-        row: Dict[str, Any] = {"commit": commit.sha, "date": commit.date, "subject": commit.subject}
-        row.update({key: summary[key] for key in COUNT_COLUMNS})
-        row.update(pattern_counts(summary))
-        row["files_from_cache"] = summary.get("cache", {}).get("cached", 0)
-        row["files_extracted"] = summary.get("cache", {}).get("extracted", len(result.files))
-        rows.append(row)
-        if on_revision:
-            on_revision(commit, row)
-    patterns = list(dict.fromkeys(key for row in rows for key in row if key not in FIXED_COLUMNS))
-    table = pd.DataFrame(rows, columns=[*FIXED_COLUMNS, *patterns])
+    with revisions.sweep(gitdir or gitsource.git_dir(repo), options, cache) as sweep:
+        for commit, (summary, counts) in zip(commits, sweep.revisions([commit.sha for commit in commits])):
+            rows.append(row(commit, summary, counts))
+            if on_revision:
+                on_revision(commit, rows[-1])
+    return table_of(rows)
+
+
+def row(commit: gitsource.Commit, summary: Dict[str, Any], cache_counts: Optional[Dict[str, int]] = None
+        ) -> Dict[str, Any]:
+    """A history's row of a revision: its commit, the counts of its scan's ``summary``
+    (``runs.scan``, or ``runs.revisions``), and how its files were got (``cache_counts``:
+    ``cached`` and ``extracted``; without them, every file was extracted)."""
+    counts = cache_counts or {}
+    result: Dict[str, Any] = {"commit": commit.sha, "date": commit.date, "subject": commit.subject}
+    result.update({key: nontest_share(summary) if key == "punnable_nontest_pct" else summary[key]
+                   for key in COUNT_COLUMNS})
+    result.update(pattern_counts(summary))
+    result["files_from_cache"] = counts.get("cached", 0)
+    result["files_extracted"] = counts.get("extracted", summary["files"])
+    return result
+
+
+def nontest_share(summary: Dict[str, Any]) -> float:
+    """``f(x=x)`` in % of the keyword arguments outside tests (``analysis.units``): NaN when there are none."""
+    call = registry_of(summary)[KIND_CALL]
+    return units.share(units.count(summary, call, nontest=True),
+                       units.denominator(summary, call.per, nontest=True))
+
+
+def table_of(rows: Sequence[Dict[str, Any]]) -> pd.DataFrame:
+    """The history table of ``rows`` (``row``): the fixed columns, then each pattern's."""
+    patterns = list(dict.fromkeys(key for r in rows for key in r if key not in FIXED_COLUMNS))
+    table = pd.DataFrame(list(rows), columns=[*FIXED_COLUMNS, *patterns])
     table["date"] = commit_dates(table["date"])
     return table
 

@@ -105,14 +105,19 @@ class ScanOptions:
             from punstats.engines import dask
             dask.probe_scheduler(self.scheduler, dask.CONNECT_TIMEOUT)
 
+    def check_revision(self) -> None:
+        """``OptionError`` for an option that applies to a directory only, given for a revision."""
+        if self.lines_saved:
+            raise OptionError("lines saved are measured on a directory, not a revision: check it out first")
+        if self.exclude:
+            raise OptionError("--exclude applies to directories; a revision is read from git as committed")
+
     def check_corpus(self, corpus: Corpus) -> None:
         """Before any work: the options apply to ``corpus``, and a file named on its own
         ends as Python files do (``.py``, ``.pyw``, ``.pyi``), is a notebook (``.ipynb``) or ends
         as ``extensions`` says."""
-        if self.lines_saved and corpus.is_revision:
-            raise OptionError("lines saved are measured on a directory, not a revision: check it out first")
-        if self.exclude and corpus.is_revision:
-            raise OptionError("--exclude applies to directories; a revision is read from git as committed")
+        if corpus.is_revision:
+            self.check_revision()
         if corpus.is_revision or corpus.archive is not None or not os.path.isfile(corpus.root):
             return
         endings = tuple(dict.fromkeys(tuple(DEFAULT_EXTENSIONS) + tuple(EXTRA_EXTENSIONS) + (NOTEBOOK_SUFFIX,)

@@ -172,7 +172,7 @@ def _workers(options: ScanOptions, stack: contextlib.ExitStack) -> Tuple[Any, Op
     return workers, (MIN_FILES_FOR_POOL, lambda found: workers.start())
 
 
-def _engine(options: ScanOptions, progress: Progress, workers: Any = None) -> ContextManager[Any]:
+def open_engine(options: ScanOptions, progress: Progress, workers: Any = None) -> ContextManager[Any]:
     """The engine of ``options`` (``engines.registry``), opened: ``run(candidates, sink)``, the rows
     going to the sink only, and the parser it extracts with."""
     from punstats.engines import registry
@@ -286,7 +286,7 @@ def _scan_into(staging: Staging, options: ScanOptions, corpus: Corpus, cache: An
             read_blob = stack.enter_context(gitsource.BlobReader(corpus.root)).read
         if on_discovered:
             on_discovered(len(found.candidates))
-        engine = stack.enter_context(_engine(options, progress, workers))
+        engine = stack.enter_context(open_engine(options, progress, workers))
         provenance = _provenance(corpus, found, engine.python)
         counts, rows, cache_counts = _tables(staging, options, found, provenance, blob_cache, engine, progress,
                                              read_blob, csv)

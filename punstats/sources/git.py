@@ -223,33 +223,19 @@ def resolve_commit(gitdir: str, rev: str) -> Commit:
 
 def first_parent_commits(gitdir: str, rev: str, since: str = "", until: str = "") -> List[Commit]:
     """First-parent history of ``rev`` within [since, until] (committer dates), oldest first."""
-    args = ["rev-list", "--first-parent"]
-    if since:
-        args.append("--since=" + since)
-    if until:
-        args.append("--until=" + until)
-    shas = _git(gitdir, *args, resolve_commit(gitdir, rev).sha, "--").decode().split()
-    shas.reverse()
-    return read_commits(gitdir, shas)
+    return read_commits(gitdir, first_parent_shas(gitdir, rev, since, until))
+
+
+def first_parent_shas(gitdir: str, rev: str, since: str = "", until: str = "") -> List[str]:
+    """The ids of ``first_parent_commits``, no commit object read."""
+    args = ["--since=" + since] * bool(since) + ["--until=" + until] * bool(until) + [resolve_commit(gitdir, rev).sha]
+    return _git(gitdir, "rev-list", "--first-parent", *args, "--").decode().split()[::-1]
 
 
 def grep_commits(gitdir: str, pattern: str) -> List[str]:
     """Ids of the non-merge commits of every ref whose message matches ``pattern`` (any case),
     newest first."""
     return _git(gitdir, "rev-list", "--all", "-i", "--no-merges", "--grep=" + pattern).decode().split()
-
-
-def numstat(gitdir: str, old: str, new: str) -> List[Tuple[str, str, str]]:
-    """(added, deleted, path) of each file changed from ``old`` to ``new`` (``-`` for binary),
-    by ``diff-tree``, which runs no external diff and no textconv."""
-    out = _git(gitdir, "diff-tree", "-r", "--numstat", "-z", "--no-renames", "--no-ext-diff",
-               "--no-textconv", old, new, "--")
-    rows = []
-    for record in out.decode("utf-8", "replace").split("\0"):
-        parts = record.strip("\n").split("\t")
-        if len(parts) >= 3:
-            rows.append((parts[0], parts[1], parts[2]))
-    return rows
 
 
 def _text(raw: bytes) -> str:
@@ -279,6 +265,19 @@ class BlobReader:
     def __init__(self, gitdir: str) -> None:
         self.gitdir = gitdir
         self._batch = gitprocess.Batch(git_argv(gitdir, "cat-file", "--batch"), _env())
+        self._check: Optional[gitprocess.Batch] = None  # ``cat-file --batch-check``, started when first asked
+
+    def sizes(self, oids: Iterable[str]) -> Dict[str, int]:
+        """``blob_sizes``, asked of one ``cat-file --batch-check`` kept running (not one per call)."""
+        if self._check is None:
+            self._check = gitprocess.Batch(git_argv(self.gitdir, "cat-file", "--batch-check"), _env())
+        sizes = {}
+        for oid in oids:
+            self._check.request(oid.encode())
+            parts = self._check.readline().split()
+            if len(parts) == 3:
+                sizes[oid] = int(parts[2])
+        return sizes
 
     def read(self, oid: str) -> bytes:
         """The object's contents; ``GitError`` if it is missing, ``GitAborted`` if git stops answering."""
@@ -297,6 +296,8 @@ class BlobReader:
 
     def close(self) -> None:
         self._batch.close()
+        if self._check is not None:
+            self._check.close()
 
     def __enter__(self) -> "BlobReader":
         return self
@@ -318,16 +319,21 @@ def blob_sizes(gitdir: str, oids: Sequence[str]) -> Dict[str, int]:
     return sizes
 
 
-def git_corpus(path: str, rev: str, subdir: str = "") -> Corpus:
-    """The corpus of one revision of a repository (``path`` may be bare or a work tree)."""
-    gitdir = git_dir(path)
-    commit = resolve_commit(gitdir, rev)
+def repository_name(gitdir: str) -> str:
+    """What a repository is called: its work tree's folder, or the bare repository's without ``.git``."""
     base = os.path.basename(os.path.dirname(gitdir) if os.path.basename(gitdir) == ".git" else gitdir)
     if base.endswith(".git"):
         base = base[:-4]
     if base == "repo":  # a fetched mirror: .../owner+name/repo
         base = os.path.basename(os.path.dirname(gitdir)).split("+")[-1] or base
-    name = "%s@%s" % (base or "repo", commit.sha[:12])
+    return base or "repo"
+
+
+def git_corpus(path: str, rev: str, subdir: str = "") -> Corpus:
+    """The corpus of one revision of a repository (``path`` may be bare or a work tree)."""
+    gitdir = git_dir(path)
+    commit = resolve_commit(gitdir, rev)
+    name = "%s@%s" % (repository_name(gitdir), commit.sha[:12])
     source = "%s@%s" % (path, rev) + (":" + subdir if subdir else "")
     return Corpus(name, gitdir, source, commit.sha, commit.date, is_revision=True)
 

@@ -1,0 +1,220 @@
+"""Consecutive revisions of one repository, each costing what changed since the one before.
+
+A ``Sweep`` walks revisions in order.  The first one's tree is listed whole
+(``ls-tree``); after it, ``diff-tree`` between consecutive revisions names
+the paths that changed, and only those are selected (with the rules of
+``discover.revision``), named and extracted: through the cache
+(``engines.cached``) when there is one, so a blob seen before is never
+extracted again.  Each file's part of the counts (``FileCounts``) is kept by
+path, and a revision's counts are running totals (``Tally``) from which the
+parts of changed files are taken out and their new parts put in, so the work
+of a revision grows with the files that changed, not with the files it holds.
+
+The counts are those ``analysis.summary.Totals`` gives a scan of the revision
+(``runs.scan``): the statuses, the sums of parsed files, the long ``f(x=x)``
+and each user pattern's occurrences, in all code and outside tests.  Files
+that could not be read or whose worker died are looked at again at the next
+revision, as a scan of it would.
+"""
+from __future__ import annotations
+
+import contextlib
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Set, Tuple
+
+from punstats.analysis.summary import percent
+from punstats.cache import BlobCache
+from punstats.discover.revision import read_entries, select_entries, venv_dirs_of
+from punstats.engines.cached import extract_version, prepare, run_cached
+from punstats.model.discovery import Candidate
+from punstats.model.kinds import KIND_CALL, Kind
+from punstats.model.records import Extraction
+from punstats.model.statuses import OK, SKIPPED_STATUSES, UNREADABLE, WORKER_DIED
+from punstats.runs.options import ScanOptions
+from punstats.runs.pipeline import open_cache, open_engine
+from punstats.sources import git as gitsource
+from punstats.sources import gitdiff
+
+#: The sums a file adds to a revision, before each user pattern's count and count outside tests.
+COUNTED = ("calls", "keywords", "punnable", "keywords_nontest", "punnable_nontest", "long", "long_nontest")
+
+#: Revisions whose changes one ``diff-tree`` call lists.
+DIFFS_AT_ONCE = 200
+
+#: Statuses of a file that a scan of the next revision would try again: circumstances, not the file.
+RETRIED = frozenset({UNREADABLE, WORKER_DIED})
+
+
+@dataclass(frozen=True)
+class FileCounts:
+    """One file's part of a revision's counts, and the tree entry it was counted from."""
+
+    entry: gitsource.TreeEntry
+    status: str
+    readable: bool  # named by its blob (not a link, a submodule or over the cap): cached or extracted
+    values: Tuple[int, ...]  # ``COUNTED``, then each user pattern's count and count outside tests
+
+
+def file_values(extraction: Extraction, in_test: bool, long_threshold: int, patterns: Sequence[str]) -> Tuple[int, ...]:
+    """What one file adds to each sum: its record's (a parsed file's) and its occurrences'."""
+    record = extraction.record
+    parsed = record.status == OK
+    calls, keywords, punnable = (record.calls, record.keywords, record.punnable) if parsed else (0, 0, 0)
+    outside = 0 if in_test else 1
+    long = sum(1 for o in extraction.occurrences if o.kind == KIND_CALL and o.name_len >= long_threshold)
+    kinds = Counter(o.kind for o in extraction.occurrences)
+    per_pattern = [n for name in patterns for n in (kinds[name], kinds[name] * outside)]
+    return (calls, keywords, punnable, keywords * outside, punnable * outside, long, long * outside, *per_pattern)
+
+
+class Tally:
+    """Running totals of a revision: the parts of its files added and taken out."""
+
+    def __init__(self, patterns: Sequence[Kind]) -> None:
+        self.patterns = tuple(patterns)
+        self.statuses: Counter = Counter()
+        self.values = [0] * (len(COUNTED) + 2 * len(self.patterns))
+        self.readable = 0
+
+    def add(self, part: FileCounts, sign: int = 1) -> None:
+        self.statuses[part.status] += sign
+        self.readable += sign * part.readable
+        for i, value in enumerate(part.values):
+            self.values[i] += sign * value
+
+    def summary(self) -> Dict[str, Any]:
+        """The revision's counts under the keys of a scan's summary (``Totals.counts``)."""
+        s = dict(zip(COUNTED, self.values))
+        statuses = {k: v for k, v in self.statuses.items() if v}
+        pattern_counts = self.values[len(COUNTED):]
+        names = [kind.name for kind in self.patterns]
+        return {
+            "files": sum(v for k, v in statuses.items() if k not in SKIPPED_STATUSES),
+            "parsed": statuses.get(OK, 0),
+            "failed": sum(v for k, v in statuses.items() if k != OK and k not in SKIPPED_STATUSES),
+            **{name: s[name] for name in ("calls", "keywords", "punnable", "long", "long_nontest")},
+            "punnable_pct": percent(s["punnable"], s["keywords"]),
+            "keywords_nontest": s["keywords_nontest"],
+            "punnable_nontest_pct": percent(s["punnable_nontest"], s["keywords_nontest"]),
+            "kinds": {KIND_CALL: s["punnable"], **dict(zip(names, pattern_counts[0::2]))},
+            "kinds_nontest": {KIND_CALL: s["punnable_nontest"], **dict(zip(names, pattern_counts[1::2]))},
+            "units": {"keywords": s["keywords"]},
+            "units_nontest": {"keywords": s["keywords_nontest"]},
+            "patterns": [kind.provenance() for kind in self.patterns],
+        }
+
+
+class Sweep:
+    """Revisions of one repository, one after the other (see the module's docstring)."""
+
+    def __init__(self, gitdir: str, options: ScanOptions, cache: Optional[BlobCache], engine: Any,
+                 stack: contextlib.ExitStack) -> None:
+        self.gitdir, self.options, self.cache, self.engine, self._stack = gitdir, options, cache, engine, stack
+        self._reader: Optional[gitsource.BlobReader] = None
+        self.tree: Dict[str, gitsource.TreeEntry] = {}  # the entries whose path has one of the extensions
+        self.venvs: Set[str] = set()  # the paths of every pyvenv.cfg (their directories are skipped)
+        self.files: Dict[str, FileCounts] = {}  # the counted files, by path
+        self.tally = Tally(options.patterns)
+        self.retry: Set[str] = set()
+        self.previous: Optional[str] = None
+
+    @property
+    def reader(self) -> gitsource.BlobReader:
+        """The blob reader, started when first needed (after the first tree is listed) and
+        closed with the sweep."""
+        if self._reader is None:
+            self._reader = self._stack.enter_context(gitsource.BlobReader(self.gitdir))
+        return self._reader
+
+    def revisions(self, shas: Sequence[str]) -> Iterator[Tuple[Dict[str, Any], Dict[str, int]]]:
+        """For each commit of ``shas`` in turn: its counts (as a scan's summary holds them) and how
+        its files were got: ``cached`` (reused: from the revision before or from the cache) and
+        ``extracted``.  The changes between consecutive commits are asked of git
+        ``DIFFS_AT_ONCE`` revisions at a time."""
+        for start in range(0, len(shas), DIFFS_AT_ONCE):
+            chunk = shas[start:start + DIFFS_AT_ONCE]
+            first = self.previous is None
+            pairs = list(zip([self.previous or ""] + list(chunk[:-1]), chunk))[1 if first else 0:]
+            diffs = gitdiff.changed_entries(self.gitdir, pairs)
+            if first:
+                diffs.insert(0, [(entry.path, entry) for entry in gitsource.list_tree(self.gitdir, chunk[0])])
+            for sha, changes in zip(chunk, diffs):
+                counts = self._update(self._apply(changes) | self.retry)
+                self.previous = sha
+                yield self.tally.summary(), counts
+
+    def _apply(self, changes: Sequence[Tuple[str, Optional[gitsource.TreeEntry]]]) -> Set[str]:
+        """The tree brought up to date; the paths to look at again (every one when an
+        environment appeared or went: that decides what is skipped)."""
+        touched, venvs = set(), set(self.venvs)
+        for path, entry in changes:
+            if path.endswith("/pyvenv.cfg"):
+                (venvs.add if entry is not None else venvs.discard)(path)
+            if path.endswith(self.options.extensions):
+                touched.add(path)
+                if entry is None:
+                    self.tree.pop(path, None)
+                else:
+                    self.tree[path] = entry
+        if venvs != self.venvs:
+            self.venvs = venvs
+            touched |= set(self.tree) | set(self.files)
+        return touched
+
+    def _update(self, paths: Set[str]) -> Dict[str, int]:
+        """Take out the parts of ``paths`` that changed or went, count what is new."""
+        entries = [self.tree[path] for path in sorted(paths) if path in self.tree]
+        wanted, known, _ = select_entries(entries, "", self.options.extensions, self.options.exclude_dirs,
+                                          venv_dirs_of(self.venvs))
+        chosen = {entry.path for entry in wanted} | {candidate.path for candidate in known}
+        for path in paths:
+            part = self.files.get(path)
+            if part is not None and (path not in chosen or part.entry != self.tree[path] or path in self.retry):
+                self.tally.add(self.files.pop(path), -1)
+        self.retry = set()
+        fresh = [entry for entry in wanted if entry.path not in self.files]
+        candidates = [c for c in known if c.path not in self.files]
+        candidates += read_entries(self.gitdir, fresh, "", self.options.max_bytes, self.cache is None, self.reader)
+        return self._extract(candidates)
+
+    def _extract(self, candidates: List[Candidate]) -> Dict[str, int]:
+        """Count ``candidates``: from the cache, else extracted by the engine."""
+        def sink(indices: Sequence[int], extractions: Sequence[Extraction]) -> None:
+            for index, extraction in zip(indices, extractions):
+                self._count(candidates[index], extraction)
+
+        named = sum(1 for candidate in candidates if not candidate.status)
+        if self.cache is None:
+            self.engine.run(candidates, sink)
+            extracted, reused = named, 0
+        else:
+            options = self.options
+            counts = run_cached(prepare(candidates, options.max_bytes), self.cache, self.engine.run, sink,
+                                options.max_bytes, None, self.engine.parser, self.reader.read,
+                                extract_version(options.max_bytes, options.patterns))
+            extracted, reused = counts["extracted"], counts["cached"]
+        return {"cached": self.tally.readable - named + reused, "extracted": extracted}
+
+    def _count(self, candidate: Candidate, extraction: Extraction) -> None:
+        options = self.options
+        values = file_values(extraction, options.test_rule.is_test(candidate.path), options.long_threshold,
+                             [kind.name for kind in options.patterns])
+        part = FileCounts(self.tree[candidate.path], extraction.record.status, not candidate.status, values)
+        self.files[candidate.path] = part
+        self.tally.add(part)
+        if part.status in RETRIED:
+            self.retry.add(candidate.path)
+
+
+@contextlib.contextmanager
+def sweep(gitdir: str, options: ScanOptions, cache: Any = True) -> Iterator[Sweep]:
+    """A ``Sweep`` of ``gitdir`` (checked already: ``sources.git.git_dir``) with its engine
+    and ``cache`` (as ``punstats.scan`` takes it) open, and its blob reader once started, all
+    closed at the end."""
+    with contextlib.ExitStack() as stack:
+        blob_cache = open_cache(cache)
+        if blob_cache is not None and blob_cache is not cache:
+            stack.callback(blob_cache.close)
+        engine = stack.enter_context(open_engine(options, None))
+        yield Sweep(gitdir, options, blob_cache, engine, stack)
