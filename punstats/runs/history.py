@@ -22,7 +22,7 @@ from punstats.analysis import units
 from punstats.model.errors import OptionError
 from punstats.model.kinds import registry_of
 from punstats.runs.options import ScanOptions
-from punstats.runs.scan import scan
+from punstats.runs.scan import nothing_found_unsaid, scan
 from punstats.sources import git as gitsource
 from punstats.store.frames import csv_ready
 from punstats.store.places import Layout
@@ -100,8 +100,9 @@ def history(repo: str, commits: Sequence[gitsource.Commit], *, cache: Any = True
                            options=dataclasses.replace(options, scheduler=address))
     rows = []
     for commit in commits:
-        result = scan(repo, options=dataclasses.replace(options, rev=commit.sha), cache=cache,
-                      eager=False)  # tables read if used
+        with nothing_found_unsaid():  # a revision without Python files is a row of n/a shares
+            result = scan(repo, options=dataclasses.replace(options, rev=commit.sha), cache=cache,
+                          eager=False)  # tables read if used
         summary = result.summary
         row: Dict[str, Any] = {"commit": commit.sha, "date": commit.date, "subject": commit.subject}
         row.update({key: summary[key] for key in COUNT_COLUMNS})
