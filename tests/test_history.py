@@ -95,6 +95,45 @@ def test_cli_history_stores_table_and_figure(repo, tmp_path, capsys):
     assert errors[1].startswith("punstats: error: not a git repository")
 
 
+@pytest.mark.parametrize("argument, message", [
+    ("https://github.com/psf/requests",
+     "https://github.com/psf/requests is a URL: to scan a git repository, write git+https://github.com/psf/requests"),
+    ("https://github.com/psf/requests/tree/v2.32.3", "write git+https://github.com/psf/requests@v2.32.3"),
+    ("pypi:requests", "pypi:requests is a PyPI release, which has no history: give a git repository"),
+    ("https://pypi.org/project/requests/", "is a PyPI release, which has no history"),
+    ("git+ext::sh -c x", "git+URL needs one of"),
+])
+def test_history_says_what_to_write_as_scan_does(argument, message, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(["history", argument, "-q"]) == 2
+    err = capsys.readouterr().err
+    assert err == "punstats: error: %s\n" % message if message.startswith("https") else (
+        err.startswith("punstats: error: ") and message in err and err.count("\n") == 1)
+    assert os.listdir(tmp_path) == []  # nothing cloned, nothing stored
+
+
+def test_history_of_a_git_url_is_the_history_of_its_repository(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("PUNSTATS_CACHE_DIR", str(tmp_path / "cache"))
+    root = tmp_path / "origin"
+    init(root)
+    shas = [commit(root, {"a.py": "f(x=x)\n" * n}, date="2023-%02d-01T12:00:00+00:00" % n) for n in (1, 2, 3)]
+    url = "git+file://%s" % root
+    assert main(["history", url, "--every", "commit", "-q", "-j", "1", "-o", str(tmp_path / "remote"), "--json"]) == 0
+    remote = json.loads(capsys.readouterr().out)
+    assert main(["history", str(root), "--every", "commit", "-q", "-j", "1", "-o", str(tmp_path / "local"),
+                 "--json"]) == 0
+    local = json.loads(capsys.readouterr().out)
+    assert [(r["commit"], r["punnable"]) for r in remote] == [(r["commit"], r["punnable"]) for r in local] == [
+        (shas[0], 1), (shas[1], 2), (shas[2], 3)]
+    assert json.loads((tmp_path / "remote" / "history.json").read_text())["repo"] == url
+    assert (tmp_path / "remote" / "origin-history.png").exists()  # named after the URL, not the clone's hash
+    assert main(["history", "%s@%s" % (url, shas[1]), "--every", "commit", "-q", "--json", "--no-cache",
+                 "-o", str(tmp_path / "upto")]) == 0
+    assert [r["commit"] for r in json.loads(capsys.readouterr().out)] == shas[:2]  # @REV ends the walk
+    assert main(["history", "%s@%s" % (url, shas[1]), "--rev-range", "HEAD~1..HEAD", "-q"]) == 2
+    assert capsys.readouterr().err.startswith("punstats: error: give the revisions once: ")
+
+
 def test_history_figure_plots_the_table(repo, tmp_path):
     from punstats.present import plots
     root, _ = repo

@@ -6,7 +6,7 @@ import argparse
 import json
 import os
 import sys
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from punstats.cli.common import (
     UsageError,
@@ -67,6 +67,17 @@ def _figure(table: Any, name: str) -> Optional[Callable[[str], List[str]]]:
     return lambda directory: plots.save(plots.history_trend(table, name), directory)
 
 
+def _repository(args: argparse.Namespace) -> Tuple[str, str, Optional[str]]:
+    """(the repository to read, the revisions to walk, a remote's name): ``git+URL[@REV]`` is cloned bare into
+    the cache (its REV is the walk's end, as ``--rev-range REV``); a URL without ``git+``, a
+    PyPI page or ``pypi:`` is told, in one line, what to write."""
+    from punstats.sources import repository
+    repo, rev, name = repository(args.repo)
+    if rev is not None and args.rev_range != "HEAD":
+        raise UsageError("give the revisions once: %s names %s, and --rev-range %s" % (args.repo, rev, args.rev_range))
+    return repo, rev or args.rev_range, name
+
+
 def cmd_history(args: argparse.Namespace) -> int:
     from punstats.model.escape import terminal
     from punstats.runs import history as histories
@@ -74,16 +85,16 @@ def cmd_history(args: argparse.Namespace) -> int:
     from punstats.store.staging import StoreError
     _check_engine_options(args)
     options = scan_options(args)
-    commits = histories.select(histories.commits_of(args.repo, args.since, args.until, args.rev_range),
-                               args.every)
+    repo, rev_range, remote = _repository(args)
+    commits = histories.select(histories.commits_of(repo, args.since, args.until, rev_range), args.every)
     if not commits:
-        raise UsageError("no first-parent commit of %s in that window" % args.rev_range)
-    name = gitsource.git_corpus(args.repo, commits[-1].sha).name.split("@")[0]
-    place = _place(args.output or os.path.join("data", name + "-history"), args.repo)
+        raise UsageError("no first-parent commit of %s in that window" % rev_range)
+    name = remote or gitsource.git_corpus(repo, commits[-1].sha).name.split("@")[0]
+    place = _place(args.output or os.path.join("data", name + "-history"), repo)
     bar = _progress_bar(args.quiet, name, unit="revision")
     bar.start(len(commits))
     try:
-        table = histories.history(args.repo, commits, cache=not args.no_cache, options=options,
+        table = histories.history(repo, commits, cache=not args.no_cache, options=options,
                                   on_revision=lambda commit, row: bar.update(1))
     except BaseException:  # git over its deadline, no room: nothing of the history is left behind
         place.abort()
