@@ -280,3 +280,21 @@ def test_corpus_lines_saved_fills_the_pep_tables_row(tmp_path, capsys):
     assert cli.main(["table", str(out / "tree"), "--format", "markdown"]) == 0
     row = next(line for line in capsys.readouterr().out.splitlines() if "Lines saved" in line)
     assert row.split("|")[2].strip() == "3"
+
+
+def test_a_project_without_python_files_is_said_as_scan_says_it(tmp_path, capsys):
+    import warnings
+    project_tree(tmp_path / "code")
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "index.rst").write_text("words\n")
+    path = write(tmp_path, "[[project]]\npath = 'code'\n[[project]]\npath = 'docs'\n")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert cli.main(["corpus", path, "-o", str(tmp_path / "out"), "-j", "1", "-q"]) == 0
+    assert not [w for w in caught if issubclass(w.category, punstats.NoPythonFilesWarning)]
+    captured = capsys.readouterr()
+    summary = punstats.load(str(tmp_path / "out" / "docs")).summary
+    from punstats.runs.scan import nothing_found
+    assert captured.err == "punstats: warning: docs: %s\n" % nothing_found(summary)
+    assert "no Python files found in %s" % (tmp_path / "docs") in captured.err
+    assert len(captured.out.splitlines()) == 3  # both projects' lines, then compare:
