@@ -160,12 +160,9 @@ def _provenance_of(summary: Dict[str, Any]) -> Dict[str, Any]:
 
 
 def scan(path: Optional[str] = None, *, jobs: Optional[int] = None,
-         test_rule: Union[str, TestRule] = DEFAULT_TEST_RULE,
-         long_threshold: int = DEFAULT_LONG_THRESHOLD,
-         extensions: Sequence[str] = DEFAULT_EXTENSIONS,
-         follow_links: bool = False, exclude_dirs: bool = True,
-         max_bytes: int = DEFAULT_MAX_BYTES,
-         progress: Optional[Callable[[int], None]] = None,
+         test_rule: Union[str, TestRule] = DEFAULT_TEST_RULE, long_threshold: int = DEFAULT_LONG_THRESHOLD,
+         extensions: Sequence[str] = DEFAULT_EXTENSIONS, follow_links: bool = False, exclude_dirs: bool = True,
+         max_bytes: int = DEFAULT_MAX_BYTES, progress: Optional[Callable[[int], None]] = None,
          on_discovered: Optional[Callable[[int], None]] = None,
          corpus: Optional[Corpus] = None, rev: Optional[str] = None,
          python: Optional[str] = None, cache: Union[BlobCache, str, bool, None] = None,
@@ -206,8 +203,7 @@ def scan(path: Optional[str] = None, *, jobs: Optional[int] = None,
     settings = dict(test_rule=test_rule, extensions=extensions, jobs=jobs, long_threshold=long_threshold,
                     follow_links=follow_links, exclude_dirs=exclude_dirs, max_bytes=max_bytes, rev=rev,
                     python=python, engine=engine, scheduler=scheduler, lines_saved=lines_saved,
-                    gitignore=gitignore, exclude=tuple(exclude),
-                    patterns=[_kind_of(p) for p in patterns])
+                    gitignore=gitignore, exclude=tuple(exclude), patterns=[_kind_of(p) for p in patterns])
     options = ScanOptions.given(options, settings)
     with contextlib.ExitStack() as stack:
         if progress is True:  # a bar where the caller is (a notebook widget, or a terminal line)
