@@ -78,6 +78,8 @@ def test_report_of_a_run_holds_the_projects_the_patterns_the_figure_and_no_local
     assert "`iota`" not in text.split("## Patterns")[0]  # rank 5: pooled in the "more" row
     assert "| try with finally" in text and "(run-figures/top-pypi-7-ecosystem.png)" in text
     assert (tmp_path / "reports" / "run-figures" / "top-pypi-7-ecosystem.png").is_file()
+    measured = text.split("## What was measured")[1].split("##")[0]
+    assert "- Left out of the scanned projects: directories skipped 1 in 1 project (environment 1).\n" in measured
     index = read_run(run_dir).run["index"]  # the fake index the releases came from: named, as it is not PyPI's
     assert ("punstats corpus top-pypi:7 -o data/top-pypi-7 --top-pypi-list list.json --index-url %s "
             "--pattern tries.py" % index) in text

@@ -147,6 +147,33 @@ def project_line(record: Dict[str, Any], reused: bool = False) -> str:
         patterns, "  (already stored)" if reused else ""))
 
 
+#: How ``left_out`` (``analysis.ecosystem.LEFT_OUT``) names each thing left out, in prose.
+LEFT_OUT_WORDS = {"directories": "directories skipped", "files": "files skipped",
+                  "unparsed_files": "files not parsed", "archive_members": "archive members refused"}
+
+
+def left_out_text(ecosystem: Dict[str, Any]) -> str:
+    """What the scanned projects left out, by reason, in one sentence (the run report's "What was
+    measured" and the console lines): e.g. ``directories skipped 12 in 5 projects (vcs 12)``."""
+    left_out = ecosystem.get("left_out")
+    if left_out is None:
+        return "not recorded (a run summarised by an earlier punstats: punstats corpus ... --skip-existing " \
+               "summarises it again)"
+    parts = []
+    for name, words in LEFT_OUT_WORDS.items():
+        got = left_out.get(name)
+        if got is None or not (got["total"] or got["unrecorded"]):
+            continue
+        reasons = ", ".join("%s %s" % (reason, format(n, ",")) for reason, n in got["by_reason"].items())
+        text = "%s %s in %d project%s%s" % (words, format(got["total"], ","), got["projects"],
+                                          "" if got["projects"] == 1 else "s", " (%s)" % reasons if reasons else "")
+        if got["unrecorded"]:
+            text += " (not recorded for %d project%s, stored by an earlier punstats)" % (
+                got["unrecorded"], "" if got["unrecorded"] == 1 else "s")
+        parts.append(text)
+    return "; ".join(parts) or "nothing"
+
+
 def summary_lines(ecosystem: Dict[str, Any]) -> List[str]:
     """The ecosystem summary as a few console lines."""
     lines = ["ecosystem: %d projects, %d scanned (%s), %d skipped, %d failed" % (
@@ -161,6 +188,7 @@ def summary_lines(ecosystem: Dict[str, Any]) -> List[str]:
                          label, s["pooled_pct"], format(s["punnable"], ","), format(s["keywords"], ","),
                          p["median_pct"], p["q1_pct"], p["q3_pct"], p["weighted_median_pct"],
                          "/".join("%.1f%%" % v for v in s["projects_above_pct"].values())))
+    lines.append(terminal("  left out: %s" % left_out_text(ecosystem)))
     return lines + [_pattern_line(ecosystem, p) for p in ecosystem.get("patterns", [])]
 
 
