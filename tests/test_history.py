@@ -1,4 +1,5 @@
 """History: many revisions of one repository, against scans of each revision one by one."""
+import importlib.util
 import json
 import os
 import sysconfig
@@ -132,6 +133,31 @@ def test_history_of_a_git_url_is_the_history_of_its_repository(tmp_path, capsys,
     assert [r["commit"] for r in json.loads(capsys.readouterr().out)] == shas[:2]  # @REV ends the walk
     assert main(["history", "%s@%s" % (url, shas[1]), "--rev-range", "HEAD~1..HEAD", "-q"]) == 2
     assert capsys.readouterr().err.startswith("punstats: error: give the revisions once: ")
+
+
+def test_a_revision_without_keyword_arguments_has_a_share_of_n_a(tmp_path, capsys):
+    root = tmp_path / "r"
+    init(root)
+    shas = [commit(root, {"a.py": "x = 1\n"}, date="2023-01-01T12:00:00+00:00"),
+            commit(root, {"b.py": "f(x=x, y=1)\n"}, date="2023-02-01T12:00:00+00:00"),
+            commit(root, {"a.py": None, "b.py": None, "c.txt": "words\n"}, date="2023-03-01T12:00:00+00:00")]
+    table = history.history(str(root), history.commits_of(str(root)), cache=False, jobs=1)
+    assert list(table["keywords"]) == [0, 2, 0] and table["punnable_pct"].iloc[1] == 50.0
+    assert table["punnable_pct"].iloc[[0, 2]].isna().all()  # 0 of 0 is not 0 %
+    out = tmp_path / "out"
+    assert main(["history", str(root), "--every", "commit", "-q", "-j", "1", "-o", str(out)]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert [line.split()[6] for line in printed[1:4]] == ["n/a", "50.00", "n/a"]
+    assert [line.split(",")[9] for line in (out / "history.csv").read_text().splitlines()] == [
+        "punnable_pct", "", "50.0", ""]  # CSV: an empty cell, as the scan tables write n/a
+    assert pd.read_parquet(out / "history.parquet")["punnable_pct"].isna().tolist() == [True, False, True]
+    assert main(["history", str(root), "--every", "commit", "-q", "--json", "-o", str(tmp_path / "j")]) == 0
+    rows = json.loads(capsys.readouterr().out)  # null, not NaN (which is not JSON)
+    assert [(r["commit"], r["punnable_pct"]) for r in rows] == [(shas[0], None), (shas[1], 50.0), (shas[2], None)]
+    if importlib.util.find_spec("matplotlib"):
+        from punstats.present import plots
+        figure = plots.history_trend(table.assign(date=pd.to_datetime(table["date"], utc=True)), "r").figure
+        assert figure.axes[1].get_ylim() == pytest.approx((0, 55.0))  # drawn, its scale from the shares there are
 
 
 def test_history_figure_plots_the_table(repo, tmp_path):

@@ -43,11 +43,12 @@ def _add_history_command(commands: Any) -> None:
 
 def _records(table: Any) -> List[Dict[str, Any]]:
     """The rows as ``scan --json`` writes summaries: an array of objects, dates
-    in ISO 8601, numbers and booleans as JSON's own."""
+    in ISO 8601, numbers and booleans as JSON's own, a share of nothing null."""
     import pandas as pd
     rows = []
     for row in table.to_dict(orient="records"):
-        rows.append({key: None if value is pd.NaT else value.isoformat() if hasattr(value, "isoformat") else
+        rows.append({key: None if value is pd.NaT or (isinstance(value, float) and value != value)  # NaN: n/a
+                     else value.isoformat() if hasattr(value, "isoformat") else
                      value.item() if hasattr(value, "item") else value for key, value in row.items()})
     return rows
 
@@ -116,7 +117,8 @@ def cmd_history(args: argparse.Namespace) -> int:
         print(json.dumps(_records(table), indent=2, ensure_ascii=False))
     else:
         shown = table[["commit", "date", "files", "keywords", "punnable", "punnable_pct", "long", "long_nontest",
-                       "files_extracted"]].assign(commit=table["commit"].str[:12]).to_string(index=False)
+                       "files_extracted"]].assign(commit=table["commit"].str[:12], punnable_pct=[
+                           "n/a" if v != v else "%.2f" % v for v in table["punnable_pct"]]).to_string(index=False)
         print("\n".join(terminal(line) for line in shown.splitlines()))
         print(terminal("stored: %s" % ", ".join(written)))
     return 0

@@ -265,7 +265,7 @@ def history_trend(table: pd.DataFrame, name: str) -> Plot:
         _count_axis(counts.yaxis)
         shares.plot(dates, table["punnable_pct"], marker="o", markersize=3, color=NONTEST_COLOUR)
         shares.set_ylabel("% of keyword\narguments")
-        shares.set_ylim(0, max([float(v) for v in table["punnable_pct"]] + [1.0]) * 1.1)
+        shares.set_ylim(0, max([float(v) for v in table["punnable_pct"] if v == v] + [1.0]) * 1.1)  # NaN: n/a, a gap
         shares.yaxis.set_major_formatter(FuncFormatter(lambda value, _: "%g%%" % value))
         counts.set_title("f(x=x) over the history of %s" % figure_text(name))
         shares.set_xlabel("commit date")

@@ -106,6 +106,7 @@ def history(repo: str, commits: Sequence[gitsource.Commit], *, cache: Any = True
         summary = result.summary
         row: Dict[str, Any] = {"commit": commit.sha, "date": commit.date, "subject": commit.subject}
         row.update({key: summary[key] for key in COUNT_COLUMNS})
+        row["punnable_pct"] = units.stored_share(summary, "punnable_pct")  # of 0 keyword arguments: NaN, "n/a"
         row.update(pattern_counts(summary))
         row["files_from_cache"] = summary.get("cache", {}).get("cached", 0)
         row["files_extracted"] = summary.get("cache", {}).get("extracted", len(result.files))
