@@ -6,18 +6,22 @@ only) -> ``engines`` -> ``store`` -> ``analysis`` -> ``present``, driven by
 ``runs`` and the thin ``cli``; ``model`` is the vocabulary all of them share,
 ``rewrite`` and ``reproduce`` sit beside the flow.
 
-``scan``, ``load``, ``load_or_scan`` and ``ScanResult`` are imported lazily, so that importing
+``scan``, ``load``, ``load_or_scan`` and ``ScanResult`` are imported lazily (and
+``NoPythonFilesWarning``, which ``scan`` warns with when it found nothing to parse), so that importing
 ``punstats`` (a worker under another interpreter does) costs nothing.
 """
 __version__ = "0.1.0"
 
-__all__ = ["ScanResult", "load", "load_or_scan", "pattern", "scan", "__version__"]
+__all__ = ["NoPythonFilesWarning", "ScanResult", "load", "load_or_scan", "pattern", "scan", "__version__"]
 
 
 def __getattr__(name):
     if name in ("ScanResult", "load", "load_or_scan", "scan"):
         from punstats.runs import scan as _scan
         return getattr(_scan, name)
+    if name == "NoPythonFilesWarning":
+        from punstats.model.errors import NoPythonFilesWarning
+        return NoPythonFilesWarning
     if name == "pattern":
         from punstats.model.kinds import pattern
         return pattern

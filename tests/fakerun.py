@@ -2,10 +2,11 @@
 
 Seven projects, each there for a reason: tests and a user pattern (alpha), a pure-Python
 wheel (beta), only platform wheels, so skipped (gamma), no keyword argument at all, so
-shares of 0/0 (delta), f(x=x) in tests only (kappa), more than one module (iota), and real
-code: the running interpreter's ``unittest`` package (stdunit; with its tests up to Python 3.11).  The run
-counts a user pattern (``try_finally``, per ``Try`` node).  ``make_run`` runs the command
-line, as a user does, and returns the run's directory and what the command printed.
+shares of 0/0 (delta), f(x=x) in tests only and a skipped ``.tox`` directory (kappa), more
+than one module (iota), and real code: the running interpreter's ``unittest`` package
+(stdunit; with its tests up to Python 3.11).  The run counts a user pattern (``try_finally``,
+per ``Try`` node).  ``make_run`` runs the command line, as a user does, and returns the run's
+directory and what the command printed.
 """
 import contextlib
 import io
@@ -65,7 +66,8 @@ def populate(index):
     index.project("iota", "4.0", [("iota-4.0.tar.gz", sdist("iota", "4.0", {
         "iota/a.py": code(6), "iota/b.py": code(0) + FINALLY, "iota/tests/test_a.py": code(1)}), "sdist")])
     index.project("kappa", "1.1", [("kappa-1.1.tar.gz", sdist("kappa", "1.1", {
-        "kappa/m.py": "g(k=1)\n", "kappa/tests/test_m.py": code(2)}), "sdist")])
+        "kappa/m.py": "g(k=1)\n", "kappa/tests/test_m.py": code(2),
+        "kappa/.tox/py312/leftover.py": code(5)}), "sdist")])  # a directory every scan skips: left out
     index.project("stdunit", "3.0", [("stdunit-3.0.tar.gz", sdist("stdunit", "3.0", stdlib_unittest()), "sdist")])
 
 

@@ -145,3 +145,56 @@ def test_real_code_counts_as_a_plain_ast_walk_counts_it(stored):
     assert total > 20  # real code (its tests are under unittest/test up to Python 3.11, elsewhere after)
     assert (frame.loc["stdunit", "punnable"], frame.loc["stdunit", "punnable_nontest"]) == (total, outside)
     assert frame.loc["stdunit", "files"] == len(stdlib_unittest())
+
+
+def _left_out_record(name, summary, status="scanned"):
+    measure = {"files": 1, "keywords": 0, "punnable": 0, "identifiers": {}, "callees": {}, "lengths": {}}
+    return {"status": status, "project": name, "measures": {"all": measure, "nontest": measure},
+            "summary": summary, "reason": "no_sdist"}
+
+
+def test_what_the_projects_left_out_is_summed_by_reason():
+    refused = [{"member": "a/x.py", "reason": "symlink", "detail": "-> /etc"},
+               {"member": "a/y.py", "reason": "symlink", "detail": "-> /"},
+               {"member": "a/big.py", "reason": "too_large", "detail": "9 MB"}]
+    records = [
+        _left_out_record("a", {"skipped_dirs": {"vcs": 2, "environment": 1}, "skipped_files": {"symlink": 4},
+                               "failed_by_reason": {"syntax_error": 3}, "refused_members": refused}),
+        _left_out_record("b", {"skipped_dirs": {"vcs": 5}, "skipped_files": {}, "failed_by_reason": {},
+                               "refused_members": []}),
+        _left_out_record("c", {"skipped_files": {}, "failed_by_reason": {"too_large": 1}}),  # an older record
+        _left_out_record("d", {"skipped_dirs": {"vcs": 100}}, status="skipped"),  # not scanned: nothing to sum
+    ]
+    left_out = eco.aggregate(records)["left_out"]
+    assert left_out["directories"] == {"total": 8, "by_reason": {"environment": 1, "vcs": 7}, "projects": 2,
+                                       "unrecorded": 1}
+    assert left_out["files"] == {"total": 4, "by_reason": {"symlink": 4}, "projects": 1, "unrecorded": 0}
+    assert left_out["unparsed_files"] == {"total": 4, "by_reason": {"syntax_error": 3, "too_large": 1},
+                                          "projects": 2, "unrecorded": 0}
+    assert left_out["archive_members"] == {"total": 3, "by_reason": {"symlink": 2, "too_large": 1}, "projects": 1,
+                                           "unrecorded": 1}
+    from punstats.present.ecosystem import left_out_text
+    text = left_out_text({"left_out": left_out})
+    assert text.startswith("directories skipped 8 in 2 projects (environment 1, vcs 7) (not recorded for 1 "
+                           "project, stored by an earlier punstats); files skipped 4 in 1 project (symlink 4); ")
+    assert "archive members refused 3 in 1 project (symlink 2, too_large 1)" in text
+    assert left_out_text({}).startswith("not recorded")  # a summary written before left_out was summed
+    assert left_out_text(eco.aggregate(records[1:2])) == "directories skipped 5 in 1 project (vcs 5)"
+    assert left_out_text(eco.aggregate(records[3:])) == "nothing"  # 0 of everything: not listed
+
+
+def test_the_run_s_left_out_is_what_its_stored_records_hold(stored):
+    from collections import Counter
+    summaries = [r["summary"] for r in stored.records if r["status"] == "scanned"]
+    left_out = stored.ecosystem["left_out"]
+    for name, key in eco.LEFT_OUT:
+        expected = Counter()
+        for s in summaries:
+            expected.update(Counter(m["reason"] for m in s[key]) if key == "refused_members" else s[key])
+        assert left_out[name]["by_reason"] == dict(expected) and left_out[name]["unrecorded"] == 0, name
+    assert left_out["directories"]["by_reason"] == {"environment": 1}  # kappa's .tox, as the fake index holds it
+    from punstats.present.ecosystem import summary_lines
+    assert "  left out: directories skipped 1 in 1 project (environment 1)" in summary_lines(stored.ecosystem)
+    files = pd.read_parquet(os.path.join(stored.directory, "files"))  # the failed files, from the dataset
+    failed = files[~files["status"].isin(["ok", "symlink", "outside_root", "directory", "submodule", "not_python"])]
+    assert left_out["unparsed_files"]["by_reason"] == failed["status"].astype(str).value_counts().to_dict()

@@ -233,3 +233,39 @@ def test_load_or_scan_loads_the_stored_scan_named_else_scans_the_path_named(tmp_
     monkeypatch.setenv("PUNSTATS_SCAN", stdlib_subset_scan_dir)  # a stored scan comes first
     assert punstats.load_or_scan().summary == punstats.load(stdlib_subset_scan_dir).summary
     assert punstats.load_or_scan(path="proj").summary["punnable"] == 1  # what the caller names comes first
+
+
+def test_scanning_nothing_warns_with_the_words_the_command_line_prints(tmp_path, capsys):
+    import warnings
+
+    from punstats.cli import main
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "empty" / "notes.txt").write_text("no code here\n")
+    with pytest.warns(punstats.NoPythonFilesWarning) as said:
+        result = punstats.scan(str(tmp_path / "empty"), jobs=1)
+    assert result.summary["files"] == 0 and len(result.files) == 0  # a result all the same
+    assert len(said) == 1 and said[0].filename == __file__  # it points at the caller's line
+    text = str(said[0].message)
+    assert text == "no Python files found in %s (files ending in .py); every share is n/a" % (tmp_path / "empty")
+    assert issubclass(punstats.NoPythonFilesWarning, UserWarning)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert main(["scan", str(tmp_path / "empty"), "--no-save", "-q"]) == 0
+    assert not [w for w in caught if issubclass(w.category, punstats.NoPythonFilesWarning)]  # said once
+    assert capsys.readouterr().err == "punstats: warning: %s\n" % text
+
+
+def test_scanning_files_warns_of_nothing_and_a_revision_of_nothing_names_it(tmp_path):
+    import warnings
+
+    from gitrepo import commit, init
+    (tmp_path / "p").mkdir()
+    make_project(tmp_path / "p")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", punstats.NoPythonFilesWarning)
+        punstats.scan(str(tmp_path / "p"), jobs=1)
+    init(tmp_path / "repo")
+    sha = commit(tmp_path / "repo", {"README": "words\n", "lib/.venv/pyvenv.cfg": "x\n"})
+    with pytest.warns(punstats.NoPythonFilesWarning, match="^no Python files found in the revision %s of "
+                      % sha[:12]):
+        assert punstats.scan(str(tmp_path / "repo"), rev=sha, jobs=1).summary["files"] == 0

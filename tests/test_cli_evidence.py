@@ -59,6 +59,49 @@ def test_table_of_a_run_with_top_and_kinds(run_dir, capsys):
     assert "try with finally" in out and "near miss" in out and "top-pypi-7" in out
 
 
+def test_a_run_s_length_table_pools_its_projects_as_the_dataset_counts_them(run_dir, capsys):
+    assert main(["table", run_dir, "--by", "length", "--format", "csv"]) == 0
+    out = capsys.readouterr().out
+    rows = pd.read_csv(io.StringIO(out), comment="#")
+    occurrences = pd.read_parquet(os.path.join(run_dir, "occurrences"))  # independent: a groupby on the dataset
+    calls = occurrences[occurrences["kind"] == "call"]
+    assert set(calls["project"]) == {"alpha", "beta", "iota", "kappa", "stdunit"}  # more than one project pooled
+    lengths = calls["name_len"].clip(upper=20)
+    expected = {str(k): v for k, v in lengths.groupby(lengths).size().items()}
+    shown = dict(zip(rows["Length"].astype(str).str.replace(" (long)", "").str.replace(">= ", ""), rows["All"]))
+    assert {k: v for k, v in shown.items() if v} == expected and rows["All"].sum() == len(calls)
+    nontest = calls[~calls["in_test"]]["name_len"].clip(upper=20)
+    assert list(rows["Non-test"]) == [int((nontest == n).sum()) for n in range(1, 21)]
+    assert "# [1] Pooled over the run's 6 scanned projects, as one corpus. top-pypi-7: " in out
+
+
+def test_a_run_s_identifiers_pool_its_projects_and_say_how_many_use_each(run_dir, capsys):
+    assert main(["table", run_dir, "--by", "identifier", "-n", "4", "--format", "csv"]) == 0
+    rows = pd.read_csv(io.StringIO(capsys.readouterr().out), comment="#").set_index("Identifier")
+    calls = pd.read_parquet(os.path.join(run_dir, "occurrences"))
+    calls = calls[calls["kind"] == "call"]
+    assert len(rows) == 4
+    for name, row in rows.iterrows():
+        mine = calls[calls["name"] == name]
+        assert (row["All"], row["Test"], row["Projects"]) == (len(mine), int(mine["in_test"].sum()),
+                                                              mine["project"].nunique()), name
+    assert rows["All"].tolist() == sorted(calls["name"].value_counts().tolist(), reverse=True)[:4]
+
+
+def test_a_run_s_pooled_tables_read_only_its_scanned_projects(run_dir, tmp_path, capsys):
+    copy = tmp_path / "run"
+    shutil.copytree(run_dir, copy)
+    stray = pd.read_parquet(copy / "occurrences" / "alpha.parquet")  # a file no record of the run lists
+    stray.assign(project="zeta", rank=99).to_parquet(copy / "occurrences" / "zeta.parquet")
+    assert main(["table", str(copy), "--by", "callee", "--format", "csv"]) == 0
+    with_stray = capsys.readouterr().out
+    assert main(["table", run_dir, "--by", "callee", "--format", "csv"]) == 0
+    assert with_stray == capsys.readouterr().out
+    for by in ("directory", "label"):  # a project's own places: pooling them would mix projects
+        err = one_line_error(capsys, ["table", run_dir, "--by", by])
+        assert "--by length|identifier|callee, pooled over its projects (--by %s" % by in err
+
+
 def test_plot_of_a_run_writes_its_figure(run_dir, tmp_path, capsys):
     pytest.importorskip("matplotlib")
     assert main(["plot", run_dir, "-o", str(tmp_path / "figures"), "--format", "png,svg"]) == 0
@@ -78,6 +121,8 @@ def test_report_of_a_run_holds_the_projects_the_patterns_the_figure_and_no_local
     assert "`iota`" not in text.split("## Patterns")[0]  # rank 5: pooled in the "more" row
     assert "| try with finally" in text and "(run-figures/top-pypi-7-ecosystem.png)" in text
     assert (tmp_path / "reports" / "run-figures" / "top-pypi-7-ecosystem.png").is_file()
+    measured = text.split("## What was measured")[1].split("##")[0]
+    assert "- Left out of the scanned projects: directories skipped 1 in 1 project (environment 1).\n" in measured
     index = read_run(run_dir).run["index"]  # the fake index the releases came from: named, as it is not PyPI's
     assert ("punstats corpus top-pypi:7 -o data/top-pypi-7 --top-pypi-list list.json --index-url %s "
             "--pattern tries.py" % index) in text
@@ -110,7 +155,7 @@ def test_a_run_that_never_finished_or_shown_with_other_options_is_a_one_line_err
     assert "never finished" in err and "--skip-existing" in err
     assert "give it alone" in one_line_error(capsys, ["table", run_dir, str(unfinished)])
     assert "keep the rules" in one_line_error(capsys, ["plot", run_dir, "--test-rule", "substring"])
-    assert "--by length" in one_line_error(capsys, ["table", run_dir, "--by", "length"])
+    assert "--by directory" in one_line_error(capsys, ["table", run_dir, "--by", "directory"])
     assert sorted(os.listdir(run_dir)) == sorted(os.listdir(unfinished) + ["ecosystem.json"])  # nothing lost
 
 

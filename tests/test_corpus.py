@@ -99,6 +99,19 @@ def test_git_and_pypi_entries(tmp_path, monkeypatch, capsys):
     ("[[project]]\npath = 3\n", "project 1: path must be a non-empty string"),
     ("[[project]]\npath = '.'\nbranch = 'main'\n", "project 1: unknown key 'branch'"),
     ("[[project]\n", "is not valid TOML"),
+    ("[[project]]\ngit = 'https://github.com/psf/requests'\n",  # scan's own hints, naming the entry
+     "project 1: https://github.com/psf/requests is a URL: to scan a git repository, write "
+     "git+https://github.com/psf/requests"),
+    ("[[project]]\npypi = 'https://pypi.org/project/requests/2.32.3/'\n",
+     "project 1: https://pypi.org/project/requests/2.32.3/ is a PyPI page: to scan the project's sdist, "
+     "write pypi:requests==2.32.3"),
+    ("[[project]]\npath = 'https://github.com/psf/requests/tree/v2.32.3'\n",
+     "write git+https://github.com/psf/requests@v2.32.3 (in git = \"...\")"),
+    ("[[project]]\npath = 'git+https://github.com/psf/requests'\n",
+     "project 1: a git+URL goes in git = \"git+https://github.com/psf/requests\""),
+    ("[[project]]\ngit = 'git+https://github.com/psf/requests@v1'\nrev = 'v2'\n",
+     "project 1: give the revision once: git+https://github.com/psf/requests@v1 names v1, and rev = 'v2'"),
+    ("[[project]]\ngit = 'git+ext::sh -c x'\n", "project 1: git+URL needs one of"),
 ])
 def test_bad_corpus_files_are_one_line_errors_naming_the_entry(tmp_path, capsys, text, message):
     path = write(tmp_path, text)
@@ -108,6 +121,25 @@ def test_bad_corpus_files_are_one_line_errors_naming_the_entry(tmp_path, capsys,
     assert cli.main(["corpus", path]) == 2
     err = capsys.readouterr().err
     assert err.startswith("punstats: error: ") and message in err and err.count("\n") == 1
+
+
+def test_a_git_url_entry_is_cloned_as_scan_clones_it(tmp_path, monkeypatch):
+    monkeypatch.setenv("PUNSTATS_CACHE_DIR", str(tmp_path / "cache"))
+    repo = tmp_path / "origin"
+    init(repo)
+    first = commit(repo, {"a.py": "f(x=x)\n"})
+    commit(repo, {"b.py": "g(y=y, z=z)\n"})
+    url = "git+file://%s" % repo
+    path = write(tmp_path, '[[project]]\ngit = "%s@%s"\n[[project]]\ngit = "%s"\nrev = "%s"\nname = "old"\n'
+                           '[[project]]\ngit = "%s"\nname = "head"\n' % (url, first[:10], url, first[:10], url))
+    spec = corpus.load(path)
+    assert [(p.name, p.target, p.rev) for p in spec.projects] == [
+        ("origin", url, first[:10]), ("old", url, first[:10]), ("head", url, "HEAD")]
+    results = corpus.scan_corpus(spec, str(tmp_path / "out"), jobs=1)
+    assert [r.summary["punnable"] for r in results] == [1, 1, 3]
+    direct = punstats.scan("%s@%s" % (url, first[:10]), jobs=1).summary  # what scan git+URL@REV counts
+    assert results[0].summary["revision"] == direct["revision"] == first
+    assert results[0].summary["source"] == direct["source"]
 
 
 def test_missing_corpus_file(tmp_path, capsys):
@@ -248,3 +280,21 @@ def test_corpus_lines_saved_fills_the_pep_tables_row(tmp_path, capsys):
     assert cli.main(["table", str(out / "tree"), "--format", "markdown"]) == 0
     row = next(line for line in capsys.readouterr().out.splitlines() if "Lines saved" in line)
     assert row.split("|")[2].strip() == "3"
+
+
+def test_a_project_without_python_files_is_said_as_scan_says_it(tmp_path, capsys):
+    import warnings
+    project_tree(tmp_path / "code")
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "index.rst").write_text("words\n")
+    path = write(tmp_path, "[[project]]\npath = 'code'\n[[project]]\npath = 'docs'\n")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert cli.main(["corpus", path, "-o", str(tmp_path / "out"), "-j", "1", "-q"]) == 0
+    assert not [w for w in caught if issubclass(w.category, punstats.NoPythonFilesWarning)]
+    captured = capsys.readouterr()
+    summary = punstats.load(str(tmp_path / "out" / "docs")).summary
+    from punstats.runs.scan import nothing_found
+    assert captured.err == "punstats: warning: docs: %s\n" % nothing_found(summary)
+    assert "no Python files found in %s" % (tmp_path / "docs") in captured.err
+    assert len(captured.out.splitlines()) == 3  # both projects' lines, then compare:

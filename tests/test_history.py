@@ -1,4 +1,5 @@
 """History: many revisions of one repository, against scans of each revision one by one."""
+import importlib.util
 import json
 import os
 import sysconfig
@@ -93,6 +94,70 @@ def test_cli_history_stores_table_and_figure(repo, tmp_path, capsys):
     errors = capsys.readouterr().err.splitlines()
     assert errors[0] == "punstats: error: --every takes commit, month or a number, not 'weekly'"
     assert errors[1].startswith("punstats: error: not a git repository")
+
+
+@pytest.mark.parametrize("argument, message", [
+    ("https://github.com/psf/requests",
+     "https://github.com/psf/requests is a URL: to scan a git repository, write git+https://github.com/psf/requests"),
+    ("https://github.com/psf/requests/tree/v2.32.3", "write git+https://github.com/psf/requests@v2.32.3"),
+    ("pypi:requests", "pypi:requests is a PyPI release, which has no history: give a git repository"),
+    ("https://pypi.org/project/requests/", "is a PyPI release, which has no history"),
+    ("git+ext::sh -c x", "git+URL needs one of"),
+])
+def test_history_says_what_to_write_as_scan_does(argument, message, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(["history", argument, "-q"]) == 2
+    err = capsys.readouterr().err
+    assert err == "punstats: error: %s\n" % message if message.startswith("https") else (
+        err.startswith("punstats: error: ") and message in err and err.count("\n") == 1)
+    assert os.listdir(tmp_path) == []  # nothing cloned, nothing stored
+
+
+def test_history_of_a_git_url_is_the_history_of_its_repository(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("PUNSTATS_CACHE_DIR", str(tmp_path / "cache"))
+    root = tmp_path / "origin"
+    init(root)
+    shas = [commit(root, {"a.py": "f(x=x)\n" * n}, date="2023-%02d-01T12:00:00+00:00" % n) for n in (1, 2, 3)]
+    url = "git+file://%s" % root
+    assert main(["history", url, "--every", "commit", "-q", "-j", "1", "-o", str(tmp_path / "remote"), "--json"]) == 0
+    remote = json.loads(capsys.readouterr().out)
+    assert main(["history", str(root), "--every", "commit", "-q", "-j", "1", "-o", str(tmp_path / "local"),
+                 "--json"]) == 0
+    local = json.loads(capsys.readouterr().out)
+    assert [(r["commit"], r["punnable"]) for r in remote] == [(r["commit"], r["punnable"]) for r in local] == [
+        (shas[0], 1), (shas[1], 2), (shas[2], 3)]
+    assert json.loads((tmp_path / "remote" / "history.json").read_text())["repo"] == url
+    assert (tmp_path / "remote" / "origin-history.png").exists()  # named after the URL, not the clone's hash
+    assert main(["history", "%s@%s" % (url, shas[1]), "--every", "commit", "-q", "--json", "--no-cache",
+                 "-o", str(tmp_path / "upto")]) == 0
+    assert [r["commit"] for r in json.loads(capsys.readouterr().out)] == shas[:2]  # @REV ends the walk
+    assert main(["history", "%s@%s" % (url, shas[1]), "--rev-range", "HEAD~1..HEAD", "-q"]) == 2
+    assert capsys.readouterr().err.startswith("punstats: error: give the revisions once: ")
+
+
+def test_a_revision_without_keyword_arguments_has_a_share_of_n_a(tmp_path, capsys):
+    root = tmp_path / "r"
+    init(root)
+    shas = [commit(root, {"a.py": "x = 1\n"}, date="2023-01-01T12:00:00+00:00"),
+            commit(root, {"b.py": "f(x=x, y=1)\n"}, date="2023-02-01T12:00:00+00:00"),
+            commit(root, {"a.py": None, "b.py": None, "c.txt": "words\n"}, date="2023-03-01T12:00:00+00:00")]
+    table = history.history(str(root), history.commits_of(str(root)), cache=False, jobs=1)
+    assert list(table["keywords"]) == [0, 2, 0] and table["punnable_pct"].iloc[1] == 50.0
+    assert table["punnable_pct"].iloc[[0, 2]].isna().all()  # 0 of 0 is not 0 %
+    out = tmp_path / "out"
+    assert main(["history", str(root), "--every", "commit", "-q", "-j", "1", "-o", str(out)]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert [line.split()[6] for line in printed[1:4]] == ["n/a", "50.00", "n/a"]
+    assert [line.split(",")[9] for line in (out / "history.csv").read_text().splitlines()] == [
+        "punnable_pct", "", "50.0", ""]  # CSV: an empty cell, as the scan tables write n/a
+    assert pd.read_parquet(out / "history.parquet")["punnable_pct"].isna().tolist() == [True, False, True]
+    assert main(["history", str(root), "--every", "commit", "-q", "--json", "-o", str(tmp_path / "j")]) == 0
+    rows = json.loads(capsys.readouterr().out)  # null, not NaN (which is not JSON)
+    assert [(r["commit"], r["punnable_pct"]) for r in rows] == [(shas[0], None), (shas[1], 50.0), (shas[2], None)]
+    if importlib.util.find_spec("matplotlib"):
+        from punstats.present import plots
+        figure = plots.history_trend(table.assign(date=pd.to_datetime(table["date"], utc=True)), "r").figure
+        assert figure.axes[1].get_ylim() == pytest.approx((0, 55.0))  # drawn, its scale from the shares there are
 
 
 def test_history_figure_plots_the_table(repo, tmp_path):

@@ -203,7 +203,8 @@ def test_every_table_of_a_report_is_gfm(result, two_scans, tmp_path):
     from gfm import check_rendered, tables
     empty = tmp_path / "empty"
     empty.mkdir()
-    nothing = punstats.scan(str(empty), jobs=1)  # every share n/a
+    with pytest.warns(punstats.NoPythonFilesWarning):
+        nothing = punstats.scan(str(empty), jobs=1)  # every share n/a
     for results, dirs in (([result], ["data/a"]), (two_scans, ["data/a", "data/b"]),
                           ([result, nothing, two_scans[1]], ["data/a", None, "data/c"]), ([nothing], [None])):
         for links in (False, True):

@@ -312,6 +312,26 @@ def test_cli_usage_errors(tmp_path, capsys):
     assert err.count("punstats: error:") == 3 and all(len(line) < 200 for line in err.splitlines())
 
 
+def test_a_file_named_alone_must_be_python_as_scan_says(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for name in ("notes.txt", "nb.ipynb", "stub.pyi", "m.py"):
+        (tmp_path / name).write_text("f(x=x)\n")
+    for command in ("rewrite", "expand"):
+        assert main([command, "notes.txt", "--write"]) == 2
+    assert main(["scan", "notes.txt", "--no-save"]) == 2  # scan's words, with its own hint
+    err = capsys.readouterr().err.splitlines()
+    assert err[:2] == ["punstats: error: notes.txt is not a Python file (.py, .pyw, .pyi)"] * 2
+    assert err[2].startswith("punstats: error: notes.txt is not a Python file (.py, .pyw, .pyi, .ipynb); ")
+    assert main(["rewrite", "nb.ipynb", "--write"]) == 2
+    assert capsys.readouterr().err == ("punstats: error: nb.ipynb is not a Python file (.py, .pyw, .pyi); a "
+                                       "notebook's cells are not rewritten\n")
+    assert (tmp_path / "notes.txt").read_text() == (tmp_path / "nb.ipynb").read_text() == "f(x=x)\n"  # untouched
+    assert main(["rewrite", "stub.pyi", "--write"]) == 0 and main(["rewrite", "m.py", "--write"]) == 0
+    assert (tmp_path / "stub.pyi").read_text() == (tmp_path / "m.py").read_text() == "f(x=)\n"
+    assert main(["rewrite", ".", "--diff"]) == 0  # a directory: its .py files, the others left alone
+    assert rewrite.rewrite_tree("notes.txt", extensions=(".txt",))[0].edits  # asked for, in Python
+
+
 def test_unified_diff_format():
     result = pun(b"a\nf(x=x)\nb\n", "dir/m.py")
     assert unified_diff(result) == (b"diff --git a/dir/m.py b/dir/m.py\n--- a/dir/m.py\n+++ b/dir/m.py\n"

@@ -127,7 +127,7 @@ def test_outside_tests_share_is_a_column_and_n_a_without_keyword_arguments(tmp_p
     assert main(["history", str(root), "-q", "-j", "1", "--every", "commit", "-o", str(out)]) == 0
     printed = capsys.readouterr().out.splitlines()
     assert "punnable_nontest_pct" in printed[0].split()
-    assert printed[1].split()[7] == "n/a" and printed[2].split()[7] == "50.0"  # 0 of 0 outside tests; 1 of 2
+    assert printed[1].split()[7] == "n/a" and printed[2].split()[7] == "50.00"  # 0 of 0 outside tests; 1 of 2
     table = pd.read_parquet(out / "history.parquet")
     assert pd.isna(table.loc[0, "punnable_nontest_pct"]) and table.loc[1, "punnable_nontest_pct"] == 50.0
     assert list(table["punnable_pct"]) == [100.0, 66.6667]

@@ -17,7 +17,9 @@ them:
   ranked by occurrences and by the number of projects using them;
 - the cumulative share of punnable arguments by identifier length;
 - every pattern of the projects' registries (``kinds``: built-in rows and user patterns), its
-  count pooled from the projects' summaries and its pooled share of its unit.
+  count pooled from the projects' summaries and its pooled share of its unit;
+- what the scanned projects left out (``left_out``): directories and files skipped, files not
+  parsed and archive members refused, summed by reason.
 """
 from __future__ import annotations
 
@@ -200,6 +202,39 @@ class _Kinds:
                 "patterns": [kind.provenance() for kind in self.rows.values() if kind.user]}
 
 
+#: What a scanned project's summary says it left out, by reason: (the ecosystem's key, the summary's key).
+LEFT_OUT = (("directories", "skipped_dirs"), ("files", "skipped_files"), ("unparsed_files", "failed_by_reason"),
+            ("archive_members", "refused_members"))
+
+
+class _LeftOut:
+    """What the scanned projects left out, summed by reason over their summaries: directories skipped
+    (``skipped_dirs``), files skipped (``skipped_files``) and not parsed (``failed_by_reason``), archive
+    members refused (``refused_members``), each with how many projects left out any.  A record that
+    does not hold one (stored by an earlier punstats) is counted as ``unrecorded``, not as nothing."""
+
+    def __init__(self) -> None:
+        self.counts: Dict[str, Counter] = {name: Counter() for name, _ in LEFT_OUT}
+        self.projects: Counter = Counter()
+        self.unrecorded: Counter = Counter()
+
+    def add(self, summary: Dict[str, Any]) -> None:
+        for name, key in LEFT_OUT:
+            if key not in summary:
+                self.unrecorded[name] += 1
+                continue
+            value = summary[key] or {}
+            counts = Counter(str(m.get("reason", "")) for m in value) if key == "refused_members" else \
+                Counter({str(k): int(v) for k, v in value.items()})
+            self.counts[name].update(counts)
+            self.projects[name] += bool(sum(counts.values()))
+
+    def summary(self) -> Dict[str, Any]:
+        return {name: {"total": sum(self.counts[name].values()), "by_reason": dict(sorted(self.counts[name].items())),
+                       "projects": self.projects[name], "unrecorded": self.unrecorded[name]}
+                for name, _ in LEFT_OUT}
+
+
 def aggregate(projects: Iterable[Dict[str, Any]]) -> Dict[str, Any]:
     """The ecosystem summary of project records (``status`` and, when scanned, ``measures``)."""
     scopes = {scope: _Scope() for scope in SCOPES}
@@ -208,6 +243,7 @@ def aggregate(projects: Iterable[Dict[str, Any]]) -> Dict[str, Any]:
     kinds: Counter = Counter()
     cache: Counter = Counter()  # files answered by the blob cache (seen in an earlier project) or extracted
     patterns = _Kinds()
+    left_out = _LeftOut()
     lines = 0
     for record in projects:
         statuses[record["status"]] += 1
@@ -221,6 +257,7 @@ def aggregate(projects: Iterable[Dict[str, Any]]) -> Dict[str, Any]:
         for scope in SCOPES:
             scopes[scope].add(record["measures"][scope])
         patterns.add(record["summary"])
+        left_out.add(record["summary"])
     return {
         "projects": sum(statuses.values()),
         "scanned": statuses["scanned"],
@@ -230,6 +267,7 @@ def aggregate(projects: Iterable[Dict[str, Any]]) -> Dict[str, Any]:
         "distributions": dict(sorted(kinds.items())),
         "lines": lines,
         "cache": dict(sorted(cache.items())),
+        "left_out": left_out.summary(),
         **{scope: scopes[scope].summary() for scope in SCOPES},
         **patterns.summary(),
     }

@@ -47,13 +47,14 @@ class Progress:
         if self._bar is not None:
             self._bar.set_postfix_str(terminal(text))
 
-    def print(self, line: str) -> None:
-        """``line`` (escaped for a terminal) on standard output, above the bar when there is one."""
-        line = terminal(line)
+    def print(self, line: str, file: Any = None) -> None:
+        """``line`` (escaped for a terminal) on standard output (or ``file``), above the bar when
+        there is one."""
+        line, file = terminal(line), file or sys.stdout
         if self._bar is not None:
-            self._bar.write(line, file=sys.stdout)
+            self._bar.write(line, file=file)
         else:
-            print(line, flush=True)
+            print(line, file=file, flush=True)
 
     def close(self) -> None:
         if self._bar is not None:

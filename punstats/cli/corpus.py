@@ -11,6 +11,7 @@ import argparse
 import json
 import os
 import shlex
+import sys
 from typing import Any
 
 from punstats.cli.common import (
@@ -77,6 +78,7 @@ def _add_corpus_commands(commands: Any) -> None:
 def cmd_corpus(args: argparse.Namespace) -> int:
     from punstats.present.console import format_corpus_line
     from punstats.runs import projects as corpora
+    from punstats.runs.scan import nothing_found, nothing_found_unsaid
 
     _check_engine_options(args)
     if args.corpus_file.startswith(("top-pypi:", "random-pypi:")):
@@ -93,10 +95,13 @@ def cmd_corpus(args: argparse.Namespace) -> int:
         bar.update(1)
         if not args.json:
             bar.print(format_corpus_line(stored))
+        if not stored.summary["files"] and not stored.reused:  # as scan says it, after its line
+            bar.print("punstats: warning: %s: %s" % (stored.project.name, nothing_found(stored.summary)), sys.stderr)
 
     try:
-        results = corpora.scan_corpus(spec, args.output, skip_existing=args.skip_existing, csv=args.csv,
-                                      on_start=start, on_done=done, options=options, cache=not args.no_cache)
+        with nothing_found_unsaid():  # said by done, as scan says it
+            results = corpora.scan_corpus(spec, args.output, skip_existing=args.skip_existing, csv=args.csv,
+                                          on_start=start, on_done=done, options=options, cache=not args.no_cache)
     finally:
         bar.close()
     if args.json:

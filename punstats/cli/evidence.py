@@ -36,8 +36,8 @@ def _add_evidence_commands(commands: Any) -> None:
     p.add_argument("--format", choices=tables.FORMATS, default="rst", help="default: %(default)s")
     p.add_argument("--by", choices=tables.BY, default="summary",
                    help="summary (one column per scan, the default), or per scan: identifier length, "
-                        "most common identifiers or callees, top-level directories, counts per label "
-                        "(punstats label)")
+                        "most common identifiers or callees (these three of a run: pooled), top-level "
+                        "directories, counts per label (punstats label)")
     p.add_argument("--kinds", dest="by", action="store_const", const="kinds",
                    help="shorthand for --by kinds: one row per pattern, one column per scan")
     p.add_argument("--kind", metavar="NAME", default=None,
@@ -158,12 +158,16 @@ def _table_of_run(args: argparse.Namespace, stored: Any) -> str:
     from punstats.present import ecosystem as shown
     from punstats.present.formats import render_all
 
-    if args.by not in ("summary", "kinds") or args.rows is not None or args.kind is not None:
-        raise UsageError("an ecosystem run has two tables: its projects (the default) and --kinds "
-                         "(--by %s, --rows and --kind are for a stored scan)" % args.by)
-    top = args.top if args.top_given else None  # a run lists every project unless told
-    table = shown.project_table(stored.records, stored.ecosystem, top) if args.by == "summary" \
-        else shown.kinds_table(stored.records, stored.ecosystem)
+    if args.by not in ("summary", "kinds", *shown.POOLED_BY) or args.rows is not None or args.kind is not None:
+        raise UsageError("an ecosystem run's tables are its projects (the default), --kinds and --by %s, "
+                         "pooled over its projects (--by %s, --rows and --kind are for a stored scan: a "
+                         "project's own places and labels are not pooled)" % ("|".join(shown.POOLED_BY), args.by))
+    if args.by in shown.POOLED_BY:
+        table = shown.pooled_table(stored, args.by, args.top)
+    elif args.by == "summary":
+        table = shown.project_table(stored.records, stored.ecosystem, args.top if args.top_given else None)
+    else:  # a run lists every project unless told
+        table = shown.kinds_table(stored.records, stored.ecosystem)
     return render_all([table], args.format, links=args.links)
 
 

@@ -6,7 +6,7 @@ import argparse
 import json
 import os
 import sys
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from punstats.cli.common import (
     UsageError,
@@ -76,6 +76,17 @@ def _figure(table: Any, name: str) -> Optional[Callable[[str], List[str]]]:
     return lambda directory: plots.save(plots.history_trend(table, name), directory)
 
 
+def _repository(args: argparse.Namespace) -> Tuple[str, str, Optional[str]]:
+    """(the repository to read, the revisions to walk, a remote's name): ``git+URL[@REV]`` is cloned bare into
+    the cache (its REV is the walk's end, as ``--rev-range REV``); a URL without ``git+``, a
+    PyPI page or ``pypi:`` is told, in one line, what to write."""
+    from punstats.sources import repository
+    repo, rev, name = repository(args.repo)
+    if rev is not None and args.rev_range != "HEAD":
+        raise UsageError("give the revisions once: %s names %s, and --rev-range %s" % (args.repo, rev, args.rev_range))
+    return repo, rev or args.rev_range, name
+
+
 def cmd_history(args: argparse.Namespace) -> int:
     from punstats.model.escape import terminal
     from punstats.runs import history as histories
@@ -83,17 +94,17 @@ def cmd_history(args: argparse.Namespace) -> int:
     from punstats.store.staging import StoreError
     _check_engine_options(args)
     options = scan_options(args)
-    gitdir = gitsource.git_dir(args.repo)  # its files checked once, before any git runs on it
-    commits = histories.select(histories.commits_of(args.repo, args.since, args.until, args.rev_range, gitdir),
-                               args.every)
+    repo, rev_range, remote = _repository(args)
+    gitdir = gitsource.git_dir(repo)  # its files checked once, before any git runs on it
+    commits = histories.select(histories.commits_of(repo, args.since, args.until, rev_range, gitdir), args.every)
     if not commits:
-        raise UsageError("no first-parent commit of %s in that window" % args.rev_range)
-    name = gitsource.repository_name(gitdir)
-    place = _place(args.output or os.path.join("data", name + "-history"), args.repo)
+        raise UsageError("no first-parent commit of %s in that window" % rev_range)
+    name = remote or gitsource.repository_name(gitdir)
+    place = _place(args.output or os.path.join("data", name + "-history"), repo)
     bar = _progress_bar(args.quiet, name, unit="revision")
     bar.start(len(commits))
     try:
-        table = histories.history(args.repo, commits, cache=not args.no_cache, options=options, gitdir=gitdir,
+        table = histories.history(repo, commits, cache=not args.no_cache, options=options, gitdir=gitdir,
                                   on_revision=lambda commit, row: bar.update(1))
     except BaseException:  # git over its deadline, no room: nothing of the history is left behind
         place.abort()
@@ -116,7 +127,8 @@ def cmd_history(args: argparse.Namespace) -> int:
     else:
         columns = table[["commit", "date", "files", "keywords", "punnable", "punnable_pct", "punnable_nontest_pct",
                          "long", "long_nontest", "files_extracted"]].assign(commit=table["commit"].str[:12])
-        shown = columns.to_string(index=False, na_rep="n/a")  # a share of no keyword argument
+        shown = columns.to_string(index=False, na_rep="n/a",  # a share of no keyword argument
+                                  formatters={c: "{:.2f}".format for c in ("punnable_pct", "punnable_nontest_pct")})
         print("\n".join(terminal(line) for line in shown.splitlines()))
         print(terminal("stored: %s" % ", ".join(written)))
     return 0

@@ -24,7 +24,6 @@ from punstats.cli.common import (
     rule_options,
     scan_options,
 )
-from punstats.discover.tree import DEFAULT_EXTENSIONS
 from punstats.model.escape import terminal
 from punstats.model.limits import DEFAULT_MAX_BYTES
 
@@ -129,19 +128,24 @@ def _json_ready(summary: Dict[str, Any]) -> Dict[str, Any]:
     return summary
 
 
-def nothing_found(corpus: Any, summary: Dict[str, Any]) -> str:
-    """The warning for a scan that found no file to parse (exit status 0: a scan of nothing is
-    a result; its shares are n/a)."""
-    extensions = summary.get("rules", {}).get("extensions", list(DEFAULT_EXTENSIONS))
-    where = "the revision %s of %s" % (corpus.revision[:12], corpus.source) if corpus.is_revision else corpus.source
-    skipped = ", ".join("%s %d" % item for item in sorted(summary.get("skipped_dirs", {}).items()))
-    return "punstats: warning: no Python files found in %s (files ending in %s%s); every share is n/a" % (
-        where, ", ".join(extensions), "; skipped directories: " + skipped if skipped else "")
+def _scan_one(args: argparse.Namespace, corpus: Any, options: Any, output: str) -> Dict[str, Any]:
+    """One corpus scanned with a progress bar; its summary.  A scan of nothing is said by
+    ``cmd_scan`` (after the summary), not warned of by ``punstats.scan``."""
+    from punstats.runs.scan import nothing_found_unsaid, scan
+    bar = _progress_bar(args.quiet, corpus.name)
+    try:
+        with nothing_found_unsaid():
+            result = scan(corpus=corpus, options=options, progress=bar.update, on_discovered=bar.start,
+                          cache=not args.no_cache, output=None if args.no_save else output,
+                          csv=args.csv, eager=False)  # stored as it runs; --no-save: never read back
+    finally:
+        bar.close()
+    return result.summary
 
 
 def cmd_scan(args: argparse.Namespace) -> int:
     from punstats.present.console import format_summary
-    from punstats.runs.scan import scan
+    from punstats.runs.scan import nothing_found
     from punstats.sources import resolve
     from punstats.store.rules import parse_test_rule
 
@@ -165,21 +169,14 @@ def cmd_scan(args: argparse.Namespace) -> int:
     outputs = _output_dirs(args, [c.name for c in corpora])
     summaries = []
     for corpus, output in zip(corpora, outputs):
-        bar = _progress_bar(args.quiet, corpus.name)
-        try:
-            result = scan(corpus=corpus, options=options, progress=bar.update, on_discovered=bar.start,
-                          cache=not args.no_cache, output=None if args.no_save else output,
-                          csv=args.csv, eager=False)  # stored as it runs; --no-save: never read back
-        finally:
-            bar.close()
-        summary = result.summary
+        summary = _scan_one(args, corpus, options, output)
         if not args.no_save:
             summary = dict(summary, stored=output)
         summaries.append(summary)
         if not args.json:
             print(format_summary(summary))
         if not summary["files"]:  # a valid result, stored like any other: said, not refused
-            print(terminal(nothing_found(corpus, summary)), file=sys.stderr)
+            print(terminal("punstats: warning: " + nothing_found(summary)), file=sys.stderr)
     if args.json:  # one shape for any number of paths: an array of summaries
         print(json.dumps([_json_ready(s) for s in summaries], indent=2, ensure_ascii=False))
     return 0

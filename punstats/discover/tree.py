@@ -17,8 +17,9 @@ import errno
 import os
 import stat
 from collections import Counter
-from typing import Callable, List, Optional, Tuple
+from typing import Callable, List, Optional, Sequence, Tuple
 
+from punstats.model.corpus import SourceError
 from punstats.model.discovery import Candidate, Discovery, Threshold
 from punstats.model.limits import DEFAULT_MAX_BYTES
 from punstats.model.statuses import (
@@ -37,6 +38,14 @@ DEFAULT_EXTENSIONS = (".py",)
 
 
 EXTRA_EXTENSIONS = (".pyw", ".pyi")
+
+
+def check_named_file(root: str, shown: str, endings: Sequence[str], hint: str = "") -> None:
+    """A file named on its own (``root``, written ``shown``) must end as one of ``endings``
+    (a directory is walked for them): else a one-line ``SourceError``, ``hint`` after it
+    (``scan`` and ``rewrite`` both check a lone file here, in the same words)."""
+    if os.path.isfile(root) and not root.endswith(tuple(endings)):
+        raise SourceError("%s is not a Python file (%s)%s" % (shown, ", ".join(endings), hint))
 
 
 #: Version-control metadata directories, skipped by name.

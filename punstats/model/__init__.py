@@ -9,7 +9,7 @@ from punstats.model.exports import lazy_exports
 __getattr__, __dir__ = lazy_exports(__name__, {
     "punstats.model.corpus": ("Corpus", "SourceError"),
     "punstats.model.discovery": ("Candidate", "Discovery"),
-    "punstats.model.errors": ("OptionError", "PunstatsError"),
+    "punstats.model.errors": ("NoPythonFilesWarning", "OptionError", "PunstatsError", "PunstatsWarning"),
     "punstats.model.kinds": ("BASE_CLS", "BASE_EXPR", "BASE_NAME", "BASE_SELF", "KIND_ATTRIBUTE", "KIND_CALL",
                              "KIND_CLASS", "KIND_DICT_LITERAL", "KIND_NEAR_MISS", "KINDS", "BUILT_IN", "Kind",
                              "PatternError", "Registry", "UNITS", "pattern"),

@@ -16,3 +16,12 @@ class PunstatsError(Exception):
 
 class OptionError(PunstatsError, ValueError):
     """An option's or an argument's value that punstats cannot use (a test rule, ``--every``, a row)."""
+
+
+class PunstatsWarning(UserWarning):
+    """A result punstats gives with a caveat the caller should hear (``warnings.warn``)."""
+
+
+class NoPythonFilesWarning(PunstatsWarning):
+    """A scan found no file to parse: a valid result whose every share is n/a.  ``punstats.scan``
+    warns with it; the command line prints the same text as ``punstats: warning: ...``."""

@@ -127,6 +127,43 @@ def kinds_table(records: Sequence[Dict[str, Any]], ecosystem: Dict[str, Any]) ->
                    title=(Label("Patterns counted in %s, pooled" % population(ecosystem, short=True)),))
 
 
+#: ``table --by`` of a run (``pooled_table``); a scan's other tables (its directories, its labels)
+#: are per project, and pooling them would mix different projects' places under one name.
+POOLED_BY = ("length", "identifier", "callee")
+
+
+def pooled_table(stored: Any, by: str, n: int) -> Table:
+    """``table DIR --by length|identifier|callee`` of a run: the scan's table (``present.tables``) of
+    every ``f(x=x)`` of its scanned projects pooled as one corpus, read from the run's combined
+    dataset (``store.ecosystem.pooled_calls``); the most common identifiers and callees (``n`` rows)
+    also say how many projects use each.  Its note says it is pooled, and the run's provenance."""
+    from types import SimpleNamespace
+
+    from punstats.analysis.breakdowns import top_split
+    from punstats.present import tables
+    from punstats.store.ecosystem import pooled_calls
+    ecosystem = stored.ecosystem
+    rules = ecosystem.get("rules") or {}
+    calls = pooled_calls(stored)
+    result = SimpleNamespace(occurrences=calls, summary={  # what a scan's table reads; its note is replaced
+        "corpus": run_name(ecosystem), "long_threshold": rules.get("long_threshold", 0),
+        "python": ecosystem.get("python", "?"), "test_rule": rules.get("test_rule", "?")})
+    scanned = sum(1 for r in stored.records if r["status"] == "scanned")
+    note = "Pooled over the run's %d scanned projects, as one corpus. %s" % (
+        scanned, run_provenance(ecosystem))
+    if by == "length":
+        table = tables.length_table(result)
+    else:
+        column = "name" if by == "identifier" else "callee"
+        table = tables.top_table(result, column, n)
+        ranked = top_split(calls, column, n).index
+        projects = calls.groupby(column, observed=True)["project"].nunique().reindex(ranked, fill_value=0)
+        table = replace(table, header=(*table.header, Label("Projects")),
+                        rows=tuple((*row, int(used)) for row, used in zip(table.rows, projects)))
+    return replace(table, notes=(note,), note_links=(_list_url(ecosystem),),
+                   title=(*table.title[:1], Label("%s, pooled" % population(ecosystem, short=True))))
+
+
 def _not_scanned(ecosystem: Dict[str, Any]) -> str:
     reasons = ecosystem["not_scanned_by_reason"]
     return ", ".join("%s %d" % (k, v) for k, v in reasons.items()) or "none"
@@ -147,6 +184,33 @@ def project_line(record: Dict[str, Any], reused: bool = False) -> str:
         patterns, "  (already stored)" if reused else ""))
 
 
+#: How ``left_out`` (``analysis.ecosystem.LEFT_OUT``) names each thing left out, in prose.
+LEFT_OUT_WORDS = {"directories": "directories skipped", "files": "files skipped",
+                  "unparsed_files": "files not parsed", "archive_members": "archive members refused"}
+
+
+def left_out_text(ecosystem: Dict[str, Any]) -> str:
+    """What the scanned projects left out, by reason, in one sentence (the run report's "What was
+    measured" and the console lines): e.g. ``directories skipped 12 in 5 projects (vcs 12)``."""
+    left_out = ecosystem.get("left_out")
+    if left_out is None:
+        return "not recorded (a run summarised by an earlier punstats: punstats corpus ... --skip-existing " \
+               "summarises it again)"
+    parts = []
+    for name, words in LEFT_OUT_WORDS.items():
+        got = left_out.get(name)
+        if got is None or not (got["total"] or got["unrecorded"]):
+            continue
+        reasons = ", ".join("%s %s" % (reason, format(n, ",")) for reason, n in got["by_reason"].items())
+        text = "%s %s in %d project%s%s" % (words, format(got["total"], ","), got["projects"],
+                                          "" if got["projects"] == 1 else "s", " (%s)" % reasons if reasons else "")
+        if got["unrecorded"]:
+            text += " (not recorded for %d project%s, stored by an earlier punstats)" % (
+                got["unrecorded"], "" if got["unrecorded"] == 1 else "s")
+        parts.append(text)
+    return "; ".join(parts) or "nothing"
+
+
 def summary_lines(ecosystem: Dict[str, Any]) -> List[str]:
     """The ecosystem summary as a few console lines."""
     lines = ["ecosystem: %d projects, %d scanned (%s), %d skipped, %d failed" % (
@@ -161,6 +225,7 @@ def summary_lines(ecosystem: Dict[str, Any]) -> List[str]:
                          label, s["pooled_pct"], format(s["punnable"], ","), format(s["keywords"], ","),
                          p["median_pct"], p["q1_pct"], p["q3_pct"], p["weighted_median_pct"],
                          "/".join("%.1f%%" % v for v in s["projects_above_pct"].values())))
+    lines.append(terminal("  left out: %s" % left_out_text(ecosystem)))
     return lines + [_pattern_line(ecosystem, p) for p in ecosystem.get("patterns", [])]
 
 

@@ -60,6 +60,7 @@ def _measured(ecosystem: Dict[str, Any]) -> List[str]:
         "- Scanned %d, skipped %d, failed %d%s." % (
             ecosystem["scanned"], ecosystem["skipped"], ecosystem["failed"],
             " (%s)" % ", ".join("%s %d" % kv for kv in reasons.items()) if reasons else ""),
+        "- Left out of the scanned projects: %s." % shown.left_out_text(ecosystem),
         "- Parsed by %s %s with punstats %s; test rule %s, long threshold %s; patterns of your own: %s." % (
             ecosystem.get("python_implementation", "Python"), ecosystem.get("python", "?"),
             ecosystem.get("punstats_version", "?"), markdown_code(str(rules.get("test_rule", "?"))),

@@ -95,14 +95,20 @@ def rewrite_tree(root: str, mode: str = PUN, rewrap: bool = False, line_length: 
                  on_discovered: Optional[Callable[[int], None]] = None) -> Tuple[Rewrite, ...]:
     """Pun (or expand) every source file under ``root`` (or the file ``root``); writes nothing.
 
+    A file named on its own ends as Python files do (``.py``, ``.pyw``, ``.pyi``) or as
+    ``extensions`` says: else a ``SourceError``, in ``scan``'s words (a notebook's cells are
+    not rewritten).
     Files are found as ``punstats scan`` finds them (``punstats.discover``);
     results come in that order, with paths relative to the working directory
     when the files are inside it (as ``git apply`` wants them).
     ``on_discovered`` is called with the number of files, ``progress`` with 1 per file done.
     """
-    from punstats.discover.tree import discover
+    from punstats.discover.tree import DEFAULT_EXTENSIONS, EXTRA_EXTENSIONS, check_named_file, discover
+    from punstats.extract.notebook import NOTEBOOK_SUFFIX
     if mode not in (PUN, EXPAND):
         raise ValueError("mode must be %r or %r, not %r" % (PUN, EXPAND, mode))
+    check_named_file(root, root, tuple(dict.fromkeys((*DEFAULT_EXTENSIONS, *EXTRA_EXTENSIONS, *extensions))),
+                     "; a notebook's cells are not rewritten" if root.endswith(NOTEBOOK_SUFFIX) else "")
     found = discover(root, tuple(extensions))
     return rewrite_candidates(found.candidates, found.root, mode, rewrap, line_length, jobs, style=style,
                               delimited_only=delimited_only, progress=progress, on_discovered=on_discovered)

@@ -218,8 +218,9 @@ def _commit(output: str, record: Dict[str, Any]) -> None:
 
 def _scan(corpus: Any, options: Options, cache: Any) -> Any:
     from punstats.runs import scan as scans
-    return scans.scan(corpus=corpus, options=options.scan, cache=cache,
-                      eager=False)  # its stored tables are copied as they are
+    with scans.nothing_found_unsaid():  # a project without Python files is recorded as one
+        return scans.scan(corpus=corpus, options=options.scan, cache=cache,
+                          eager=False)  # its stored tables are copied as they are
 
 
 def outcome(project: Ranked, fetched: Tuple[Any, Any, float], fetcher: Fetcher, options: Options,

@@ -22,7 +22,7 @@ import pandas as pd
 from punstats import __version__
 from punstats.analysis import units
 from punstats.model.errors import OptionError
-from punstats.model.kinds import KIND_CALL, registry_of
+from punstats.model.kinds import registry_of
 from punstats.runs import revisions
 from punstats.runs.options import ScanOptions
 from punstats.sources import git as gitsource
@@ -124,19 +124,13 @@ def row(commit: gitsource.Commit, summary: Dict[str, Any], cache_counts: Optiona
     ``cached`` and ``extracted``; without them, every file was extracted)."""
     counts = cache_counts or {}
     result: Dict[str, Any] = {"commit": commit.sha, "date": commit.date, "subject": commit.subject}
-    result.update({key: nontest_share(summary) if key == "punnable_nontest_pct" else summary[key]
-                   for key in COUNT_COLUMNS})
+    result.update({key: summary[key] for key in COUNT_COLUMNS})
+    for key in ("punnable_pct", "punnable_nontest_pct"):  # of no keyword argument: NaN, shown n/a
+        result[key] = units.stored_share(summary, key)
     result.update(pattern_counts(summary))
     result["files_from_cache"] = counts.get("cached", 0)
     result["files_extracted"] = counts.get("extracted", summary["files"])
     return result
-
-
-def nontest_share(summary: Dict[str, Any]) -> float:
-    """``f(x=x)`` in % of the keyword arguments outside tests (``analysis.units``): NaN when there are none."""
-    call = registry_of(summary)[KIND_CALL]
-    return units.share(units.count(summary, call, nontest=True),
-                       units.denominator(summary, call.per, nontest=True))
 
 
 def table_of(rows: Sequence[Dict[str, Any]]) -> pd.DataFrame:

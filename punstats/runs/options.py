@@ -10,10 +10,10 @@ import os
 from dataclasses import dataclass, fields
 from typing import Any, Dict, Optional, Sequence, Tuple, Union
 
-from punstats.discover.tree import DEFAULT_EXTENSIONS, EXTRA_EXTENSIONS
+from punstats.discover.tree import DEFAULT_EXTENSIONS, EXTRA_EXTENSIONS, check_named_file
 from punstats.engines.base import EngineError
 from punstats.extract.notebook import NOTEBOOK_SUFFIX, NOTEBOOK_VERSION
-from punstats.model.corpus import Corpus, SourceError
+from punstats.model.corpus import Corpus
 from punstats.model.errors import OptionError
 from punstats.model.kinds import Kind
 from punstats.model.limits import DEFAULT_MAX_BYTES
@@ -118,14 +118,13 @@ class ScanOptions:
         as ``extensions`` says."""
         if corpus.is_revision:
             self.check_revision()
-        if corpus.is_revision or corpus.archive is not None or not os.path.isfile(corpus.root):
+        if corpus.is_revision or corpus.archive is not None:
             return
         endings = tuple(dict.fromkeys(tuple(DEFAULT_EXTENSIONS) + tuple(EXTRA_EXTENSIONS) + (NOTEBOOK_SUFFIX,)
                                       + self.extensions))  # a notebook named alone is read as one
-        if not corpus.root.endswith(endings):
-            ending = os.path.splitext(corpus.root)[1]
-            hint = "; to scan it as one, add --extensions %s" % ending if ending else ""
-            raise SourceError("%s is not a Python file (%s)%s" % (corpus.source, ", ".join(endings), hint))
+        ending = os.path.splitext(corpus.root)[1]
+        check_named_file(corpus.root, corpus.source, endings,
+                         "; to scan it as one, add --extensions %s" % ending if ending else "")
 
     def rules(self) -> Dict[str, Any]:
         """What decides the counts, as every stored result records it."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import warnings
 import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Sequence, Union
@@ -17,6 +18,7 @@ from punstats import store
 from punstats.cache import BlobCache
 from punstats.discover.tree import DEFAULT_EXTENSIONS
 from punstats.model.corpus import Corpus
+from punstats.model.errors import NoPythonFilesWarning
 from punstats.model.kinds import KIND_CALL, Kind, registry_of
 from punstats.model.limits import DEFAULT_MAX_BYTES
 from punstats.runs.options import ScanOptions, as_rule
@@ -158,12 +160,9 @@ def _provenance_of(summary: Dict[str, Any]) -> Dict[str, Any]:
 
 
 def scan(path: Optional[str] = None, *, jobs: Optional[int] = None,
-         test_rule: Union[str, TestRule] = DEFAULT_TEST_RULE,
-         long_threshold: int = DEFAULT_LONG_THRESHOLD,
-         extensions: Sequence[str] = DEFAULT_EXTENSIONS,
-         follow_links: bool = False, exclude_dirs: bool = True,
-         max_bytes: int = DEFAULT_MAX_BYTES,
-         progress: Optional[Callable[[int], None]] = None,
+         test_rule: Union[str, TestRule] = DEFAULT_TEST_RULE, long_threshold: int = DEFAULT_LONG_THRESHOLD,
+         extensions: Sequence[str] = DEFAULT_EXTENSIONS, follow_links: bool = False, exclude_dirs: bool = True,
+         max_bytes: int = DEFAULT_MAX_BYTES, progress: Optional[Callable[[int], None]] = None,
          on_discovered: Optional[Callable[[int], None]] = None,
          corpus: Optional[Corpus] = None, rev: Optional[str] = None,
          python: Optional[str] = None, cache: Union[BlobCache, str, bool, None] = None,
@@ -198,12 +197,13 @@ def scan(path: Optional[str] = None, *, jobs: Optional[int] = None,
     its tables from there.  Without it the tables are held in memory (with
     ``eager=False`` only once used: they wait in a private temporary directory,
     removed with the result).
+    A scan that found no file to parse warns with ``NoPythonFilesWarning`` (its text:
+    ``nothing_found``) and returns its result all the same (every share is n/a).
     """
     settings = dict(test_rule=test_rule, extensions=extensions, jobs=jobs, long_threshold=long_threshold,
                     follow_links=follow_links, exclude_dirs=exclude_dirs, max_bytes=max_bytes, rev=rev,
                     python=python, engine=engine, scheduler=scheduler, lines_saved=lines_saved,
-                    gitignore=gitignore, exclude=tuple(exclude),
-                    patterns=[_kind_of(p) for p in patterns])
+                    gitignore=gitignore, exclude=tuple(exclude), patterns=[_kind_of(p) for p in patterns])
     options = ScanOptions.given(options, settings)
     with contextlib.ExitStack() as stack:
         if progress is True:  # a bar where the caller is (a notebook widget, or a terminal line)
@@ -211,11 +211,34 @@ def scan(path: Optional[str] = None, *, jobs: Optional[int] = None,
             progress, on_discovered = auto_bar(stack, on_discovered)
         tick = progress if callable(progress) else None
         summary, staging = run_scan(options, path, corpus, cache, tick, on_discovered, output, csv)
+    if not summary["files"]:  # a valid result (stored like any other), said, not refused
+        warnings.warn(NoPythonFilesWarning(nothing_found(summary)), stacklevel=2)
     if output is not None:
         return ScanResult.stored(output, summary)
     result = ScanResult.stored(staging.path, summary, private=True)
     weakref.finalize(result, staging.abort)  # the private directory goes with the result
     return ScanResult(result.occurrences, result.files, summary, result.functions) if eager else result
+
+
+def nothing_found(summary: Dict[str, Any]) -> str:
+    """What ``NoPythonFilesWarning`` says of a scan that found no file to parse (the command
+    line prints it after ``punstats: warning: ``): where, which endings, which directories
+    were left out."""
+    extensions = summary.get("rules", {}).get("extensions", list(DEFAULT_EXTENSIONS))
+    where = ("the revision %s of %s" % (str(summary.get("revision"))[:12], summary.get("source"))
+             if summary.get("revision_scan") else summary.get("source"))
+    skipped = ", ".join("%s %d" % item for item in sorted(summary.get("skipped_dirs", {}).items()))
+    return "no Python files found in %s (files ending in %s%s); every share is n/a" % (
+        where, ", ".join(extensions), "; skipped directories: " + skipped if skipped else "")
+
+
+@contextlib.contextmanager
+def nothing_found_unsaid() -> Any:
+    """Within it ``scan`` does not warn of a scan of nothing: for callers that say it their
+    own way (the command line, one revision of a history, one project of an ecosystem run)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NoPythonFilesWarning)
+        yield
 
 
 def _kind_of(pattern: Any) -> Any:
@@ -264,4 +287,4 @@ def _found(path: str) -> str:
     return path
 
 
-__all__ = ["ScanResult", "scan", "load", "load_or_scan"]
+__all__ = ["ScanResult", "scan", "load", "load_or_scan", "nothing_found"]

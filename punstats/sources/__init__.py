@@ -158,6 +158,24 @@ def check_argument(argument: str, rev: Optional[str] = None) -> None:
         raise SourceError(meant)
 
 
+def repository(argument: str) -> Tuple[str, Optional[str], Optional[str]]:
+    """``history REPO``: (the repository to read, the revision a ``git+URL@REV`` names, the
+    name of a ``git+URL``'s repository; None for what is not given).
+    A path is itself; ``git+URL[@REV]`` is cloned bare into the cache as ``scan`` clones it;
+    what plainly means one of these is told what to write (``check_argument``), and a PyPI
+    release, which has no history, is refused in one line."""
+    if not os.path.lexists(argument) and (argument.startswith("pypi:") or _PYPI_PAGE.match(argument)):
+        raise SourceError("%s is a PyPI release, which has no history: give a git repository "
+                          "(a path, or git+URL)" % argument)
+    check_argument(argument)
+    if not argument.startswith("git+") or os.path.lexists(argument):
+        return argument, None, None
+    from punstats.sources.git import parse_remote
+    rev = parse_remote(argument)[1]  # a GitError (one line) for a scheme git+URL does not take
+    corpus = _git(argument)
+    return corpus.root, None if rev == "HEAD" else rev, corpus.name.split("@")[0]
+
+
 def revision_corpus(path: str, rev: str) -> Corpus:
     """The corpus of revision ``rev`` of the git repository at ``path`` (``--rev``)."""
     check_argument(path, rev)

@@ -17,9 +17,14 @@ them, one stored scan each.  A corpus file::
     git = "~/src/cpython"          # a repository (work tree or bare) ...
     rev = "v3.12.0"                # ... read at this revision without a checkout
 
+    [[project]]
+    git = "git+https://github.com/psf/requests@v2.32.3"   # a remote one, cloned bare as scan clones it
+
 Each entry has exactly one of ``pypi``, ``path`` and ``git``; ``rev`` goes
-with ``git`` only (default ``HEAD``).  Every entry is checked before the
-first scan starts, and every error is one line naming the entry.
+with ``git`` only (default ``HEAD``; a ``git+URL`` takes it after ``@`` or
+in ``rev``, not both).  Every entry is checked before the first scan starts
+(a URL without ``git+`` or a PyPI page is told what to write, as ``scan``
+tells it), and every error is one line naming the entry.
 """
 from __future__ import annotations
 
@@ -125,6 +130,8 @@ def _project(entry: Any, number: int, base: str, path: str) -> Project:
     value = entry[kind].strip()
     if "rev" in entry and kind != "git":
         raise CorpusError("%s: rev goes with git only" % where)
+    _check_meant(value, kind, where)
+    remote_rev = "HEAD"
     if kind == "pypi":
         try:
             spec = pypi.parse_spec(value)
@@ -132,6 +139,8 @@ def _project(entry: Any, number: int, base: str, path: str) -> Project:
             raise CorpusError("%s: %s" % (where, exc)) from None
         target = pypi.PREFIX + spec.name + ("==" + spec.version if spec.version else "")
         default = spec.canonical
+    elif kind == "git" and value.startswith("git+"):  # a remote repository, cloned bare as scan clones it
+        target, default, remote_rev = _remote(value, entry, where)
     else:
         target = os.path.normpath(os.path.join(base, os.path.expanduser(value)))
         if not os.path.exists(target):
@@ -145,13 +154,43 @@ def _project(entry: Any, number: int, base: str, path: str) -> Project:
     if not _SAFE_NAME.match(name) or name in (".", ".."):
         raise CorpusError("%s: %r cannot be a folder name; give name = ... (letters, digits, . _ + @ -)"
                           % (where, name))
-    rev = entry.get("rev", "HEAD").strip() if kind == "git" else None
+    rev = entry.get("rev", remote_rev).strip() if kind == "git" else None
     return Project(name, kind, target, rev, "name" in entry)
 
 
+def _check_meant(value: str, kind: str, where: str) -> None:
+    """A value that plainly means another source (a URL without ``git+``, a PyPI page) is told, in one
+    line, what to write, as ``scan`` tells it."""
+    from punstats.sources import check_argument
+    try:
+        check_argument(value)
+    except SourceError as exc:
+        raise CorpusError("%s: %s%s" % (where, exc, ' (in git = "...")' if kind == "path" and
+                                        "git+" in str(exc) else "")) from None
+    if kind == "path" and value.startswith("git+"):
+        raise CorpusError('%s: a git+URL goes in git = "%s"' % (where, value))
+
+
+def _remote(value: str, entry: Dict[str, Any], where: str) -> Tuple[str, str, str]:
+    """A ``git = "git+URL[@REV]"`` entry: (its target, its default name, its REV or HEAD); a revision
+    given twice is an error."""
+    from punstats.sources.git import GitError, parse_remote
+    try:
+        url, rev = parse_remote(value)
+    except GitError as exc:
+        raise CorpusError("%s: %s" % (where, exc)) from None
+    if "rev" in entry and rev != "HEAD":
+        raise CorpusError("%s: give the revision once: %s names %s, and rev = %r" % (where, value, rev, entry["rev"]))
+    last = url.rstrip("/").rsplit("/", 1)[-1]
+    return "git+" + url, (last[:-4] if last.endswith(".git") and len(last) > 4 else last) or "repo", rev
+
+
 def project_corpus(project: Project) -> Corpus:
-    """What the project names (this is where a pypi entry is downloaded), named after it if it says so."""
-    if project.kind == "git":
+    """What the project names (this is where a pypi entry is downloaded, a git+URL cloned), named
+    after it if it says so."""
+    if project.kind == "git" and project.target.startswith("git+"):
+        corpus = resolve("%s@%s" % (project.target, project.rev or "HEAD"))
+    elif project.kind == "git":
         from punstats.sources.git import git_corpus
         corpus = git_corpus(project.target, project.rev or "HEAD")
     else:

@@ -105,6 +105,24 @@ def population(ecosystem: Dict[str, Any], short: bool = False) -> str:
     return ("the top %d PyPI projects" if short else "the %d most-downloaded PyPI projects") % asked
 
 
+#: The columns of the combined ``occurrences`` dataset a pooled table reads (``pooled_calls``).
+POOLED_COLUMNS = ("project", "rank", "name", "name_len", "callee", "in_test", "kind")
+
+
+def pooled_calls(stored: StoredRun) -> Any:
+    """Every ``f(x=x)`` row (kind ``call``) of the run's scanned projects, from its combined dataset
+    (``pd.read_parquet(DIR/occurrences)``), in ``POOLED_COLUMNS``: only the projects its records list
+    as scanned, at their rank, so that rows a file of another project left there are not counted."""
+    import pandas as pd
+    scanned = {str(r["project"]): int(r["rank"]) for r in stored.records if r["status"] == "scanned"}
+    if not scanned:
+        return pd.DataFrame({column: [] for column in POOLED_COLUMNS})
+    frame = pd.read_parquet(os.path.join(stored.directory, "occurrences"), columns=list(POOLED_COLUMNS),
+                            filters=[("kind", "==", "call"), ("project", "in", sorted(scanned))])
+    project = frame["project"].astype(str)
+    return frame[project.map(scanned).eq(frame["rank"].astype("int64"))].reset_index(drop=True)
+
+
 def _json(path: str, what: str) -> Any:
     try:
         with open(path, encoding="utf-8") as handle:
