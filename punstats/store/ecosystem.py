@@ -41,9 +41,16 @@ def read_journal(output: str) -> Dict[str, Dict[str, Any]]:
             entry = jsondata.loads(line)
         except ValueError:
             continue
-        if isinstance(entry, dict) and os.path.isfile(project_file(output, str(entry.get("project")))):
-            done[entry["project"]] = entry
+        name = entry.get("project") if isinstance(entry, dict) else None
+        if _a_name(name) and os.path.isfile(project_file(output, name)):
+            done[name] = entry
     return done
+
+
+def _a_name(name: Any) -> bool:
+    """Whether a journal's ``project`` can name a file in ``projects/`` (a PyPI name has no path in it)."""
+    return isinstance(name, str) and name not in ("", ".", "..") and os.path.basename(name) == name \
+        and "/" not in name
 
 
 def load_record(output: str, name: str) -> Dict[str, Any]:
@@ -51,12 +58,15 @@ def load_record(output: str, name: str) -> Dict[str, Any]:
         return jsondata.load(handle)
 
 
+#: The counts of a record's measures kept by ``brief``.
+_BRIEF = ("files", "keywords", "punnable")
+
+
 def brief(record: Dict[str, Any]) -> Dict[str, Any]:
     """A record without its identifier, callee and length counts (they are in the summary's tops)."""
-    if "measures" not in record:
+    if record.get("status") != "scanned" or "measures" not in record:  # only a scanned project has them
         return record
-    keep = ("files", "keywords", "punnable")
-    return dict(record, measures={scope: {k: m[k] for k in keep} for scope, m in record["measures"].items()})
+    return dict(record, measures={scope: {k: m[k] for k in _BRIEF} for scope, m in record["measures"].items()})
 
 
 def is_run(directory: str) -> bool:
@@ -134,8 +144,32 @@ def read_run(directory: str) -> StoredRun:
     if len(entries) != ecosystem["projects"]:
         raise StoreError("%s: its journal holds %d of the %d projects its %s counts (a run stopped after "
                          "writing it): %s" % (directory, len(entries), ecosystem["projects"], ECOSYSTEM_FILE, resume))
+    listed = ecosystem.get("list")
+    if not (isinstance(listed, dict) and "list" in listed and "last_update" in listed
+            and isinstance(listed.get("seed", 0), (int, str))):
+        raise StoreError("%s: not an ecosystem summary punstats wrote (no list of projects)"
+                         % os.path.join(directory, ECOSYSTEM_FILE))
     try:
-        records = tuple(brief(load_record(directory, e["project"])) for e in entries)
+        records = tuple(brief(_checked(directory, e["project"], load_record(directory, e["project"])))
+                        for e in entries)
     except (OSError, ValueError) as exc:
         raise StoreError("%s: a project record is unreadable: %s" % (directory, _one_line(exc))) from None
     return StoredRun(directory, run, ecosystem, records)
+
+
+def _checked(directory: str, name: str, record: Any) -> Dict[str, Any]:
+    """``record`` if it has the shape ``runs.ecosystem`` writes (what tables, figures and reports
+    read), else a one-line ``StoreError`` naming its file."""
+    def count(value: Any) -> bool:
+        return isinstance(value, int) and not isinstance(value, bool)
+
+    fine = isinstance(record, dict) and count(record.get("rank")) and isinstance(record.get("project"), str) \
+        and record.get("status") in ("scanned", "skipped", "failed")
+    if fine and record["status"] == "scanned":
+        measures = record.get("measures")
+        fine = isinstance(record.get("summary"), dict) and isinstance(measures, dict) and all(
+            isinstance(measures.get(scope), dict) and all(count(measures[scope].get(k)) for k in _BRIEF)
+            for scope in ("all", "nontest"))
+    if not fine:
+        raise StoreError("%s: not a project record punstats wrote" % project_file(directory, name))
+    return record
