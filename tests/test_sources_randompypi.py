@@ -63,6 +63,15 @@ def test_a_saved_list_read_in_any_chunks_gives_the_same_names(tmp_path, index, m
                                                                  len(index.body))
 
 
+def test_a_list_full_of_unclosed_anchors_is_read_in_one_pass(tmp_path):
+    """``<a`` never closed, a megabyte of it: each is given up at the next ``<``.  An anchor
+    pattern that looked for its ``>`` past other tags went back over the rest of the chunk for
+    each one (quadratic: minutes for this list, which is read here in milliseconds)."""
+    saved = tmp_path / "simple.html"
+    saved.write_bytes(b"<a " * 350_000 + b'<a href="/simple/real/">Real</a>\n' + b'<a title="x <b>">bad</a>')
+    assert randompypi.read_list(str(saved))[:2] == (["real"], 0)
+
+
 def test_the_same_seed_draws_the_same_sample_whatever_the_list_s_order():
     shuffled = NAMES[::-1]
     assert randompypi.draw(NAMES, 4, 7) == randompypi.draw(sorted(shuffled), 4, 7)

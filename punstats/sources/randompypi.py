@@ -94,8 +94,10 @@ def simple_url(index_url: str) -> str:
     return base + "/simple/"
 
 
-#: One anchor of a PEP 503 page and its text (a project's name: no markup inside).
-_ANCHOR = re.compile(r"<a\b[^>]*>([^<]*)</a\s*>", re.IGNORECASE)
+#: One anchor of a PEP 503 page and its text (a project's name: no markup inside).  Neither its
+#: attributes nor its text hold a ``<``: an anchor left open is given up at the next tag, so each
+#: character is looked at a bounded number of times (no going back over the rest of a chunk).
+_ANCHOR = re.compile(r"<a\b[^<>]*>([^<]*)</a\s*>", re.IGNORECASE)
 
 #: The most text kept between two chunks: an anchor cut by a chunk's end (a name is far shorter).
 _TAIL = 64 * 1024
