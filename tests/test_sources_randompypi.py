@@ -163,6 +163,10 @@ def test_a_recorded_sample_is_used_only_as_a_list_of_project_names():
     for drawn in (["../../escaped"], ["Alpha"], "alpha", [1]):
         with pytest.raises(SourceError, match=r"^the recorded sample is unreadable \(not a list of PEP 503 names\)"):
             randompypi.recorded(dict(provenance, drawn=drawn), 1, 1, "u")
+    for key, value in (("drawn", ["alpha", "alpha"]), ("projects_in_list", "ten"), ("bytes", [5]),
+                       ("invalid_names", 1.5), ("seed", "1"), ("projects_in_list", True)):
+        with pytest.raises(SourceError, match=r"^the recorded sample is unreadable"):
+            randompypi.recorded(dict(provenance, **{key: value}), 2, 1, "u")
 
 
 def test_a_random_run_is_read_as_a_draw_by_table_and_report(tmp_path, index, capsys):

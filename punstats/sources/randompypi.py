@@ -192,6 +192,10 @@ def recorded(provenance: Any, n: int, seed: int, location: str) -> Optional[Samp
     if not isinstance(drawn, list) or not all(pypi.valid_name(name) and pypi.canonical_name(name) == name
                                               for name in drawn):  # each name becomes a file's name
         raise SourceError("the recorded sample is unreadable (not a list of PEP 503 names); use another -o")
+    counts = [provenance.get(key, 0) for key in ("seed", "projects_in_list", "bytes", "invalid_names")]
+    if len(set(drawn)) != len(drawn) or not all(isinstance(c, int) and not isinstance(c, bool) for c in counts):
+        raise SourceError("the recorded sample is unreadable (a name drawn twice, or a count that is not a "
+                          "whole number); use another -o")
     given = (location, seed, n)
     before = (provenance.get("list"), provenance.get("seed"), len(drawn))
     if before != given:
