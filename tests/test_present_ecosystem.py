@@ -140,3 +140,20 @@ def _scan_like(stored):
          "files": 1, "parsed": 1, "failed": 0, "calls": 1, "calls_with_punnable": 1, "long": 0,
          "long_nontest": 0, "long_threshold": 10, "lines": 1}
     return SimpleNamespace(summary=s)
+
+
+def test_a_pool_without_keyword_arguments_is_n_a_in_the_console_and_the_report_never_0_percent(stored):
+    """delta has no keyword argument, gamma was skipped: every pooled share and quartile is a share of nothing."""
+    from punstats.analysis.ecosystem import aggregate
+    from punstats.present.ecosystem_report import headline
+    from punstats.store.ecosystem import load_record
+    records = [load_record(stored.directory, name) for name in ("delta", "gamma")]
+    ecosystem = dict(aggregate(records), rules=stored.ecosystem["rules"])
+    lines, text = shown.summary_lines(ecosystem), headline(ecosystem)
+    assert lines[1].split() == ["all", "code", "pooled", "n/a", "(0", "of", "0)", "per", "project:", "median", "n/a",
+                                "(IQR", "n/a", "to", "n/a),", "weighted", "median", "n/a;", "above", "10/20/30%:",
+                                "n/a/n/a/n/a"]
+    assert "%" not in text and text.count("n/a") == 5, text
+    assert "0.00" not in shown.project_line(records[0]) + "\n".join(lines)
+    whole = shown.summary_lines(stored.ecosystem)[2]  # outside tests, with keyword arguments: numbers
+    assert "n/a" not in whole and "pooled %.2f%%" % stored.ecosystem["nontest"]["pooled_pct"] in " ".join(whole.split())

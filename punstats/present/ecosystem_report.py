@@ -39,13 +39,15 @@ def headline(ecosystem: Dict[str, Any]) -> str:
     """The pooled shares, outside tests first, and how projects differ."""
     a, n = ecosystem["all"], ecosystem["nontest"]
     per = n["per_project"]
-    return ("Pooled over the %d scanned projects, **%.2f%%** of the keyword arguments outside tests are "
-            "`f(x=x)` (%s of %s; test rule %s); in all code, **%.2f%%** (%s of %s). Per project, outside "
-            "tests: median %.2f%% (quartiles %.2f%% and %.2f%%) over the %d projects with keyword arguments."
-            % (ecosystem["scanned"], n["pooled_pct"], format(n["punnable"], ","), format(n["keywords"], ","),
-               markdown_code(str((ecosystem.get("rules") or {}).get("test_rule", "?"))), a["pooled_pct"],
-               format(a["punnable"], ","), format(a["keywords"], ","), per["median_pct"], per["q1_pct"],
-               per["q3_pct"], per["projects"]))
+    texts = {scope: shown.scope_shares(ecosystem[scope]) for scope in ("all", "nontest")}
+    text = texts["nontest"]
+    return ("Pooled over the %d scanned projects, **%s** of the keyword arguments outside tests are "
+            "`f(x=x)` (%s of %s; test rule %s); in all code, **%s** (%s of %s). Per project, outside "
+            "tests: median %s (quartiles %s and %s) over the %d projects with keyword arguments."
+            % (ecosystem["scanned"], text["pooled_pct"], format(n["punnable"], ","), format(n["keywords"], ","),
+               markdown_code(str((ecosystem.get("rules") or {}).get("test_rule", "?"))), texts["all"]["pooled_pct"],
+               format(a["punnable"], ","), format(a["keywords"], ","), text["median_pct"], text["q1_pct"],
+               text["q3_pct"], per["projects"]))
 
 
 def _measured(ecosystem: Dict[str, Any]) -> List[str]:
