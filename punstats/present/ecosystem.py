@@ -40,11 +40,6 @@ def run_provenance(ecosystem: Dict[str, Any]) -> str:
                ecosystem.get("punstats_version", "?"), rules.get("test_rule", "?")))
 
 
-def _share(value: float) -> Cell:
-    """A share of something, or "n/a" where there was nothing to divide (0/0 is not 0.00%)."""
-    return Percent(value) if value == value else Label("n/a")
-
-
 def _rate(value: float) -> Cell:
     return Label(format(value, ",.2f") if value == value else "n/a")
 
@@ -57,7 +52,7 @@ def _counts_cells(counts: Dict[str, Any]) -> List[Cell]:
     """Files, lines of code, ``f(x=x)``, share, share outside tests, per million lines of code."""
     rates = shares(counts)
     return [_count(counts["files"]), _count(counts["code_lines"]), _count(counts["punnable"]),
-            _share(rates["pct"]), _share(rates["nontest_pct"]), _rate(rates["per_million"])]
+            Percent(rates["pct"]), Percent(rates["nontest_pct"]), _rate(rates["per_million"])]  # NaN: n/a
 
 
 def _project_row(row: Dict[str, Any]) -> Tuple[Cell, ...]:
