@@ -161,3 +161,19 @@ def test_a_pool_without_keyword_arguments_is_n_a_in_the_console_and_the_report_n
     assert "0.00" not in shown.project_line(records[0]) + "\n".join(lines)
     whole = shown.summary_lines(stored.ecosystem)[2]  # outside tests, with keyword arguments: numbers
     assert "n/a" not in whole and "pooled %.2f%%" % stored.ecosystem["nontest"]["pooled_pct"] in " ".join(whole.split())
+
+
+def test_the_run_s_figure_is_written_whole_or_not_at_all(stored, tmp_path, monkeypatch):
+    """A figure that fails half-written (a full disk, a kill) leaves the figure that was there."""
+    from matplotlib.figure import Figure
+    path = str(tmp_path / "ecosystem.png")
+    shown.save_figure(stored.records, stored.ecosystem, path)
+    before = open(path, "rb").read()
+
+    def half(self, target, **kwargs):
+        (open(target, "wb") if isinstance(target, str) else target).write(b"\x89PNG half")
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr(Figure, "savefig", half)
+    with pytest.raises(OSError):
+        shown.save_figure(stored.records, stored.ecosystem, path)
+    assert open(path, "rb").read() == before and os.listdir(tmp_path) == ["ecosystem.png"]
