@@ -4,6 +4,7 @@ resume, and the errors a user sees.
 """
 import hashlib
 import json
+import os
 import random
 
 import pytest
@@ -182,3 +183,12 @@ def test_a_random_run_is_read_as_a_draw_by_table_and_report(tmp_path, index, cap
     assert ("punstats corpus random-pypi:4 -o data/random-pypi-4-seed-3 --seed 3 --random-pypi-list %s/simple/ "
             "--index-url %s" % (index.base, index.index_url)) in reproduce
     assert "punstats report data/random-pypi-4-seed-3" in reproduce
+
+
+def test_a_run_s_default_folder_is_the_name_its_tables_give_it(tmp_path, index, monkeypatch, capsys):
+    from punstats.store.ecosystem import read_run
+    monkeypatch.chdir(tmp_path)
+    assert main(["corpus", "random-pypi:2", "--seed", "5", "--index-url", index.index_url, "-j", "1",
+                 "--no-figure", "-q"]) == 0
+    (folder,) = os.listdir(tmp_path / "data")
+    assert folder == "random-pypi-2-seed-5" == read_run(str(tmp_path / "data" / folder)).name

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Any, Dict, Tuple
+from typing import Any, Dict, Optional, Tuple
 
 from punstats.model import jsondata
 from punstats.store.staging import StoreError, _one_line
@@ -100,10 +100,15 @@ def run_spec(ecosystem: Dict[str, Any]) -> str:
     return "%s-pypi:%d" % ("random" if drawn_at_random(ecosystem) else "top", int(ecosystem["asked"]))
 
 
+def folder_name(asked: int, seed: Optional[int] = None) -> str:
+    """What a run of ``asked`` projects (drawn with ``seed``, or ranked) is called, in tables,
+    figures and reports, and its folder under ``data/`` by default: ``top-pypi-N`` or ``random-pypi-N-seed-S``."""
+    return "top-pypi-%d" % asked if seed is None else "random-pypi-%d-seed-%s" % (asked, seed)
+
+
 def run_name(ecosystem: Dict[str, Any]) -> str:
-    """What tables and figures call a run: ``top-pypi-N`` or ``random-pypi-N-seed-S``."""
-    name = run_spec(ecosystem).replace(":", "-")
-    return name + ("-seed-%s" % ecosystem["list"]["seed"] if drawn_at_random(ecosystem) else "")
+    """What tables and figures call a run: ``top-pypi-N`` or ``random-pypi-N-seed-S`` (``folder_name``)."""
+    return folder_name(int(ecosystem["asked"]), ecosystem["list"]["seed"] if drawn_at_random(ecosystem) else None)
 
 
 def population(ecosystem: Dict[str, Any], short: bool = False) -> str:
