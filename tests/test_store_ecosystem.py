@@ -113,3 +113,14 @@ def test_a_journal_naming_a_path_or_no_name_reads_no_file_outside_projects(finis
     open(os.path.join(directory, "projects", "5.json"), "w").write("{}")
     done = stored_run.read_journal(directory)
     assert sorted(done) == sorted(NAMES)
+
+
+def test_a_random_run_that_never_finished_is_resumed_with_its_own_seed(finished, tmp_path):
+    directory = copy(finished, tmp_path)
+    os.unlink(os.path.join(directory, stored_run.ECOSYSTEM_FILE))
+    _edit(os.path.join(directory, stored_run.RUN_FILE),
+          lambda run: dict(run, list=dict(run["list"], seed=11, drawn=["alpha", "beta", "delta"])))
+    with pytest.raises(StoreError) as caught:
+        stored_run.read_run(directory)
+    assert str(caught.value).endswith("resume it with punstats corpus random-pypi:3 --seed 11 -o %s --skip-existing"
+                                      % directory)

@@ -134,7 +134,7 @@ def _json(path: str, what: str) -> Any:
 def read_run(directory: str) -> StoredRun:
     """The finished run in ``directory``; a one-line ``StoreError`` for one that never finished
     or whose journal and summary disagree."""
-    resume = "resume it with punstats corpus top-pypi:N -o %s --skip-existing" % directory
+    resume = "resume it with punstats corpus %s -o %s --skip-existing" % (_spec_of(directory), directory)
     if not os.path.isfile(os.path.join(directory, ECOSYSTEM_FILE)):
         raise StoreError("%s is an ecosystem run that never finished (no %s): %s"
                          % (directory, ECOSYSTEM_FILE, resume))
@@ -160,6 +160,18 @@ def read_run(directory: str) -> StoredRun:
     except (OSError, ValueError) as exc:
         raise StoreError("%s: a project record is unreadable: %s" % (directory, _one_line(exc))) from None
     return StoredRun(directory, run, ecosystem, records)
+
+
+def _spec_of(directory: str) -> str:
+    """The corpus argument of the run in ``directory`` as its ``run.json`` records it: ``random-pypi:N
+    --seed S`` for a draw, else ``top-pypi:N`` (a ranked list records no N)."""
+    try:
+        listed = _json(os.path.join(directory, RUN_FILE), "run description").get("list")
+    except StoreError:
+        listed = None
+    if isinstance(listed, dict) and isinstance(listed.get("drawn"), list) and "seed" in listed:
+        return "random-pypi:%d --seed %s" % (len(listed["drawn"]), listed["seed"])
+    return "top-pypi:N"
 
 
 def _checked(directory: str, name: str, record: Any) -> Dict[str, Any]:
