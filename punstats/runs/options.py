@@ -107,8 +107,8 @@ class ScanOptions:
 
     def check_corpus(self, corpus: Corpus) -> None:
         """Before any work: the options apply to ``corpus``, and a file named on its own
-        ends as Python files do (``.py``, ``.pyw``, ``.pyi``), is a notebook (``.ipynb``) or ends
-        as ``extensions`` says."""
+        ends as Python files do (``.py``, ``.pyw``, ``.pyi``), is a notebook (``.ipynb``), ends
+        as ``extensions`` says or, without an ending, is a script whose ``#!`` line names python."""
         if self.lines_saved and corpus.is_revision:
             raise OptionError("lines saved are measured on a directory, not a revision: check it out first")
         if self.exclude and corpus.is_revision:
@@ -117,10 +117,12 @@ class ScanOptions:
             return
         endings = tuple(dict.fromkeys(tuple(DEFAULT_EXTENSIONS) + tuple(EXTRA_EXTENSIONS) + (NOTEBOOK_SUFFIX,)
                                       + self.extensions))  # a notebook named alone is read as one
-        if not corpus.root.endswith(endings):
-            ending = os.path.splitext(corpus.root)[1]
-            hint = "; to scan it as one, add --extensions %s" % ending if ending else ""
-            raise SourceError("%s is not a Python file (%s)%s" % (corpus.source, ", ".join(endings), hint))
+        ending = os.path.splitext(corpus.root)[1]
+        if corpus.root.endswith(endings) or not ending and _python_script(corpus.root):
+            return
+        hint = "; to scan it as one, add --extensions %s" % ending if ending else ""
+        script = "" if ending else ", or a script whose first line is #!...python"
+        raise SourceError("%s is not a Python file (%s%s)%s" % (corpus.source, ", ".join(endings), script, hint))
 
     def rules(self) -> Dict[str, Any]:
         """What decides the counts, as every stored result records it."""
@@ -138,3 +140,19 @@ class ScanOptions:
             **({"notebook_version": NOTEBOOK_VERSION} if any(e.endswith(NOTEBOOK_SUFFIX) for e in self.extensions)
                else {}),  # how notebooks were read (``extract.notebook``), when they were
         }
+
+
+def _python_script(path: str) -> bool:
+    """Whether the file ``path`` starts with a ``#!`` line naming python (``#!/usr/bin/env python3``)."""
+    from punstats.sources.local import open_regular  # non-blocking: a FIFO swapped in cannot hang it
+    try:
+        fd = open_regular(path, "the file", 1 << 62)
+    except SourceError:
+        return False
+    try:
+        first = os.read(fd, 256).split(b"\n", 1)[0]
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+    return first.startswith(b"#!") and b"python" in first
