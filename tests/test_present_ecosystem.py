@@ -177,3 +177,15 @@ def test_the_run_s_figure_is_written_whole_or_not_at_all(stored, tmp_path, monke
     with pytest.raises(OSError):
         shown.save_figure(stored.records, stored.ecosystem, path)
     assert open(path, "rb").read() == before and os.listdir(tmp_path) == ["ecosystem.png"]
+
+
+def test_the_report_s_reproduce_command_gives_every_option_that_changes_the_run_s_numbers(stored):
+    """A run made with notebooks, another long threshold and test rule: its Reproduce command says so."""
+    import dataclasses
+
+    from punstats.present.ecosystem_report import render_report
+    rules = dict(stored.run["rules"], extensions=[".py", ".ipynb"], long_threshold=5, test_rule="substring")
+    text = render_report(dataclasses.replace(stored, run=dict(stored.run, rules=rules)))
+    command = text.split("## Reproduce")[1].split("\n")[3]
+    assert command.startswith("punstats corpus top-pypi:7 -o data/top-pypi-7 --top-pypi-list list.json")
+    assert command.endswith("--test-rule substring --long 5 --extensions .py,.ipynb --pattern tries.py"), command

@@ -18,10 +18,12 @@ from typing import Any, Dict, List, Optional
 
 from punstats.model.escape import visible
 from punstats.present import ecosystem as shown
+from punstats.present.commands import rule_options
 from punstats.present.formats import Table, markdown_code, render
 from punstats.present.provenance import PUBLIC_SOURCE
 from punstats.sources.pypi import INDEX_URL
 from punstats.store.ecosystem import drawn_at_random, population, run_spec
+from punstats.store.rules import DEFAULT_LONG_THRESHOLD, DEFAULT_TEST_RULE
 
 DEFAULT_DIRECTORY = "reports"
 
@@ -84,11 +86,11 @@ def _commands(stored: Any) -> List[str]:
         run += ["--top-pypi-list", location if PUBLIC_SOURCE.match(location) else os.path.basename(location)]
     if stored.run.get("index") not in (None, INDEX_URL):  # the releases came from another index
         run += ["--index-url", str(stored.run["index"])]
-    if rules.get("test_rule", "components") != "components":
-        run += ["--test-rule", str(rules["test_rule"])]
-    sources = [str(p.get("source", "")) for p in rules.get("patterns", [])]
-    for source in dict.fromkeys(os.path.basename(s) if s.endswith(".py") else s for s in sources if s):
-        run += ["--pattern", source]
+    # the options that change the numbers, as a scan's Reproduce gives them (every project is an archive:
+    # no option that applies to a directory only)
+    summary = {"test_rule": rules.get("test_rule", DEFAULT_TEST_RULE.label), "rules": rules,
+               "long_threshold": rules.get("long_threshold", DEFAULT_LONG_THRESHOLD), "patterns": rules.get("patterns")}
+    run += rule_options(summary, from_git=True)
     return [shlex.join(run), shlex.join(["punstats", "report", directory])]
 
 
