@@ -158,13 +158,13 @@ def summary_lines(ecosystem: Dict[str, Any]) -> List[str]:
     return lines + [_pattern_line(ecosystem, p) for p in ecosystem.get("patterns", [])]
 
 
-def scope_shares(s: Dict[str, Any]) -> Dict[str, str]:
+def scope_shares(s: Dict[str, Any]) -> Dict[str, Any]:
     """A scope of the ecosystem summary's shares as text (``percent_text``): the pooled share, the
     per-project quartiles and the shares of projects above 10/20/30 % (``above``); "n/a" for a share
     of nothing (no keyword argument pooled, no project with one), which the summary stores as 0.0."""
     per = s["per_project"]
     nothing = float("nan")
-    text = {"pooled_pct": percent_text(share(s["punnable"], s["keywords"]))}
+    text: Dict[str, Any] = {"pooled_pct": percent_text(share(s["punnable"], s["keywords"]))}
     for key in ("median_pct", "q1_pct", "q3_pct", "weighted_median_pct"):
         text[key] = percent_text(per[key] if per["projects"] else nothing)
     return dict(text, above=[percent_text(v if per["projects"] else nothing) for v in s["projects_above_pct"].values()])

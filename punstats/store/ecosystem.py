@@ -42,7 +42,7 @@ def read_journal(output: str) -> Dict[str, Dict[str, Any]]:
         except ValueError:
             continue
         name = entry.get("project") if isinstance(entry, dict) else None
-        if _a_name(name) and os.path.isfile(project_file(output, name)):
+        if isinstance(name, str) and _a_name(name) and os.path.isfile(project_file(output, name)):
             done[name] = entry
     return done
 
