@@ -189,3 +189,13 @@ def test_the_report_s_reproduce_command_gives_every_option_that_changes_the_run_
     command = text.split("## Reproduce")[1].split("\n")[3]
     assert command.startswith("punstats corpus top-pypi:7 -o data/top-pypi-7 --top-pypi-list list.json")
     assert command.endswith("--test-rule substring --long 5 --extensions .py,.ipynb --pattern tries.py"), command
+
+
+def test_what_was_measured_names_the_file_endings_read(stored):
+    from punstats.present.ecosystem_report import render_report
+    measured = render_report(stored).split("## What was measured")[1].split("##")[0]
+    assert "files ending in `.py`;" in measured
+    rules = dict(stored.ecosystem["rules"], extensions=[".py", ".ipynb"])
+    ecosystem = dict(stored.ecosystem, rules=rules)
+    measured = render_report(stored.__class__(stored.directory, stored.run, ecosystem, stored.records))
+    assert "files ending in `.py`, `.ipynb` (the code cells of notebooks);" in measured

@@ -64,12 +64,19 @@ def _measured(ecosystem: Dict[str, Any]) -> List[str]:
         "- Scanned %d, skipped %d, failed %d%s." % (
             ecosystem["scanned"], ecosystem["skipped"], ecosystem["failed"],
             " (%s)" % ", ".join("%s %d" % kv for kv in reasons.items()) if reasons else ""),
-        "- Parsed by %s %s with punstats %s; test rule %s, long threshold %s; patterns of your own: %s." % (
+        "- Parsed by %s %s with punstats %s; files ending in %s; test rule %s, long threshold %s; "
+        "patterns of your own: %s." % (
             ecosystem.get("python_implementation", "Python"), ecosystem.get("python", "?"),
-            ecosystem.get("punstats_version", "?"), markdown_code(str(rules.get("test_rule", "?"))),
-            rules.get("long_threshold", "?"),
+            ecosystem.get("punstats_version", "?"), _endings(rules.get("extensions") or [".py"]),
+            markdown_code(str(rules.get("test_rule", "?"))), rules.get("long_threshold", "?"),
             ", ".join(markdown_code(str(p.get("name"))) for p in ecosystem.get("patterns", [])) or "none"),
     ]
+
+
+def _endings(extensions: List[str]) -> str:
+    """The file endings a run read, as code spans (``.ipynb``: said to be the notebooks' code cells)."""
+    notebooks = " (the code cells of notebooks)" if any(e.endswith(".ipynb") for e in extensions) else ""
+    return ", ".join(markdown_code(str(e)) for e in extensions) + notebooks
 
 
 def _commands(stored: Any) -> List[str]:
