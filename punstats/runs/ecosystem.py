@@ -60,6 +60,7 @@ from punstats.store.ecosystem import (  # noqa: F401  (their home before store.e
     load_record,
     project_file,
     read_journal,
+    readable_record,
 )
 from punstats.store.staging import write_atomic
 
@@ -287,7 +288,9 @@ def run_top(top: Listing, projects: Sequence[Ranked], options: Options,
     output = options.output
     _prepare(output, top, options)
     journal = read_journal(output) if options.skip_existing else {}
-    done = {name: entry for name, entry in journal.items() if entry["status"] != "failed"}  # failures: again
+    # failures, and records cut or edited since, are scanned again
+    done = {name: entry for name, entry in journal.items()
+            if entry.get("status") != "failed" and readable_record(output, name) is not None}
     todo = [p for p in projects if p.name not in done]
     cache = open_cache(options.cache) if options.scan.engine != "dask" else None
     start = time.perf_counter()

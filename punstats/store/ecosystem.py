@@ -62,6 +62,15 @@ def load_record(output: str, name: str) -> Dict[str, Any]:
 _BRIEF = ("files", "keywords", "punnable")
 
 
+def readable_record(output: str, name: str) -> Optional[Dict[str, Any]]:
+    """The record of ``name`` when it reads as punstats wrote it (``_checked``), else None
+    (cut, edited: a resumed run scans that project again)."""
+    try:
+        return _checked(output, name, load_record(output, name))
+    except (OSError, ValueError, StoreError):
+        return None
+
+
 def brief(record: Dict[str, Any]) -> Dict[str, Any]:
     """A record without its identifier, callee and length counts (they are in the summary's tops)."""
     if record.get("status") != "scanned" or "measures" not in record:  # only a scanned project has them
