@@ -449,3 +449,21 @@ def test_a_resume_scans_again_a_project_whose_record_or_journal_line_was_garbled
     assert dict(again, cache=None) == dict(whole, cache=None)
     assert len(pd.read_parquet(str(out / "files"))) == len(pd.read_parquet(str(out / "files")).drop_duplicates(
         ["project", "path"]))
+
+
+@pytest.mark.parametrize("text", ["[1]", '"x"', "RULES-LIST", "PATTERNS", "PATTERNS-INT"])
+def test_a_resume_with_an_edited_run_json_is_one_line_and_changes_nothing(tmp_path, index, text):
+    populate(index)
+    run_top(tmp_path, index, ["alpha"])
+    path = tmp_path / "out" / run.RUN_FILE
+    good = json.loads(path.read_text())
+    if text == "RULES-LIST":
+        text = json.dumps(dict(good, rules=[1]))
+    elif text == "PATTERNS":
+        text = json.dumps(dict(good, rules=dict(good["rules"], patterns=[1, "x"])))
+    elif text == "PATTERNS-INT":
+        text = json.dumps(dict(good, rules=dict(good["rules"], patterns=5)))
+    path.write_text(text)
+    with pytest.raises(run.RunError, match="run.json is missing or unreadable; cannot resume this run") as caught:
+        run_top(tmp_path, index, ["alpha"], skip_existing=True)
+    assert "\n" not in str(caught.value) and path.read_text() == text
