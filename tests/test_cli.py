@@ -308,3 +308,14 @@ def test_no_save_never_reads_the_tables_back_and_leaves_no_temporary_directory(t
     assert main(["scan", str(tmp_path / "src"), "--json", "--no-save", "-q", "--no-cache"]) == 0
     assert json.loads(capsys.readouterr().out)[0]["punnable"] == 2
     assert list((tmp_path / "tmp").iterdir()) == []  # written there as the scan ran, removed at the end
+
+
+@pytest.mark.parametrize("extra", [["--csv"], ["-o", "kept"]])
+def test_no_save_with_an_option_that_stores_is_one_line_before_any_scan(tmp_path, monkeypatch, capsys, extra):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.py").write_text("f(x=x)\n")
+    monkeypatch.chdir(tmp_path)
+    assert main(["scan", "src", "--no-save", "-q", *extra]) == 2
+    out, err = capsys.readouterr()
+    assert err == "punstats: error: --no-save stores nothing: %s writes a stored scan's files (drop one)\n" % extra[0]
+    assert out == "" and sorted(p.name for p in tmp_path.iterdir()) == ["src"]

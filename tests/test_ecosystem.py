@@ -422,3 +422,48 @@ def test_the_combined_dataset_holds_the_stored_types_not_the_notebook_categorica
     frame = pd.read_parquet(tmp_path / "out" / "occurrences")
     assert sorted(frame["project"].unique()) == ["alpha", "iota"]
     assert (frame["kind"] == "call").sum() == (3 + 2 + 2) + (6 + 2)  # the punnable counts the run recorded
+
+
+@pytest.mark.parametrize("garble", ["{", "[1]", "measures", "no-status"])
+def test_a_resume_scans_again_a_project_whose_record_or_journal_line_was_garbled(tmp_path, index, garble):
+    """An edited or cut record is not a finished project: it is scanned again and counted once; a
+    journal line without a status, beside an intact record, is one.  Never a traceback."""
+    populate(index)
+    names = ["alpha", "beta", "iota"]
+    _, whole = run_top(tmp_path, index, names)
+    out = tmp_path / "out"
+    record = out / "projects" / "beta.json"
+    if garble == "measures":
+        record.write_text(json.dumps(dict(json.loads(record.read_text()), measures=[1])))
+    elif garble == "no-status":
+        lines = (out / run.JOURNAL).read_text().splitlines()
+        (out / run.JOURNAL).write_text("\n".join(lines[:1] + ['{"rank": 2, "project": "beta"}'] + lines[2:]) + "\n")
+    else:
+        record.write_text(garble)
+    seen = []
+    records, again = run_top(tmp_path, index, names, skip_existing=True,
+                             on_done=lambda record, reused: seen.append((record["project"], reused)))
+    kept = garble == "no-status"
+    assert seen == [("alpha", True), ("beta", True), ("iota", True)] if kept else \
+        [("alpha", True), ("iota", True), ("beta", False)]
+    assert dict(again, cache=None) == dict(whole, cache=None)
+    assert len(pd.read_parquet(str(out / "files"))) == len(pd.read_parquet(str(out / "files")).drop_duplicates(
+        ["project", "path"]))
+
+
+@pytest.mark.parametrize("text", ["[1]", '"x"', "RULES-LIST", "PATTERNS", "PATTERNS-INT"])
+def test_a_resume_with_an_edited_run_json_is_one_line_and_changes_nothing(tmp_path, index, text):
+    populate(index)
+    run_top(tmp_path, index, ["alpha"])
+    path = tmp_path / "out" / run.RUN_FILE
+    good = json.loads(path.read_text())
+    if text == "RULES-LIST":
+        text = json.dumps(dict(good, rules=[1]))
+    elif text == "PATTERNS":
+        text = json.dumps(dict(good, rules=dict(good["rules"], patterns=[1, "x"])))
+    elif text == "PATTERNS-INT":
+        text = json.dumps(dict(good, rules=dict(good["rules"], patterns=5)))
+    path.write_text(text)
+    with pytest.raises(run.RunError, match="run.json is missing or unreadable; cannot resume this run") as caught:
+        run_top(tmp_path, index, ["alpha"], skip_existing=True)
+    assert "\n" not in str(caught.value) and path.read_text() == text

@@ -86,6 +86,9 @@ def test_non_python_notebooks_and_cells_are_skipped_with_a_reason():
     (b'{"cells": [{"cell_type": "code", "source": 3}]}', "cell 1: its source is not text"),
     (b"[" * 100000 + b"]" * 100000, "not a notebook"),
     (b"\xff\xfe{", "not a notebook"),
+    (b'{"worksheets": [{"cells": 5}]}', "not a notebook: worksheet 1 holds no list of cells"),
+    (b'{"worksheets": [{"cells": "code"}]}', "not a notebook: worksheet 1 holds no list of cells"),
+    (b'{"worksheets": [[]]}', "not a notebook: worksheet 1 holds no list of cells"),
 ])
 def test_a_file_that_is_not_a_notebook_is_recorded_never_raised(data, reason):
     r = extract("bad.ipynb", data).record

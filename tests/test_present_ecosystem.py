@@ -45,13 +45,17 @@ def test_every_project_is_listed_then_the_run_pooled(stored):
 def test_a_share_of_nothing_is_n_a_in_every_format(stored):
     table = shown.project_table(stored.records, stored.ecosystem)
     delta = table.rows[NAMES.index("delta")]
-    assert delta[5:8] == (0, Label("n/a"), Label("n/a")) and delta[8] == Label("0.00")
+    assert delta[5] == 0 and delta[8] == Label("0.00")
+    assert all(isinstance(cell, Percent) and not cell.known for cell in delta[6:8])  # NaN, as a scan's tables
     kappa = table.rows[NAMES.index("kappa")]
     assert kappa[7] == Percent(0.0)  # keyword arguments outside tests, none of them f(x=x): a real 0 %
     for fmt in FORMATS:
         text = render(table, fmt)
         line = next(line for line in text.splitlines() if "delta" in line)
-        assert "n/a" in line and "0.00%" not in line, fmt
+        if fmt == "csv":  # an empty cell, read as missing (README), as in the --kinds table beside it
+            assert line.split(",")[3:9] == ["1", "1", "0", "", "", "0.00"], line
+        else:
+            assert "n/a" in line and "0.00%" not in line, fmt
 
 
 def test_top_k_lists_the_first_k_then_the_others_pooled(stored):
@@ -140,3 +144,58 @@ def _scan_like(stored):
          "files": 1, "parsed": 1, "failed": 0, "calls": 1, "calls_with_punnable": 1, "long": 0,
          "long_nontest": 0, "long_threshold": 10, "lines": 1}
     return SimpleNamespace(summary=s)
+
+
+def test_a_pool_without_keyword_arguments_is_n_a_in_the_console_and_the_report_never_0_percent(stored):
+    """delta has no keyword argument, gamma was skipped: every pooled share and quartile is a share of nothing."""
+    from punstats.analysis.ecosystem import aggregate
+    from punstats.present.ecosystem_report import headline
+    from punstats.store.ecosystem import load_record
+    records = [load_record(stored.directory, name) for name in ("delta", "gamma")]
+    ecosystem = dict(aggregate(records), rules=stored.ecosystem["rules"])
+    lines, text = shown.summary_lines(ecosystem), headline(ecosystem)
+    assert lines[1].split() == ["all", "code", "pooled", "n/a", "(0", "of", "0)", "per", "project:", "median", "n/a",
+                                "(IQR", "n/a", "to", "n/a),", "weighted", "median", "n/a;", "above", "10/20/30%:",
+                                "n/a/n/a/n/a"]
+    assert "%" not in text and text.count("n/a") == 5, text
+    assert "0.00" not in shown.project_line(records[0]) + "\n".join(lines)
+    whole = shown.summary_lines(stored.ecosystem)[2]  # outside tests, with keyword arguments: numbers
+    assert "n/a" not in whole and "pooled %.2f%%" % stored.ecosystem["nontest"]["pooled_pct"] in " ".join(whole.split())
+
+
+def test_the_run_s_figure_is_written_whole_or_not_at_all(stored, tmp_path, monkeypatch):
+    """A figure that fails half-written (a full disk, a kill) leaves the figure that was there."""
+    from matplotlib.figure import Figure
+    path = str(tmp_path / "ecosystem.png")
+    shown.save_figure(stored.records, stored.ecosystem, path)
+    before = open(path, "rb").read()
+
+    def half(self, target, **kwargs):
+        (open(target, "wb") if isinstance(target, str) else target).write(b"\x89PNG half")
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr(Figure, "savefig", half)
+    with pytest.raises(OSError):
+        shown.save_figure(stored.records, stored.ecosystem, path)
+    assert open(path, "rb").read() == before and os.listdir(tmp_path) == ["ecosystem.png"]
+
+
+def test_the_report_s_reproduce_command_gives_every_option_that_changes_the_run_s_numbers(stored):
+    """A run made with notebooks, another long threshold and test rule: its Reproduce command says so."""
+    import dataclasses
+
+    from punstats.present.ecosystem_report import render_report
+    rules = dict(stored.run["rules"], extensions=[".py", ".ipynb"], long_threshold=5, test_rule="substring")
+    text = render_report(dataclasses.replace(stored, run=dict(stored.run, rules=rules)))
+    command = text.split("## Reproduce")[1].split("\n")[3]
+    assert command.startswith("punstats corpus top-pypi:7 -o data/top-pypi-7 --top-pypi-list list.json")
+    assert command.endswith("--test-rule substring --long 5 --extensions .py,.ipynb --pattern tries.py"), command
+
+
+def test_what_was_measured_names_the_file_endings_read(stored):
+    from punstats.present.ecosystem_report import render_report
+    measured = render_report(stored).split("## What was measured")[1].split("##")[0]
+    assert "files ending in `.py`;" in measured
+    rules = dict(stored.ecosystem["rules"], extensions=[".py", ".ipynb"])
+    ecosystem = dict(stored.ecosystem, rules=rules)
+    measured = render_report(stored.__class__(stored.directory, stored.run, ecosystem, stored.records))
+    assert "files ending in `.py`, `.ipynb` (the code cells of notebooks);" in measured

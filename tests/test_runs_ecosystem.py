@@ -8,21 +8,11 @@ import os
 import pandas as pd
 import pytest
 from fakeindex import FakePyPI, sdist, top_list
+from fakerun import TRIES  # the user pattern file the runs count (try with finally)
 
 from punstats.cli import main
 from punstats.runs import ecosystem as run
 from punstats.runs.options import DASK_PATTERNS
-
-TRIES = '''\
-import ast
-
-import punstats
-
-
-@punstats.pattern("try_finally", label="try with finally", per="Try")
-def match(node, parents):
-    return isinstance(node, ast.Try) and bool(node.finalbody)
-'''
 
 FINALLY = "def f():\n    try:\n        pass\n    finally:\n        return 1\n"
 EXCEPT = "try:\n    x = 1\nexcept E:\n    pass\n"

@@ -127,3 +127,13 @@ def test_a_named_stub_is_python_and_extensions_take_any_other_ending(tmp_path, m
     assert punstats.scan("stub.pyi").summary["punnable"] == 1
     as_python = punstats.scan("notes.txt", extensions=[".txt"]).summary
     assert (as_python["files"], as_python["failed"]) == (1, 1)  # scanned as asked: not Python, a syntax error
+
+
+def test_a_named_script_without_an_ending_is_python_when_its_first_line_says_so(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "tool").write_text("#!/usr/bin/env python3\nf(x=x)\n")
+    (tmp_path / "Makefile").write_text("all:\n\tpython -c 'f(x=x)'\n")
+    assert punstats.scan("tool").summary["punnable"] == 1  # as before files named alone were checked
+    assert cli.main(["scan", "-q", "--no-save", "Makefile"]) == 2
+    assert capsys.readouterr().err == ("punstats: error: Makefile is not a Python file (.py, .pyw, .pyi, .ipynb, "
+                                       "or a script whose first line is #!...python)\n")

@@ -104,6 +104,10 @@ WRONG_SHAPES = [
     ("cache", lambda s: dict(s, cache="yes"), "cache should be an object of numbers, not a string"),
     ("lines-saved", lambda s: dict(s, lines_saved={"lines_saved": "3"}), "lines_saved should be an object of"),
     ("python", lambda s: dict(s, python=3), "python should be a string, not a number"),
+    # what a scan of an archive or an installed package records, which provenance and Reproduce read
+    ("archive", lambda s: dict(s, archive="x.tar.gz"), "archive should be an object, not a string"),
+    ("distribution", lambda s: dict(s, distribution="x"), "distribution should be an object of name and version"),
+    ("distribution-version", lambda s: dict(s, distribution={"name": "x"}), "distribution should be an object"),
 ]
 
 

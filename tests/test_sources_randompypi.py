@@ -4,6 +4,7 @@ resume, and the errors a user sees.
 """
 import hashlib
 import json
+import os
 import random
 
 import pytest
@@ -61,6 +62,15 @@ def test_a_saved_list_read_in_any_chunks_gives_the_same_names(tmp_path, index, m
     monkeypatch.setattr(randompypi, "_CHUNK", 7)  # every anchor cut by a chunk's end somewhere
     assert randompypi.read_list(str(saved))[:4] == whole[:4] == (NAMES, 1, hashlib.sha256(index.body).hexdigest(),
                                                                  len(index.body))
+
+
+def test_a_list_full_of_unclosed_anchors_is_read_in_one_pass(tmp_path):
+    """``<a`` never closed, a megabyte of it: each is given up at the next ``<``.  An anchor
+    pattern that looked for its ``>`` past other tags went back over the rest of the chunk for
+    each one (quadratic: minutes for this list, which is read here in milliseconds)."""
+    saved = tmp_path / "simple.html"
+    saved.write_bytes(b"<a " * 350_000 + b'<a href="/simple/real/">Real</a>\n' + b'<a title="x <b>">bad</a>')
+    assert randompypi.read_list(str(saved))[:2] == (["real"], 0)
 
 
 def test_the_same_seed_draws_the_same_sample_whatever_the_list_s_order():
@@ -154,6 +164,10 @@ def test_a_recorded_sample_is_used_only_as_a_list_of_project_names():
     for drawn in (["../../escaped"], ["Alpha"], "alpha", [1]):
         with pytest.raises(SourceError, match=r"^the recorded sample is unreadable \(not a list of PEP 503 names\)"):
             randompypi.recorded(dict(provenance, drawn=drawn), 1, 1, "u")
+    for key, value in (("drawn", ["alpha", "alpha"]), ("projects_in_list", "ten"), ("bytes", [5]),
+                       ("invalid_names", 1.5), ("seed", "1"), ("projects_in_list", True)):
+        with pytest.raises(SourceError, match=r"^the recorded sample is unreadable"):
+            randompypi.recorded(dict(provenance, **{key: value}), 2, 1, "u")
 
 
 def test_a_random_run_is_read_as_a_draw_by_table_and_report(tmp_path, index, capsys):
@@ -169,3 +183,12 @@ def test_a_random_run_is_read_as_a_draw_by_table_and_report(tmp_path, index, cap
     assert ("punstats corpus random-pypi:4 -o data/random-pypi-4-seed-3 --seed 3 --random-pypi-list %s/simple/ "
             "--index-url %s" % (index.base, index.index_url)) in reproduce
     assert "punstats report data/random-pypi-4-seed-3" in reproduce
+
+
+def test_a_run_s_default_folder_is_the_name_its_tables_give_it(tmp_path, index, monkeypatch, capsys):
+    from punstats.store.ecosystem import read_run
+    monkeypatch.chdir(tmp_path)
+    assert main(["corpus", "random-pypi:2", "--seed", "5", "--index-url", index.index_url, "-j", "1",
+                 "--no-figure", "-q"]) == 0
+    (folder,) = os.listdir(tmp_path / "data")
+    assert folder == "random-pypi-2-seed-5" == read_run(str(tmp_path / "data" / folder)).name

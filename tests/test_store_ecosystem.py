@@ -61,3 +61,66 @@ def test_a_summary_that_is_not_one_punstats_wrote_is_one_line(finished, tmp_path
         with pytest.raises(StoreError, match=message) as caught:
             stored_run.read_run(directory)
         assert "\n" not in str(caught.value)
+
+
+def _edit(path, change):
+    with open(path) as handle:
+        value = json.load(handle)
+    with open(path, "w") as handle:
+        json.dump(change(value), handle)
+
+
+def _set(key, value):
+    return lambda record: dict(record, **{key: value})
+
+
+@pytest.mark.parametrize("change", [
+    lambda r: [1, 2], lambda r: 5, lambda r: "measures", _set("measures", [1]), _set("summary", "x"),
+    lambda r: {k: v for k, v in r.items() if k != "summary"}, _set("status", "bogus"), _set("rank", "1"),
+    lambda r: dict(r, measures=dict(r["measures"], all={})),
+    lambda r: dict(r, measures=dict(r["measures"], nontest=dict(r["measures"]["nontest"], files="3"))),
+], ids=["list", "int", "str", "measures-list", "summary-str", "no-summary", "status", "rank-str",
+        "measures-empty", "count-str"])
+def test_an_edited_project_record_is_one_line_exit_2_in_every_command(finished, tmp_path, capsys, change):
+    from punstats.cli import main
+    directory = copy(finished, tmp_path)
+    _edit(os.path.join(directory, "projects", "alpha.json"), change)
+    with pytest.raises(StoreError, match="projects/alpha.json: not a project record punstats wrote"):
+        stored_run.read_run(directory)
+    for command in (["table", directory], ["table", directory, "--kinds"],
+                    ["report", directory, "--no-figures", "-o", str(tmp_path / "r.md")],
+                    ["plot", directory, "-o", str(tmp_path / "figures")]):
+        assert main(command) == 2, command
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "alpha.json: not a project record" in err, command
+
+
+@pytest.mark.parametrize("listed", ["x", {"seed": [1]}, {"list": "l.json"}, None])
+def test_an_edited_list_in_the_summary_is_one_line(finished, tmp_path, listed):
+    directory = copy(finished, tmp_path)
+    _edit(os.path.join(directory, stored_run.ECOSYSTEM_FILE), _set("list", listed))
+    with pytest.raises(StoreError, match="ecosystem.json: not an ecosystem summary punstats wrote") as caught:
+        stored_run.read_run(directory)
+    assert "\n" not in str(caught.value)
+
+
+def test_a_journal_naming_a_path_or_no_name_reads_no_file_outside_projects(finished, tmp_path):
+    directory = copy(finished, tmp_path)
+    journal = os.path.join(directory, stored_run.JOURNAL)
+    with open(journal, "a") as handle:
+        handle.write(json.dumps({"rank": 1, "project": "../run", "status": "scanned"}) + "\n")
+        handle.write(json.dumps({"rank": 2, "project": 5, "status": "scanned"}) + "\n")
+    open(os.path.join(directory, "projects", "5.json"), "w").write("{}")
+    done = stored_run.read_journal(directory)
+    assert sorted(done) == sorted(NAMES)
+
+
+def test_a_random_run_that_never_finished_is_resumed_with_its_own_seed(finished, tmp_path):
+    directory = copy(finished, tmp_path)
+    os.unlink(os.path.join(directory, stored_run.ECOSYSTEM_FILE))
+    _edit(os.path.join(directory, stored_run.RUN_FILE),
+          lambda run: dict(run, list=dict(run["list"], seed=11, drawn=["alpha", "beta", "delta"])))
+    with pytest.raises(StoreError) as caught:
+        stored_run.read_run(directory)
+    assert str(caught.value).endswith("resume it with punstats corpus random-pypi:3 --seed 11 -o %s --skip-existing"
+                                      % directory)

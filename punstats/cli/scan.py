@@ -150,6 +150,9 @@ def cmd_scan(args: argparse.Namespace) -> int:
     from punstats.store.rules import parse_test_rule
 
     _check_engine_options(args)
+    if args.no_save and (args.csv or args.output is not None):  # its files would go with the temporary directory
+        raise UsageError("--no-save stores nothing: %s writes a stored scan's files (drop one)"
+                         % ("--csv" if args.csv else "-o"))
     rule = parse_test_rule("regex:" + args.test_pattern if args.test_pattern else args.test_rule)
     options = scan_options(args, test_rule=rule)  # user patterns are loaded here, before any work
     if args.compat:

@@ -44,8 +44,29 @@ def check_named_file(root: str, shown: str, endings: Sequence[str], hint: str = 
     """A file named on its own (``root``, written ``shown``) must end as one of ``endings``
     (a directory is walked for them): else a one-line ``SourceError``, ``hint`` after it
     (``scan`` and ``rewrite`` both check a lone file here, in the same words)."""
-    if os.path.isfile(root) and not root.endswith(tuple(endings)):
-        raise SourceError("%s is not a Python file (%s)%s" % (shown, ", ".join(endings), hint))
+    if not os.path.isfile(root) or root.endswith(tuple(endings)):
+        return
+    ending = os.path.splitext(root)[1]
+    if not ending and _python_script(root):
+        return
+    script = "" if ending else ", or a script whose first line is #!...python"
+    raise SourceError("%s is not a Python file (%s%s)%s" % (shown, ", ".join(endings), script, hint))
+
+
+def _python_script(path: str) -> bool:
+    """Whether the file ``path`` starts with a ``#!`` line naming python (``#!/usr/bin/env python3``)."""
+    from punstats.sources.local import open_regular  # non-blocking: a FIFO swapped in cannot hang it
+    try:
+        fd = open_regular(path, "the file", 1 << 62)
+    except SourceError:
+        return False
+    try:
+        first = os.read(fd, 256).split(b"\n", 1)[0]
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+    return first.startswith(b"#!") and b"python" in first
 
 
 #: Version-control metadata directories, skipped by name.

@@ -156,8 +156,7 @@ def read_cells(data: bytes) -> Tuple[Cell, ...]:
         raise NotANotebook(NOTEBOOK_ERROR, "not a notebook: %s" % " ".join(str(exc).split())[:200]) from None
     cells = notebook.get("cells") if isinstance(notebook, dict) else None
     if cells is None and isinstance(notebook, dict) and isinstance(notebook.get("worksheets"), list):
-        sheets = notebook["worksheets"]
-        cells = [c for s in sheets if isinstance(s, dict) for c in (s.get("cells") or ())]
+        cells = _worksheet_cells(notebook["worksheets"])
     if not isinstance(cells, list):
         raise NotANotebook(NOTEBOOK_ERROR, "not a notebook: no list of cells")
     language = _language(notebook)
@@ -175,6 +174,17 @@ def read_cells(data: bytes) -> Tuple[Cell, ...]:
         lines = NEWLINE.split(source)
         found.append((number, lines[:-1] if lines[-1] == "" else lines))
     return tuple(found)
+
+
+def _worksheet_cells(sheets: List[Any]) -> List[Any]:
+    """The cells of nbformat 3's worksheets, in order (a worksheet without cells holds none)."""
+    cells: List[Any] = []
+    for number, sheet in enumerate(sheets, start=1):
+        found = sheet.get("cells", []) if isinstance(sheet, dict) else None
+        if not isinstance(found, list):
+            raise NotANotebook(NOTEBOOK_ERROR, "not a notebook: worksheet %d holds no list of cells" % number)
+        cells.extend(found)
+    return cells
 
 
 def python_lines(lines: Sequence[str]) -> List[str]:

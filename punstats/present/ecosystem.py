@@ -20,9 +20,9 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import pandas as pd
 
 from punstats.analysis.ecosystem import PROJECT_COUNTS, per_project, pooled, pooled_summary, shares
-from punstats.analysis.units import unit_words
+from punstats.analysis.units import share, stored_share, unit_words
 from punstats.model.escape import terminal
-from punstats.present.formats import Cell, Code, Label, Percent, Table, render_all
+from punstats.present.formats import Cell, Code, Label, Percent, Table, percent_text, render_all
 from punstats.present.provenance import PUBLIC_SOURCE
 from punstats.store.ecosystem import drawn_at_random, population, run_name
 
@@ -40,11 +40,6 @@ def run_provenance(ecosystem: Dict[str, Any]) -> str:
                ecosystem.get("punstats_version", "?"), rules.get("test_rule", "?")))
 
 
-def _share(value: float) -> Cell:
-    """A share of something, or "n/a" where there was nothing to divide (0/0 is not 0.00%)."""
-    return Percent(value) if value == value else Label("n/a")
-
-
 def _rate(value: float) -> Cell:
     return Label(format(value, ",.2f") if value == value else "n/a")
 
@@ -57,7 +52,7 @@ def _counts_cells(counts: Dict[str, Any]) -> List[Cell]:
     """Files, lines of code, ``f(x=x)``, share, share outside tests, per million lines of code."""
     rates = shares(counts)
     return [_count(counts["files"]), _count(counts["code_lines"]), _count(counts["punnable"]),
-            _share(rates["pct"]), _share(rates["nontest_pct"]), _rate(rates["per_million"])]
+            Percent(rates["pct"]), Percent(rates["nontest_pct"]), _rate(rates["per_million"])]  # NaN: n/a
 
 
 def _project_row(row: Dict[str, Any]) -> Tuple[Cell, ...]:
@@ -177,10 +172,10 @@ def project_line(record: Dict[str, Any], reused: bool = False) -> str:
     s = record["summary"]
     patterns = "".join("  %s %s" % (p["name"], format(s.get("kinds", {}).get(p["name"], 0), ","))
                        for p in s.get("patterns", []))
-    share = "%5.2f%%" % s["punnable_pct"] if s["keywords"] else "   n/a"  # 0/0 is not 0 %
+    pct = percent_text(stored_share(s, "punnable_pct")).rjust(6)  # 0/0 is n/a, not 0 %
     return terminal("%s %-5s %-14s files %6s  keywords %8s  f(x=x) %6s (%s)%s%s" % (
         head, "sdist" if record["distribution"] == "sdist" else "wheel", record["version"][:14],
-        format(s["files"], ","), format(s["keywords"], ","), format(s["punnable"], ","), share,
+        format(s["files"], ","), format(s["keywords"], ","), format(s["punnable"], ","), pct,
         patterns, "  (already stored)" if reused else ""))
 
 
@@ -218,15 +213,26 @@ def summary_lines(ecosystem: Dict[str, Any]) -> List[str]:
         ", ".join("%s %d" % kv for kv in ecosystem["distributions"].items()) or "none",
         ecosystem["skipped"], ecosystem["failed"])]
     for scope, label in (("all", "all code"), ("nontest", "outside tests")):
-        s = ecosystem[scope]
-        p = s["per_project"]
-        lines.append("  %-13s pooled %6.2f%% (%s of %s)  per project: median %.2f%% (IQR %.2f-%.2f%%), "
-                     "weighted median %.2f%%; above 10/20/30%%: %s" % (
-                         label, s["pooled_pct"], format(s["punnable"], ","), format(s["keywords"], ","),
-                         p["median_pct"], p["q1_pct"], p["q3_pct"], p["weighted_median_pct"],
-                         "/".join("%.1f%%" % v for v in s["projects_above_pct"].values())))
+        s, text = ecosystem[scope], scope_shares(ecosystem[scope])
+        lines.append("  %-13s pooled %7s (%s of %s)  per project: median %s (IQR %s to %s), "
+                     "weighted median %s; above 10/20/30%%: %s" % (
+                         label, text["pooled_pct"], format(s["punnable"], ","), format(s["keywords"], ","),
+                         text["median_pct"], text["q1_pct"], text["q3_pct"], text["weighted_median_pct"],
+                         "/".join(text["above"])))
     lines.append(terminal("  left out: %s" % left_out_text(ecosystem)))
     return lines + [_pattern_line(ecosystem, p) for p in ecosystem.get("patterns", [])]
+
+
+def scope_shares(s: Dict[str, Any]) -> Dict[str, Any]:
+    """A scope of the ecosystem summary's shares as text (``percent_text``): the pooled share, the
+    per-project quartiles and the shares of projects above 10/20/30 % (``above``); "n/a" for a share
+    of nothing (no keyword argument pooled, no project with one), which the summary stores as 0.0."""
+    per = s["per_project"]
+    nothing = float("nan")
+    text: Dict[str, Any] = {"pooled_pct": percent_text(share(s["punnable"], s["keywords"]))}
+    for key in ("median_pct", "q1_pct", "q3_pct", "weighted_median_pct"):
+        text[key] = percent_text(per[key] if per["projects"] else nothing)
+    return dict(text, above=[percent_text(v if per["projects"] else nothing) for v in s["projects_above_pct"].values()])
 
 
 def _pattern_line(ecosystem: Dict[str, Any], pattern: Dict[str, Any]) -> str:

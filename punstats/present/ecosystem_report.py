@@ -18,10 +18,12 @@ from typing import Any, Dict, List, Optional
 
 from punstats.model.escape import visible
 from punstats.present import ecosystem as shown
+from punstats.present.commands import rule_options
 from punstats.present.formats import Table, markdown_code, render
 from punstats.present.provenance import PUBLIC_SOURCE
 from punstats.sources.pypi import INDEX_URL
 from punstats.store.ecosystem import drawn_at_random, population, run_spec
+from punstats.store.rules import DEFAULT_LONG_THRESHOLD, DEFAULT_TEST_RULE
 
 DEFAULT_DIRECTORY = "reports"
 
@@ -39,13 +41,15 @@ def headline(ecosystem: Dict[str, Any]) -> str:
     """The pooled shares, outside tests first, and how projects differ."""
     a, n = ecosystem["all"], ecosystem["nontest"]
     per = n["per_project"]
-    return ("Pooled over the %d scanned projects, **%.2f%%** of the keyword arguments outside tests are "
-            "`f(x=x)` (%s of %s; test rule %s); in all code, **%.2f%%** (%s of %s). Per project, outside "
-            "tests: median %.2f%% (quartiles %.2f%% and %.2f%%) over the %d projects with keyword arguments."
-            % (ecosystem["scanned"], n["pooled_pct"], format(n["punnable"], ","), format(n["keywords"], ","),
-               markdown_code(str((ecosystem.get("rules") or {}).get("test_rule", "?"))), a["pooled_pct"],
-               format(a["punnable"], ","), format(a["keywords"], ","), per["median_pct"], per["q1_pct"],
-               per["q3_pct"], per["projects"]))
+    texts = {scope: shown.scope_shares(ecosystem[scope]) for scope in ("all", "nontest")}
+    text = texts["nontest"]
+    return ("Pooled over the %d scanned projects, **%s** of the keyword arguments outside tests are "
+            "`f(x=x)` (%s of %s; test rule %s); in all code, **%s** (%s of %s). Per project, outside "
+            "tests: median %s (quartiles %s and %s) over the %d projects with keyword arguments."
+            % (ecosystem["scanned"], text["pooled_pct"], format(n["punnable"], ","), format(n["keywords"], ","),
+               markdown_code(str((ecosystem.get("rules") or {}).get("test_rule", "?"))), texts["all"]["pooled_pct"],
+               format(a["punnable"], ","), format(a["keywords"], ","), text["median_pct"], text["q1_pct"],
+               text["q3_pct"], per["projects"]))
 
 
 def _measured(ecosystem: Dict[str, Any]) -> List[str]:
@@ -61,12 +65,19 @@ def _measured(ecosystem: Dict[str, Any]) -> List[str]:
             ecosystem["scanned"], ecosystem["skipped"], ecosystem["failed"],
             " (%s)" % ", ".join("%s %d" % kv for kv in reasons.items()) if reasons else ""),
         "- Left out of the scanned projects: %s." % shown.left_out_text(ecosystem),
-        "- Parsed by %s %s with punstats %s; test rule %s, long threshold %s; patterns of your own: %s." % (
+        "- Parsed by %s %s with punstats %s; files ending in %s; test rule %s, long threshold %s; "
+        "patterns of your own: %s." % (
             ecosystem.get("python_implementation", "Python"), ecosystem.get("python", "?"),
-            ecosystem.get("punstats_version", "?"), markdown_code(str(rules.get("test_rule", "?"))),
-            rules.get("long_threshold", "?"),
+            ecosystem.get("punstats_version", "?"), _endings(rules.get("extensions") or [".py"]),
+            markdown_code(str(rules.get("test_rule", "?"))), rules.get("long_threshold", "?"),
             ", ".join(markdown_code(str(p.get("name"))) for p in ecosystem.get("patterns", [])) or "none"),
     ]
+
+
+def _endings(extensions: List[str]) -> str:
+    """The file endings a run read, as code spans (``.ipynb``: said to be the notebooks' code cells)."""
+    notebooks = " (the code cells of notebooks)" if any(e.endswith(".ipynb") for e in extensions) else ""
+    return ", ".join(markdown_code(str(e)) for e in extensions) + notebooks
 
 
 def _commands(stored: Any) -> List[str]:
@@ -83,11 +94,11 @@ def _commands(stored: Any) -> List[str]:
         run += ["--top-pypi-list", location if PUBLIC_SOURCE.match(location) else os.path.basename(location)]
     if stored.run.get("index") not in (None, INDEX_URL):  # the releases came from another index
         run += ["--index-url", str(stored.run["index"])]
-    if rules.get("test_rule", "components") != "components":
-        run += ["--test-rule", str(rules["test_rule"])]
-    sources = [str(p.get("source", "")) for p in rules.get("patterns", [])]
-    for source in dict.fromkeys(os.path.basename(s) if s.endswith(".py") else s for s in sources if s):
-        run += ["--pattern", source]
+    # the options that change the numbers, as a scan's Reproduce gives them (every project is an archive:
+    # no option that applies to a directory only)
+    summary = {"test_rule": rules.get("test_rule", DEFAULT_TEST_RULE.label), "rules": rules,
+               "long_threshold": rules.get("long_threshold", DEFAULT_LONG_THRESHOLD), "patterns": rules.get("patterns")}
+    run += rule_options(summary, from_git=True)
     return [shlex.join(run), shlex.join(["punstats", "report", directory])]
 
 

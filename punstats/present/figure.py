@@ -177,6 +177,14 @@ def png_bytes(plot: Plot) -> bytes:
 
 
 def _savefig(plot: Plot, target: Any, fmt: str) -> None:
+    """``plot`` written to ``target``: a file object, or a path written whole or not at all
+    (``store.staging.write_atomic``: a failed or killed write leaves the figure that was there)."""
+    if isinstance(target, (str, os.PathLike)):
+        from punstats.store.staging import write_atomic
+        buffer = io.BytesIO()
+        _savefig(plot, buffer, fmt)
+        write_atomic(os.fspath(target), buffer.getvalue())
+        return
     metadata = {"Date": None} if fmt == "svg" else {}  # no time stamp: same data, same file
     with matplotlib.rc_context(STYLE):
         plot.figure.savefig(target, format=fmt, dpi=DPI, metadata=metadata)

@@ -40,7 +40,7 @@ import platform
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, cast
 
 from punstats import __version__
 from punstats.model import jsondata
@@ -60,6 +60,7 @@ from punstats.store.ecosystem import (  # noqa: F401  (their home before store.e
     load_record,
     project_file,
     read_journal,
+    readable_record,
 )
 from punstats.store.staging import write_atomic
 
@@ -108,16 +109,12 @@ def _prepare(output: str, top: Listing, options: Options) -> None:
     if os.path.exists(os.path.join(output, JOURNAL)):
         if not options.skip_existing:
             raise RunError("%s already holds a run: resume it with --skip-existing, or choose another -o" % output)
-        try:
-            with open(path, encoding="utf-8") as handle:
-                before = jsondata.load(handle)
-        except (OSError, ValueError):
-            raise RunError("%s: %s is missing or unreadable; cannot resume this run" % (output, RUN_FILE)) from None
+        before, rules = _recorded(output)
         for key in ("list", "index"):
             if before.get(key) != run[key]:
                 raise RunError("%s was made with another %s (%s); use another -o"
                                % (output, "project list" if key == "list" else key, before.get(key)))
-        changed = rules_changed(before.get("rules") or {}, run["rules"])
+        changed = rules_changed(rules, run["rules"])
         if changed:
             raise RunError("%s was made with %s; use another -o" % (output, changed))
     elif os.path.isdir(output):
@@ -139,6 +136,21 @@ def _prepare(output: str, top: Listing, options: Options) -> None:
 def _patterns_text(rules: Dict[str, Any]) -> str:
     return "; ".join("%s from %s, sha256 %s" % (p.get("name"), p.get("source"), str(p.get("sha256"))[:12])
                      for p in rules.get("patterns", [])) or "none"
+
+
+def _recorded(output: str) -> Tuple[Dict[str, Any], Dict[str, Any]]:
+    """The ``run.json`` of the run in ``output`` and its rules; a one-line ``RunError`` when it is
+    missing, unreadable or not of the shape a run writes (its user patterns are objects)."""
+    try:
+        with open(os.path.join(output, RUN_FILE), encoding="utf-8") as handle:
+            before = jsondata.load(handle)
+    except (OSError, ValueError):
+        before = None
+    rules = (before.get("rules") or {}) if isinstance(before, dict) else None
+    patterns = (rules.get("patterns") or []) if isinstance(rules, dict) else None
+    if not isinstance(patterns, list) or not all(isinstance(p, dict) for p in patterns):
+        raise RunError("%s: %s is missing or unreadable; cannot resume this run" % (output, RUN_FILE))
+    return cast(Dict[str, Any], before), cast(Dict[str, Any], rules)  # both objects, checked above
 
 
 def _identities(rules: Dict[str, Any]) -> List[Dict[str, Any]]:
@@ -288,7 +300,9 @@ def run_top(top: Listing, projects: Sequence[Ranked], options: Options,
     output = options.output
     _prepare(output, top, options)
     journal = read_journal(output) if options.skip_existing else {}
-    done = {name: entry for name, entry in journal.items() if entry["status"] != "failed"}  # failures: again
+    # failures, and records cut or edited since, are scanned again
+    done = {name: entry for name, entry in journal.items()
+            if entry.get("status") != "failed" and readable_record(output, name) is not None}
     todo = [p for p in projects if p.name not in done]
     cache = open_cache(options.cache) if options.scan.engine != "dask" else None
     start = time.perf_counter()

@@ -114,8 +114,8 @@ class ScanOptions:
 
     def check_corpus(self, corpus: Corpus) -> None:
         """Before any work: the options apply to ``corpus``, and a file named on its own
-        ends as Python files do (``.py``, ``.pyw``, ``.pyi``), is a notebook (``.ipynb``) or ends
-        as ``extensions`` says."""
+        ends as Python files do (``.py``, ``.pyw``, ``.pyi``), is a notebook (``.ipynb``), ends
+        as ``extensions`` says or, without an ending, is a script whose ``#!`` line names python."""
         if corpus.is_revision:
             self.check_revision()
         if corpus.is_revision or corpus.archive is not None:
@@ -142,3 +142,4 @@ class ScanOptions:
             **({"notebook_version": NOTEBOOK_VERSION} if any(e.endswith(NOTEBOOK_SUFFIX) for e in self.extensions)
                else {}),  # how notebooks were read (``extract.notebook``), when they were
         }
+

@@ -131,16 +131,17 @@ def _listing(argument: str, where: Optional[str], seed: Optional[str], output: O
              options: Dict[str, Any], get: Any):
     """(the list, its projects to scan, the default output folder) of ``top-pypi:N`` or ``random-pypi:N``."""
     from punstats.sources import randompypi, toppypi
+    from punstats.store.ecosystem import folder_name
     if not randompypi.is_spec(argument):
         n = toppypi.parse_spec(argument)
         if seed is not None:
             raise SourceError("--seed draws random-pypi:N; top-pypi:%d is a ranked list" % n)
         ranked, projects = toppypi.top(n, where, get)
-        return ranked, projects, "top-pypi-%d" % n
+        return ranked, projects, folder_name(n)
     n = randompypi.parse_spec(argument)
     chosen = randompypi.parse_seed(seed, argument)
     location = where or randompypi.simple_url(options["index_url"])
-    default = "random-pypi-%d-seed-%d" % (n, chosen)
+    default = folder_name(n, chosen)
     drawn = randompypi.recorded(_recorded_list(output or os.path.join("data", default))
                                 if options.get("skip_existing") else None, n, chosen, location)
     drawn = drawn or randompypi.sample(n, chosen, location, get)  # resumed: the sample drawn at the start

@@ -94,8 +94,10 @@ def simple_url(index_url: str) -> str:
     return base + "/simple/"
 
 
-#: One anchor of a PEP 503 page and its text (a project's name: no markup inside).
-_ANCHOR = re.compile(r"<a\b[^>]*>([^<]*)</a\s*>", re.IGNORECASE)
+#: One anchor of a PEP 503 page and its text (a project's name: no markup inside).  Neither its
+#: attributes nor its text hold a ``<``: an anchor left open is given up at the next tag, so each
+#: character is looked at a bounded number of times (no going back over the rest of a chunk).
+_ANCHOR = re.compile(r"<a\b[^<>]*>([^<]*)</a\s*>", re.IGNORECASE)
 
 #: The most text kept between two chunks: an anchor cut by a chunk's end (a name is far shorter).
 _TAIL = 64 * 1024
@@ -190,6 +192,10 @@ def recorded(provenance: Any, n: int, seed: int, location: str) -> Optional[Samp
     if not isinstance(drawn, list) or not all(pypi.valid_name(name) and pypi.canonical_name(name) == name
                                               for name in drawn):  # each name becomes a file's name
         raise SourceError("the recorded sample is unreadable (not a list of PEP 503 names); use another -o")
+    counts = [provenance.get(key, 0) for key in ("seed", "projects_in_list", "bytes", "invalid_names")]
+    if len(set(drawn)) != len(drawn) or not all(isinstance(c, int) and not isinstance(c, bool) for c in counts):
+        raise SourceError("the recorded sample is unreadable (a name drawn twice, or a count that is not a "
+                          "whole number); use another -o")
     given = (location, seed, n)
     before = (provenance.get("list"), provenance.get("seed"), len(drawn))
     if before != given:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Any, Dict, Tuple
+from typing import Any, Dict, Optional, Tuple
 
 from punstats.model import jsondata
 from punstats.store.staging import StoreError, _one_line
@@ -41,9 +41,16 @@ def read_journal(output: str) -> Dict[str, Dict[str, Any]]:
             entry = jsondata.loads(line)
         except ValueError:
             continue
-        if isinstance(entry, dict) and os.path.isfile(project_file(output, str(entry.get("project")))):
-            done[entry["project"]] = entry
+        name = entry.get("project") if isinstance(entry, dict) else None
+        if isinstance(name, str) and _a_name(name) and os.path.isfile(project_file(output, name)):
+            done[name] = entry
     return done
+
+
+def _a_name(name: Any) -> bool:
+    """Whether a journal's ``project`` can name a file in ``projects/`` (a PyPI name has no path in it)."""
+    return isinstance(name, str) and name not in ("", ".", "..") and os.path.basename(name) == name \
+        and "/" not in name
 
 
 def load_record(output: str, name: str) -> Dict[str, Any]:
@@ -51,12 +58,24 @@ def load_record(output: str, name: str) -> Dict[str, Any]:
         return jsondata.load(handle)
 
 
+#: The counts of a record's measures kept by ``brief``.
+_BRIEF = ("files", "keywords", "punnable")
+
+
+def readable_record(output: str, name: str) -> Optional[Dict[str, Any]]:
+    """The record of ``name`` when it reads as punstats wrote it (``_checked``), else None
+    (cut, edited: a resumed run scans that project again)."""
+    try:
+        return _checked(output, name, load_record(output, name))
+    except (OSError, ValueError, StoreError):
+        return None
+
+
 def brief(record: Dict[str, Any]) -> Dict[str, Any]:
     """A record without its identifier, callee and length counts (they are in the summary's tops)."""
-    if "measures" not in record:
+    if record.get("status") != "scanned" or "measures" not in record:  # only a scanned project has them
         return record
-    keep = ("files", "keywords", "punnable")
-    return dict(record, measures={scope: {k: m[k] for k in keep} for scope, m in record["measures"].items()})
+    return dict(record, measures={scope: {k: m[k] for k in _BRIEF} for scope, m in record["measures"].items()})
 
 
 def is_run(directory: str) -> bool:
@@ -90,10 +109,15 @@ def run_spec(ecosystem: Dict[str, Any]) -> str:
     return "%s-pypi:%d" % ("random" if drawn_at_random(ecosystem) else "top", int(ecosystem["asked"]))
 
 
+def folder_name(asked: int, seed: Optional[int] = None) -> str:
+    """What a run of ``asked`` projects (drawn with ``seed``, or ranked) is called, in tables,
+    figures and reports, and its folder under ``data/`` by default: ``top-pypi-N`` or ``random-pypi-N-seed-S``."""
+    return "top-pypi-%d" % asked if seed is None else "random-pypi-%d-seed-%s" % (asked, seed)
+
+
 def run_name(ecosystem: Dict[str, Any]) -> str:
-    """What tables and figures call a run: ``top-pypi-N`` or ``random-pypi-N-seed-S``."""
-    name = run_spec(ecosystem).replace(":", "-")
-    return name + ("-seed-%s" % ecosystem["list"]["seed"] if drawn_at_random(ecosystem) else "")
+    """What tables and figures call a run: ``top-pypi-N`` or ``random-pypi-N-seed-S`` (``folder_name``)."""
+    return folder_name(int(ecosystem["asked"]), ecosystem["list"]["seed"] if drawn_at_random(ecosystem) else None)
 
 
 def population(ecosystem: Dict[str, Any], short: bool = False) -> str:
@@ -137,7 +161,7 @@ def _json(path: str, what: str) -> Any:
 def read_run(directory: str) -> StoredRun:
     """The finished run in ``directory``; a one-line ``StoreError`` for one that never finished
     or whose journal and summary disagree."""
-    resume = "resume it with punstats corpus top-pypi:N -o %s --skip-existing" % directory
+    resume = "resume it with punstats corpus %s -o %s --skip-existing" % (_spec_of(directory), directory)
     if not os.path.isfile(os.path.join(directory, ECOSYSTEM_FILE)):
         raise StoreError("%s is an ecosystem run that never finished (no %s): %s"
                          % (directory, ECOSYSTEM_FILE, resume))
@@ -152,8 +176,44 @@ def read_run(directory: str) -> StoredRun:
     if len(entries) != ecosystem["projects"]:
         raise StoreError("%s: its journal holds %d of the %d projects its %s counts (a run stopped after "
                          "writing it): %s" % (directory, len(entries), ecosystem["projects"], ECOSYSTEM_FILE, resume))
+    listed = ecosystem.get("list")
+    if not (isinstance(listed, dict) and "list" in listed and "last_update" in listed
+            and isinstance(listed.get("seed", 0), (int, str))):
+        raise StoreError("%s: not an ecosystem summary punstats wrote (no list of projects)"
+                         % os.path.join(directory, ECOSYSTEM_FILE))
     try:
-        records = tuple(brief(load_record(directory, e["project"])) for e in entries)
+        records = tuple(brief(_checked(directory, e["project"], load_record(directory, e["project"])))
+                        for e in entries)
     except (OSError, ValueError) as exc:
         raise StoreError("%s: a project record is unreadable: %s" % (directory, _one_line(exc))) from None
     return StoredRun(directory, run, ecosystem, records)
+
+
+def _spec_of(directory: str) -> str:
+    """The corpus argument of the run in ``directory`` as its ``run.json`` records it: ``random-pypi:N
+    --seed S`` for a draw, else ``top-pypi:N`` (a ranked list records no N)."""
+    try:
+        listed = _json(os.path.join(directory, RUN_FILE), "run description").get("list")
+    except StoreError:
+        listed = None
+    if isinstance(listed, dict) and isinstance(listed.get("drawn"), list) and "seed" in listed:
+        return "random-pypi:%d --seed %s" % (len(listed["drawn"]), listed["seed"])
+    return "top-pypi:N"
+
+
+def _checked(directory: str, name: str, record: Any) -> Dict[str, Any]:
+    """``record`` if it has the shape ``runs.ecosystem`` writes (what tables, figures and reports
+    read), else a one-line ``StoreError`` naming its file."""
+    def count(value: Any) -> bool:
+        return isinstance(value, int) and not isinstance(value, bool)
+
+    fine = isinstance(record, dict) and count(record.get("rank")) and isinstance(record.get("project"), str) \
+        and record.get("status") in ("scanned", "skipped", "failed")
+    if fine and record["status"] == "scanned":
+        measures = record.get("measures")
+        fine = isinstance(record.get("summary"), dict) and isinstance(measures, dict) and all(
+            isinstance(measures.get(scope), dict) and all(count(measures[scope].get(k)) for k in _BRIEF)
+            for scope in ("all", "nontest"))
+    if not fine:
+        raise StoreError("%s: not a project record punstats wrote" % project_file(directory, name))
+    return record

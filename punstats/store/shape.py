@@ -89,7 +89,9 @@ OPTIONAL: Dict[str, Tuple[Check, str]] = {
     "patterns": (lambda v: isinstance(v, list) and all(isinstance(p, dict) for p in v), "a list of objects"),
     "lines_saved": (_lines_saved, "an object of %s" % ", ".join(LINES_SAVED)),
     **{key: (_pairs, "a list of [name, count] pairs") for key in ("top_identifiers", "top_callees")},
-    "archive": (lambda v: v is None or isinstance(v, (str, dict)), "a string or an object"),
+    "archive": (lambda v: v is None or isinstance(v, dict), "an object"),  # file, sha256 (provenance)
+    "distribution": (lambda v: isinstance(v, dict) and _text(v.get("name")) and _text(v.get("version")),
+                     "an object of name and version"),  # an installed package (provenance, Reproduce)
     "refused_members": (_list, "a list"),
     "rows": (_counts, "an object of numbers"),
     "labels_carried": (lambda v: isinstance(v, dict) and all(
