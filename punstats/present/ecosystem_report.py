@@ -2,7 +2,8 @@
 
 This module owns the run report's layout and wording: the headline (the pooled
 shares and the per-project distribution), the table of every project (or the
-first K and one row pooling the others), the figure, what was measured, every
+first K and one row pooling the others; by default as many as fit one forum
+post, ``present.report.POST_LIMIT``), the figure, what was measured, every
 pattern of the run's registry pooled, and the commands that make it again.
 The tables come from ``present.ecosystem``, the figure from
 ``present.ecosystem_figure`` (imported only when figures are wanted), every
@@ -20,6 +21,7 @@ from punstats.model.escape import visible
 from punstats.present import ecosystem as shown
 from punstats.present.formats import Table, markdown_code, render
 from punstats.present.provenance import PUBLIC_SOURCE
+from punstats.present.report import POST_LIMIT
 from punstats.sources.pypi import INDEX_URL
 from punstats.store.ecosystem import drawn_at_random, population, run_spec
 
@@ -91,7 +93,34 @@ def _commands(stored: Any) -> List[str]:
 
 
 def render_report(stored: Any, figure: Optional[str] = None, top: Optional[int] = None, links: bool = False) -> str:
-    """The report as Markdown; ``figure``: the figure's address (none when None)."""
+    """The report as Markdown; ``figure``: the figure's address (none when None); ``top``: the
+    projects listed (default: every project if the report then fits one post, else as many as fit)."""
+    if top is not None:
+        return _render(stored, figure, top, links)
+    limit = POST_LIMIT + (len(figure) if figure and figure.startswith("data:") else 0)  # --embed: the text fits
+    whole = _render(stored, figure, None, links)
+    if len(whole) <= limit:
+        return whole
+    low, high = 0, len(stored.records)  # the most projects that fit: the text grows with them
+    while low < high:
+        middle = (low + high + 1) // 2
+        if len(_render(stored, figure, middle, links, fitted=True)) <= limit:
+            low = middle
+        else:
+            high = middle - 1
+    return _render(stored, figure, low, links, fitted=True)
+
+
+def _fitted_note(stored: Any, top: int) -> str:
+    """What a report cut to fit one post says about the projects it does not list."""
+    order = "in the order drawn" if drawn_at_random(stored.ecosystem) else "by rank"
+    return ("The first %d of the %d projects %s, then the others pooled, so that this report fits one "
+            "forum post; `%s` lists every project." % (
+                top, len(stored.records), order,
+                shlex.join(["punstats", "table", os.path.join("data", stored.name), "--format", "markdown"])))
+
+
+def _render(stored: Any, figure: Optional[str], top: Optional[int], links: bool, fitted: bool = False) -> str:
     def table(t: Table, notes: bool = True) -> str:
         return render(t, "markdown", notes=notes, links=links).rstrip("\n")
 
@@ -101,7 +130,8 @@ def render_report(stored: Any, figure: Optional[str] = None, top: Optional[int] 
         "Written by `punstats report`. Keyword arguments of the form `f(x=x)` are the ones "
         "[PEP 736](https://peps.python.org/pep-0736/) proposed to shorten to `f(x=)`.",
         "## Headline", headline(ecosystem),
-        "## Projects", table(shown.project_table(records, ecosystem, top)),
+        "## Projects", _fitted_note(stored, top) if fitted and top is not None else "",
+        table(shown.project_table(records, ecosystem, top)),
         "![%s](%s)\n\n*%s*" % (CAPTION, figure, CAPTION) if figure else "",
         "## What was measured", "\n".join(_measured(ecosystem)),
         "## Patterns", "Each pattern of the run (its own patterns too), pooled over the scanned projects "

@@ -1,0 +1,49 @@
+"""The report of an ecosystem run (``present.ecosystem_report``): it fits one forum post, listing
+every project when they fit and otherwise as many as fit, then the others pooled, and says how
+to list them all; ``--top`` is obeyed as given."""
+import re
+
+import pytest
+from fakerun import NAMES, make_run
+
+from punstats.present import ecosystem_report
+from punstats.store.ecosystem import read_run
+
+
+@pytest.fixture(scope="module")
+def stored(tmp_path_factory):
+    directory, _ = make_run(tmp_path_factory.mktemp("run"), "--no-figure")
+    return read_run(directory)
+
+
+def listed(text):
+    """The projects the report's projects table names, in order."""
+    table = text.split("## Projects")[1].split("## What was measured")[0]
+    return re.findall(r"^\| \d+ +\| `([^`]+)`", table, flags=re.M)
+
+
+def test_every_project_is_listed_when_the_report_fits_one_post(stored):
+    text = ecosystem_report.render_report(stored)
+    assert len(text) <= ecosystem_report.POST_LIMIT
+    assert listed(text) == NAMES and "pooled, so that this report fits" not in text
+
+
+def test_a_report_over_one_post_lists_as_many_projects_as_fit_then_the_others_pooled(stored, monkeypatch):
+    whole = ecosystem_report.render_report(stored)
+    monkeypatch.setattr(ecosystem_report, "POST_LIMIT", len(whole) - 1)
+    text = ecosystem_report.render_report(stored)
+    assert len(text) <= len(whole) - 1
+    shown = listed(text)
+    assert 0 < len(shown) < len(NAMES) and shown == NAMES[:len(shown)]
+    assert ("The first %d of the 7 projects by rank, then the others pooled, so that this report fits one "
+            "forum post; `punstats table data/top-pypi-7 --format markdown` lists every project."
+            % len(shown)) in text
+    assert "%d more projects" % (len(NAMES) - len(shown)) in text
+    monkeypatch.setattr(ecosystem_report, "POST_LIMIT", len(text) - 1)  # one project fewer must be listed
+    assert len(listed(ecosystem_report.render_report(stored))) < len(shown)
+
+
+def test_top_is_obeyed_even_over_one_post(stored, monkeypatch):
+    monkeypatch.setattr(ecosystem_report, "POST_LIMIT", 100)
+    text = ecosystem_report.render_report(stored, top=5)
+    assert listed(text) == NAMES[:5] and "so that this report fits" not in text
