@@ -39,7 +39,7 @@ def test_every_project_is_listed_then_the_run_pooled(stored):
     assert pooled[7] == Percent(pytest.approx(100 * (~calls["in_test"]).sum() / outside["keywords"].sum(), abs=1e-4))
     assert pooled[8] == Label(format(1e6 * len(calls) / parsed["code_lines"].sum(), ",.2f"))
     gamma = table.rows[NAMES.index("gamma")]
-    assert gamma[2] == Label("skipped: platform_wheels_only") and gamma[3:] == (Label(""),) * 6
+    assert gamma[2] == Label("skipped: only platform wheels") and gamma[3:] == (Label(""),) * 6
 
 
 def test_a_share_of_nothing_is_n_a_in_every_format(stored):

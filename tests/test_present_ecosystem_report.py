@@ -47,3 +47,11 @@ def test_top_is_obeyed_even_over_one_post(stored, monkeypatch):
     monkeypatch.setattr(ecosystem_report, "POST_LIMIT", 100)
     text = ecosystem_report.render_report(stored, top=5)
     assert listed(text) == NAMES[:5] and "so that this report fits" not in text
+
+
+def test_what_was_measured_says_what_was_read_and_names_each_project_not_scanned_with_its_reason(stored):
+    text = ecosystem_report.render_report(stored)
+    assert "sdist or else its pure-Python wheel (wheel 1, sdist 5)." in text  # not PyPI's "bdist_wheel"
+    assert "- Scanned 6, skipped 1, failed 0: only platform wheels 1 (`gamma`)." in text
+    assert "Not scanned: only platform wheels 1." in text  # the table's note: reasons and counts
+    assert "| 3    | `gamma`" in text and "skipped: only platform wheels |" in text.replace("  ", "")

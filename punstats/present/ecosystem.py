@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import replace
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import pandas as pd
 
@@ -24,6 +24,7 @@ from punstats.analysis.units import unit_words
 from punstats.model.escape import terminal
 from punstats.present.formats import Cell, Code, Label, Percent, Table, render_all
 from punstats.present.provenance import PUBLIC_SOURCE
+from punstats.sources.pypi import PACKAGE_WORDS, REASON_WORDS
 from punstats.store.ecosystem import drawn_at_random, population, run_name
 
 
@@ -62,7 +63,8 @@ def _counts_cells(counts: Dict[str, Any]) -> List[Cell]:
 
 def _project_row(row: Dict[str, Any]) -> Tuple[Cell, ...]:
     if row["status"] != "scanned":
-        why = "skipped: %s" % row["reason"] if row["status"] == "skipped" else "failed (%s)" % row["reason"]
+        why = "skipped: %s" % REASON_WORDS.get(row["reason"], row["reason"]) if row["status"] == "skipped" \
+            else "failed (%s)" % row["reason"]
         return (row["rank"], Code(row["project"]), Label(why),
                 *[Label("")] * 6)
     counts = {column: None if pd.isna(row[column]) else int(row[column]) for column in PROJECT_COUNTS}
@@ -128,8 +130,27 @@ def kinds_table(records: Sequence[Dict[str, Any]], ecosystem: Dict[str, Any]) ->
 
 
 def _not_scanned(ecosystem: Dict[str, Any]) -> str:
-    reasons = ecosystem["not_scanned_by_reason"]
-    return ", ".join("%s %d" % (k, v) for k, v in reasons.items()) or "none"
+    return not_scanned_text(ecosystem) or "none"
+
+
+def distributions_text(ecosystem: Dict[str, Any]) -> str:
+    """What was read of the scanned projects, in words: "sdist 489, wheel 5"."""
+    return ", ".join("%s %d" % (PACKAGE_WORDS.get(k, k), v) for k, v in ecosystem["distributions"].items()) or "none"
+
+
+def not_scanned_text(ecosystem: Dict[str, Any], records: Sequence[Dict[str, Any]] = (), names: int = 0,
+                     quote: Callable[[str], str] = str) -> str:
+    """Why projects were not scanned, in words, each reason with its count ("only platform wheels
+    6"); with ``records`` and ``names``, each reason's first ``names`` projects (``quote``d) too."""
+    parts = []
+    for reason, count in ecosystem["not_scanned_by_reason"].items():
+        which = [r["project"] for r in records if r["status"] != "scanned"
+                 and ("failed" if r["status"] == "failed" else r.get("reason")) == reason]
+        shown = ", ".join(quote(name) for name in which[:names])
+        more = " and %d more" % (len(which) - names) if len(which) > names else ""
+        parts.append("%s %d%s" % (REASON_WORDS.get(reason, reason), count,
+                                  " (%s%s)" % (shown, more) if shown else ""))
+    return ", ".join(parts)
 
 
 def project_line(record: Dict[str, Any], reused: bool = False) -> str:
@@ -151,7 +172,7 @@ def summary_lines(ecosystem: Dict[str, Any]) -> List[str]:
     """The ecosystem summary as a few console lines."""
     lines = ["ecosystem: %d projects, %d scanned (%s), %d skipped, %d failed" % (
         ecosystem["projects"], ecosystem["scanned"],
-        ", ".join("%s %d" % kv for kv in ecosystem["distributions"].items()) or "none",
+        distributions_text(ecosystem),
         ecosystem["skipped"], ecosystem["failed"])]
     for scope, label in (("all", "all code"), ("nontest", "outside tests")):
         s = ecosystem[scope]

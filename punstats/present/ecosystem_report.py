@@ -50,18 +50,21 @@ def headline(ecosystem: Dict[str, Any]) -> str:
                per["q3_pct"], per["projects"]))
 
 
-def _measured(ecosystem: Dict[str, Any]) -> List[str]:
+#: How many projects of each reason the report names.
+NAMED_NOT_SCANNED = 8
+
+
+def _measured(stored: Any) -> List[str]:
+    ecosystem = stored.ecosystem
     rules = ecosystem.get("rules") or {}
-    reasons = ecosystem["not_scanned_by_reason"]
+    reasons = shown.not_scanned_text(ecosystem, stored.records, NAMED_NOT_SCANNED, markdown_code)
     return [
         "- Projects: %s, list %s of %s; each project's latest release, its "
         "sdist or else its pure-Python wheel (%s)." % (
             population(ecosystem), shown.list_text(str(ecosystem["list"]["list"])),
-            str(ecosystem["list"]["last_update"])[:10],
-            ", ".join("%s %d" % kv for kv in ecosystem["distributions"].items()) or "none"),
+            str(ecosystem["list"]["last_update"])[:10], shown.distributions_text(ecosystem)),
         "- Scanned %d, skipped %d, failed %d%s." % (
-            ecosystem["scanned"], ecosystem["skipped"], ecosystem["failed"],
-            " (%s)" % ", ".join("%s %d" % kv for kv in reasons.items()) if reasons else ""),
+            ecosystem["scanned"], ecosystem["skipped"], ecosystem["failed"], ": %s" % reasons if reasons else ""),
         "- Parsed by %s %s with punstats %s; test rule %s, long threshold %s; patterns of your own: %s." % (
             ecosystem.get("python_implementation", "Python"), ecosystem.get("python", "?"),
             ecosystem.get("punstats_version", "?"), markdown_code(str(rules.get("test_rule", "?"))),
@@ -133,7 +136,7 @@ def _render(stored: Any, figure: Optional[str], top: Optional[int], links: bool,
         "## Projects", _fitted_note(stored, top) if fitted and top is not None else "",
         table(shown.project_table(records, ecosystem, top)),
         "![%s](%s)\n\n*%s*" % (CAPTION, figure, CAPTION) if figure else "",
-        "## What was measured", "\n".join(_measured(ecosystem)),
+        "## What was measured", "\n".join(_measured(stored)),
         "## Patterns", "Each pattern of the run (its own patterns too), pooled over the scanned projects "
                        "(the projects as in the note above).",
         table(shown.kinds_table(records, ecosystem), notes=False),

@@ -188,6 +188,13 @@ NO_READABLE_FILE = "no_sdist_or_pure_wheel"  # files, but none punstats reads (e
 
 NO_PROJECT = "no_project"  # the index does not know the name (a project deleted, or with no release left)
 
+#: Each reason in words, as reports and tables say it.
+REASON_WORDS = {NO_FILES: "no release files", PLATFORM_WHEELS_ONLY: "only platform wheels",
+                NO_READABLE_FILE: "no sdist or pure-Python wheel", NO_PROJECT: "not on the index"}
+
+#: A release file's ``packagetype`` in words.
+PACKAGE_WORDS = {"sdist": "sdist", "bdist_wheel": "wheel"}
+
 
 def _release_files(spec: Spec, get: Getter, index_url: str):
     """(url of the document, version, its file entries) of ``spec``'s release.
