@@ -128,6 +128,10 @@ def test_the_figure_counts_at_least_n_with_the_scan_figures_colours_and_a_captio
     assert shares.loc["alpha", "all"] == pytest.approx(100 * (calls["project"] == "alpha").sum() / per["alpha"],
                                                        abs=1e-4)
     assert list(left.collections[0].get_offsets()[:, 1]) == pytest.approx(list(shares["all"].dropna()))
+    with_keywords = (per > 0).sum(), (parsed[~parsed["in_test"]].groupby("project")["keywords"].sum() > 0).sum()
+    assert with_keywords == (5, 5)  # delta has none: no point at 0 %
+    assert [label.get_text() for label in left.get_xticklabels()] == [
+        "all code\n(5 projects)", "outside tests\n(5 projects)"]  # the points drawn, not the 6 scanned
     caption = plot.figure.texts[-1].get_text().replace("\n", " ")
     assert caption == shown.run_provenance(stored.ecosystem)
 
