@@ -19,7 +19,7 @@ def stored(tmp_path_factory):
 def listed(text):
     """The projects the report's projects table names, in order."""
     table = text.split("## Projects")[1].split("## What was measured")[0]
-    return re.findall(r"^\| \d+ +\| `([^`]+)`", table, flags=re.M)
+    return re.findall(r"^\| +\d+ \| `([^`]+)`", table, flags=re.M)
 
 
 def test_every_project_is_listed_when_the_report_fits_one_post(stored):
@@ -54,4 +54,4 @@ def test_what_was_measured_says_what_was_read_and_names_each_project_not_scanned
     assert "sdist or else its pure-Python wheel (wheel 1, sdist 5)." in text  # not PyPI's "bdist_wheel"
     assert "- Scanned 6, skipped 1, failed 0: only platform wheels 1 (`gamma`)." in text
     assert "Not scanned: only platform wheels 1." in text  # the table's note: reasons and counts
-    assert "| 3    | `gamma`" in text and "skipped: only platform wheels |" in text.replace("  ", "")
+    assert "|    3 | `gamma`" in text and "skipped: only platform wheels |" in text.replace("  ", "")

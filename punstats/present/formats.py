@@ -120,9 +120,15 @@ def _marks(table: Table) -> Tuple[List[Optional[int]], Optional[int]]:
     return header, table.title_note
 
 
+#: Cells a column of numbers may hold besides numbers: nothing (a project not scanned) and ``n/a``.
+_BLANKS = (Label(""), Label(NOT_AVAILABLE))
+
+
 def _numeric(table: Table) -> List[bool]:
+    """Per column, whether it holds numbers (right-aligned): at least one, and nothing else but blanks."""
     columns = list(zip(*table.rows)) if table.rows else [()] * len(table.header)
-    return [bool(col) and all(isinstance(c, (int, Percent)) for c in col) for col in columns]
+    return [any(isinstance(c, (int, Percent)) for c in col) and all(isinstance(c, (int, Percent)) or c in _BLANKS
+                                                                    for c in col) for col in columns]
 
 
 def _width(text: str) -> int:
