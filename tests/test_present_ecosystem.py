@@ -144,3 +144,14 @@ def _scan_like(stored):
          "files": 1, "parsed": 1, "failed": 0, "calls": 1, "calls_with_punnable": 1, "long": 0,
          "long_nontest": 0, "long_threshold": 10, "lines": 1}
     return SimpleNamespace(summary=s)
+
+
+def test_a_project_s_console_line_counts_parsed_files_as_the_table_does(stored):
+    record = next(r for r in stored.records if r["project"] == "alpha")
+    table = shown.project_table(stored.records, stored.ecosystem)
+    files = table.rows[NAMES.index("alpha")][3]
+    assert shown.project_line(record).split()[4:6] == ["files", str(files)] and "not parsed" not in \
+        shown.project_line(record)
+    summary = dict(record["summary"], files=record["summary"]["files"] + 2, failed=2)  # two files that did not parse
+    line = shown.project_line(dict(record, summary=summary))
+    assert line.split()[4:6] == ["files", str(files)] and "(70.00%)  not parsed 2  try_finally" in line

@@ -154,7 +154,8 @@ def not_scanned_text(ecosystem: Dict[str, Any], records: Sequence[Dict[str, Any]
 
 
 def project_line(record: Dict[str, Any], reused: bool = False) -> str:
-    """One console line per finished project (with each user pattern's count)."""
+    """One console line per finished project: its parsed files (as the projects table counts them;
+    those that failed to parse after them), keyword arguments, ``f(x=x)`` and each user pattern's count."""
     head = "%5d %-28s" % (record["rank"], record["project"][:28])
     if record["status"] != "scanned":
         return terminal("%s %s: %s" % (head, record["status"], record["message"]))
@@ -162,10 +163,11 @@ def project_line(record: Dict[str, Any], reused: bool = False) -> str:
     patterns = "".join("  %s %s" % (p["name"], format(s.get("kinds", {}).get(p["name"], 0), ","))
                        for p in s.get("patterns", []))
     share = "%5.2f%%" % s["punnable_pct"] if s["keywords"] else "   n/a"  # 0/0 is not 0 %
-    return terminal("%s %-5s %-14s files %6s  keywords %8s  f(x=x) %6s (%s)%s%s" % (
+    failed = "  not parsed %s" % format(s["failed"], ",") if s.get("failed") else ""
+    return terminal("%s %-5s %-14s files %6s  keywords %8s  f(x=x) %6s (%s)%s%s%s" % (
         head, "sdist" if record["distribution"] == "sdist" else "wheel", record["version"][:14],
-        format(s["files"], ","), format(s["keywords"], ","), format(s["punnable"], ","), share,
-        patterns, "  (already stored)" if reused else ""))
+        format(s.get("parsed", s["files"]), ","), format(s["keywords"], ","), format(s["punnable"], ","), share,
+        failed, patterns, "  (already stored)" if reused else ""))
 
 
 def summary_lines(ecosystem: Dict[str, Any]) -> List[str]:
