@@ -55,3 +55,16 @@ def test_what_was_measured_says_what_was_read_and_names_each_project_not_scanned
     assert "- Scanned 6, skipped 1, failed 0: only platform wheels 1 (`gamma`)." in text
     assert "Not scanned: only platform wheels 1." in text  # the table's note: reasons and counts
     assert "|    3 | `gamma`" in text and "skipped: only platform wheels |" in text.replace("  ", "")
+
+
+def test_a_random_sample_s_report_says_which_list_it_was_drawn_from_and_how_to_draw_it_again(stored):
+    from dataclasses import replace
+    listed = dict(stored.ecosystem["list"], list="https://pypi.org/simple/", seed=7, projects_in_list=1234,
+                  bytes=5678, sha256="ab" * 32, last_update="2026-12-04 13:35:41")
+    drawn = replace(stored, ecosystem=dict(stored.ecosystem, list=listed))
+    text = ecosystem_report.render_report(drawn)
+    assert ("- The sample: `random.Random(7).sample` of the list's 1,234 names (of 2026-12-04 13:35:41, 5,678 "
+            "bytes, sha256 `%s`)" % ("ab" * 32)) in text
+    assert "`--random-pypi-list FILE`" in text
+    assert "punstats corpus random-pypi:7 -o data/random-pypi-7-seed-7 --seed 7" in text
+    assert "The sample" not in ecosystem_report.render_report(stored)  # a ranked list: no draw

@@ -70,7 +70,19 @@ def _measured(stored: Any) -> List[str]:
             ecosystem.get("punstats_version", "?"), markdown_code(str(rules.get("test_rule", "?"))),
             rules.get("long_threshold", "?"),
             ", ".join(markdown_code(str(p.get("name"))) for p in ecosystem.get("patterns", [])) or "none"),
-    ]
+    ] + _draw(ecosystem)
+
+
+def _draw(ecosystem: Dict[str, Any]) -> List[str]:
+    """For a random sample: the list it was drawn from (its size and sha256) and how to draw it again."""
+    listed = ecosystem["list"]
+    if not drawn_at_random(ecosystem):
+        return []
+    return ["- The sample: `random.Random(%s).sample` of the list's %s names (of %s, %s bytes, sha256 "
+            "`%s`); `ecosystem.json` lists the names drawn. The index's list changes every minute: to draw "
+            "the same sample, give a copy of that list with `--random-pypi-list FILE`." % (
+                listed["seed"], format(int(listed.get("projects_in_list", 0)), ","), listed["last_update"],
+                format(int(listed.get("bytes", 0)), ","), listed.get("sha256", "?"))]
 
 
 def _commands(stored: Any) -> List[str]:
