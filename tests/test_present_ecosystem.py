@@ -10,7 +10,7 @@ from fakerun import NAMES, make_run
 
 from punstats.model.kinds import KINDS
 from punstats.present import ecosystem as shown
-from punstats.present.formats import FORMATS, Code, Label, Percent, render
+from punstats.present.formats import FORMATS, Code, Label, Percent, Rate, render
 from punstats.store.ecosystem import read_run
 
 
@@ -37,7 +37,8 @@ def test_every_project_is_listed_then_the_run_pooled(stored):
     assert pooled[6] == Percent(pytest.approx(100 * len(calls) / parsed["keywords"].sum(), abs=1e-4))
     outside = parsed[~parsed["in_test"]]
     assert pooled[7] == Percent(pytest.approx(100 * (~calls["in_test"]).sum() / outside["keywords"].sum(), abs=1e-4))
-    assert pooled[8] == Label(format(1e6 * len(calls) / parsed["code_lines"].sum(), ",.2f"))
+    assert pooled[8] == Rate(pytest.approx(1e6 * len(calls) / parsed["code_lines"].sum(), abs=0.005))
+    assert render(table, "markdown").splitlines()[3].endswith("-: |")  # a column of numbers, right-aligned
     gamma = table.rows[NAMES.index("gamma")]
     assert gamma[2] == Label("skipped: only platform wheels") and gamma[3:] == (Label(""),) * 6
 
@@ -45,7 +46,7 @@ def test_every_project_is_listed_then_the_run_pooled(stored):
 def test_a_share_of_nothing_is_n_a_in_every_format(stored):
     table = shown.project_table(stored.records, stored.ecosystem)
     delta = table.rows[NAMES.index("delta")]
-    assert delta[5:8] == (0, Label("n/a"), Label("n/a")) and delta[8] == Label("0.00")
+    assert delta[5:8] == (0, Label("n/a"), Label("n/a")) and delta[8] == Rate(0.0)
     kappa = table.rows[NAMES.index("kappa")]
     assert kappa[7] == Percent(0.0)  # keyword arguments outside tests, none of them f(x=x): a real 0 %
     for fmt in FORMATS:

@@ -171,3 +171,12 @@ def test_a_column_of_numbers_is_right_aligned_with_blank_and_n_a_cells_in_it():
     rule = formats.render(table, "markdown").splitlines()[1]
     assert [cell.strip().endswith(":") for cell in rule.strip("|").split("|")] == [False, True, True, False, False]
     assert "| b    |       |    n/a |" in formats.render(table, "markdown")
+
+
+def test_a_rate_is_a_number_in_every_format_and_n_a_when_there_is_nothing_to_divide_by():
+    table = formats.Table(header=(formats.Label("name"), formats.Label("per million lines")),
+                          rows=(("a", formats.Rate(18784.0912)), ("b", formats.Rate(float("nan")))))
+    markdown = formats.render(table, "markdown").splitlines()
+    assert markdown[1].endswith("-: |") and markdown[2].endswith(" 18,784.09 |") and markdown[3].endswith(" n/a |")
+    assert formats.render(table, "csv").splitlines()[1:] == ["a,18784.09", "b,"]  # CSV: a plain number, n/a empty
+    assert "{lr}" in formats.render(table, "latex") and "18,784.09" in formats.render(table, "rst")

@@ -22,7 +22,7 @@ import pandas as pd
 from punstats.analysis.ecosystem import PROJECT_COUNTS, per_project, pooled, pooled_summary, shares
 from punstats.analysis.units import unit_words
 from punstats.model.escape import terminal
-from punstats.present.formats import Cell, Code, Label, Percent, Table, render_all
+from punstats.present.formats import Cell, Code, Label, Percent, Rate, Table, render_all
 from punstats.present.provenance import PUBLIC_SOURCE
 from punstats.sources.pypi import PACKAGE_WORDS, REASON_WORDS
 from punstats.store.ecosystem import drawn_at_random, population, run_name
@@ -47,7 +47,7 @@ def _share(value: float) -> Cell:
 
 
 def _rate(value: float) -> Cell:
-    return Label(format(value, ",.2f") if value == value else "n/a")
+    return Rate(value)  # NaN (no line of code): n/a
 
 
 def _count(value: Any) -> Cell:
