@@ -29,8 +29,8 @@ NOT_AVAILABLE = "n/a"
 
 
 @dataclass(frozen=True)
-class Percent:
-    """A percentage cell: ``10.70%`` (two decimals); NaN (a share of nothing) is ``n/a``."""
+class _Decimal:
+    """A cell holding a float written with two decimals; NaN (nothing to divide by) is ``n/a``."""
 
     value: float
 
@@ -39,15 +39,12 @@ class Percent:
         return self.value == self.value
 
 
-@dataclass(frozen=True)
-class Rate:
-    """A rate cell (per million lines of code): ``18,784.09``; NaN (nothing to divide by) is ``n/a``."""
+class Percent(_Decimal):
+    """A percentage cell: ``10.70%``; NaN (a share of nothing) is ``n/a``."""
 
-    value: float
 
-    @property
-    def known(self) -> bool:
-        return self.value == self.value
+class Rate(_Decimal):
+    """A rate cell (per million lines of code): ``18,784.09``; NaN is ``n/a``."""
 
 
 #: The cells that are numbers: right-aligned, written plain in CSV.
