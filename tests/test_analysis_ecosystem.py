@@ -198,3 +198,18 @@ def test_the_run_s_left_out_is_what_its_stored_records_hold(stored):
     files = pd.read_parquet(os.path.join(stored.directory, "files"))  # the failed files, from the dataset
     failed = files[~files["status"].isin(["ok", "symlink", "outside_root", "directory", "submodule", "not_python"])]
     assert left_out["unparsed_files"]["by_reason"] == failed["status"].astype(str).value_counts().to_dict()
+
+
+def test_a_project_that_parsed_no_file_has_no_line_of_code_and_the_pool_stays_known(stored):
+    """A project whose release holds no Python file (stubs only) has a summary without units
+    (as a real empty scan stores it: ``test_analysis_units``); it adds 0 lines of code, and the
+    pooled lines of code and rate per million lines stay known."""
+    records = [r for r in stored.records if r["status"] == "scanned"]
+    nothing = {scope: dict(m, files=0, keywords=0, punnable=0) for scope, m in records[0]["measures"].items()}
+    summary = {k: v for k, v in records[0]["summary"].items() if k not in ("units", "units_nontest", "code_lines")}
+    empty = dict(records[0], rank=99, project="stubs", measures=nothing, summary=dict(summary, parsed=0, files=0))
+    frame = eco.per_project(records + [empty]).set_index("project")
+    assert int(frame.loc["stubs", "code_lines"]) == 0
+    total, before = eco.pooled(frame.reset_index()), eco.pooled(eco.per_project(records))
+    assert total["code_lines"] == before["code_lines"] is not None
+    assert eco.shares(total)["per_million"] == eco.shares(before)["per_million"]

@@ -1,6 +1,7 @@
 """``analysis.units``: a registry row's count and the total it is a share of, read from
 summaries as the scan records them (``units``) and as summaries stored before held them."""
 import math
+import warnings
 
 import pandas as pd
 import pytest
@@ -79,3 +80,18 @@ def test_kinds_comparison_gives_nontest_and_rates_where_recorded(result):
     assert table.at["call", "per_million_0"] == round(1e6 * s["punnable"] / 1000, 2)
     assert pd.isna(table.at["call", "nontest_1"]) and math.isnan(table.at["call", "per_million_1"])
     assert table.at["attribute_self", "part_of"] == "attribute"
+
+
+def test_a_scan_that_parsed_no_file_has_none_of_any_unit(tmp_path):
+    """A real scan of a tree without Python files (an sdist of stubs only) records no units; it holds
+    0 of each (lines of code, keyword arguments, nodes), so a run pooling it still knows its totals."""
+    (tmp_path / "stubs.pyi").write_text("def f(x: int) -> int: ...\n")
+    with warnings.catch_warnings():  # whether an empty scan warns is not this test's matter
+        warnings.simplefilter("ignore")
+        summary = punstats.scan(str(tmp_path), cache=False).summary
+    assert summary["parsed"] == 0 and "code_lines" not in summary  # as stored: nothing recorded
+    for unit in [*(u for u in UNITS if u), "code_lines", "Try"]:
+        assert units.denominator(summary, unit) == 0, unit
+        assert units.denominator(summary, unit, nontest=True) == 0, unit
+    assert units.denominator(dict(summary, parsed=3), "code_lines") is None  # files parsed: unknown stays unknown
+    assert math.isnan(units.per_million(summary, 0))

@@ -205,6 +205,7 @@ def test_top_pypi_prints_a_line_per_project_then_the_ecosystem(tmp_path, capsys)
     index = FakePyPI()
     try:
         index.project("one", "1.0", [("one-1.0.tar.gz", sdist("one", "1.0", {"one/m.py": "f(x=x, y=1)\n"}), "sdist")])
+        index.raw("/pypi/two/json", "{not json")  # a failure (a project the index does not know is a skip)
         listing = top_list(tmp_path / "list.json", ["one", "two"])
         out = str(tmp_path / "out")
         argv = ["corpus", "top-pypi:2", "--top-pypi-list", listing, "--index-url", index.index_url, "-o", out,
@@ -213,7 +214,8 @@ def test_top_pypi_prints_a_line_per_project_then_the_ecosystem(tmp_path, capsys)
         lines = capsys.readouterr().out.splitlines()
         assert lines[0].split() == ["1", "one", "sdist", "1.0", "files", "1", "keywords", "2", "f(x=x)", "1",
                                     "(50.00%)"]
-        assert lines[1].split() == ["2", "two", "failed:", "no", "project", "two", "on", "PyPI"]
+        assert lines[1].split() == ["2", "two", "failed:", "%s/two/json:" % index.index_url, "the", "index", "did",
+                                    "not", "answer", "with", "JSON"]
         assert lines[2] == "ecosystem: 2 projects, 1 scanned (sdist 1), 0 skipped, 1 failed"
         assert lines[3].split()[:5] == ["all", "code", "pooled", "50.00%", "(1"]
         assert lines[-1] == "dataset: pd.read_parquet(%r) (and %r); summary: %s" % (

@@ -78,7 +78,7 @@ def test_each_project_is_scanned_or_recorded_with_its_reason_and_the_run_goes_on
         "alpha": ("scanned", None), "beta": ("scanned", None), "iota": ("scanned", None),
         "gamma": ("skipped", pypi.PLATFORM_WHEELS_ONLY), "delta": ("skipped", pypi.NO_FILES),
         "epsilon": ("skipped", pypi.NO_READABLE_FILE),
-        "zeta": ("failed", "error"), "eta": ("failed", "error"), "theta": ("failed", "error"),
+        "zeta": ("skipped", pypi.NO_PROJECT), "eta": ("failed", "error"), "theta": ("failed", "error"),
         "kappa": ("failed", "error")}
     assert by["gamma"]["message"] == "gamma==3.0 has no sdist and only platform wheels"
     assert by["zeta"]["message"] == "no project zeta on PyPI"
@@ -90,9 +90,9 @@ def test_each_project_is_scanned_or_recorded_with_its_reason_and_the_run_goes_on
     assert by["beta"]["file"] == "beta-2.0-py2.py3-none-any.whl"  # the pure wheel, not the platform one
     assert by["alpha"]["summary"]["punnable"] == 3 + 2 + 2 and by["alpha"]["measures"]["nontest"]["punnable"] == 5
     assert by["beta"]["summary"]["punnable"] == 1 + 2 and by["iota"]["summary"]["punnable"] == 6 + 2
-    assert (summary["scanned"], summary["skipped"], summary["failed"]) == (3, 3, 4)
-    assert summary["not_scanned_by_reason"] == {"failed": 4, pypi.NO_FILES: 1, pypi.NO_READABLE_FILE: 1,
-                                                pypi.PLATFORM_WHEELS_ONLY: 1}
+    assert (summary["scanned"], summary["skipped"], summary["failed"]) == (3, 4, 3)
+    assert summary["not_scanned_by_reason"] == {"failed": 3, pypi.NO_FILES: 1, pypi.NO_READABLE_FILE: 1,
+                                                pypi.PLATFORM_WHEELS_ONLY: 1, pypi.NO_PROJECT: 1}
     assert summary["distributions"] == {"bdist_wheel": 1, "sdist": 2}
     assert summary["cache"] == {"cached": 2, "extracted": 6}  # shared.py, in all three, extracted once
     downloads = str(tmp_path / "downloads")
@@ -101,13 +101,15 @@ def test_each_project_is_scanned_or_recorded_with_its_reason_and_the_run_goes_on
     assert not list((tmp_path / "out").rglob("ESCAPED*")) and not os.path.exists(tmp_path / "ESCAPED")
     journal = (tmp_path / "out" / run.JOURNAL).read_text().splitlines()
     assert [json.loads(line)["project"] for line in journal] == NAMES
+    index.project("eta", "1.0", [("eta-1.0.tar.gz", sdist("eta", "1.0", {"e.py": code(2)}), "sdist")])
     index.project("zeta", "1.0", [("zeta-1.0.tar.gz", sdist("zeta", "1.0", {"z.py": code(2)}), "sdist")])
     seen = []
     records, again = run_top(tmp_path, index, skip_existing=True,
                              on_done=lambda record, reused: seen.append((record["project"], reused)))
-    assert [name for name, reused in seen if not reused] == ["zeta", "eta", "theta", "kappa"]  # failures again
-    assert {r["project"]: r["status"] for r in records}["zeta"] == "scanned"  # it is on the index now
-    assert (again["scanned"], again["skipped"], again["failed"]) == (4, 3, 3)
+    assert [name for name, reused in seen if not reused] == ["eta", "theta", "kappa"]  # failures again, skips not
+    status = {r["project"]: r["status"] for r in records}
+    assert (status["eta"], status["zeta"]) == ("scanned", "skipped")  # the index answers now; a skip stays one
+    assert (again["scanned"], again["skipped"], again["failed"]) == (4, 4, 2)
 
 
 def by_hand(out):
@@ -340,14 +342,15 @@ def test_resume_after_kill_9_loses_and_doubles_nothing(tmp_path, index):
 
 def test_strict_stops_at_the_first_failure_with_one_line(tmp_path, index):
     populate(index)
-    top_list(tmp_path / "list.json", ["alpha", "gamma", "zeta", "iota"])
+    top_list(tmp_path / "list.json", ["alpha", "gamma", "zeta", "eta"])
     command = cli_run(tmp_path, index, tmp_path / "out", "--strict")
     command[command.index("top-pypi:6")] = "top-pypi:4"
     result = subprocess.run(command, env=dict(os.environ, PYTHONPATH=ROOT), capture_output=True, text=True)
     assert result.returncode == 2
-    assert result.stderr == "punstats: error: project 3 (zeta) failed: no project zeta on PyPI\n"
+    assert result.stderr == ("punstats: error: project 4 (eta) failed: %s/eta/json: the index did not answer "
+                             "with JSON\n" % index.index_url)
     done = [json.loads(line)["project"] for line in (tmp_path / "out" / run.JOURNAL).read_text().splitlines()]
-    assert done == ["alpha", "gamma"]  # a skip is not a failure
+    assert done == ["alpha", "gamma", "zeta"]  # a skip is not a failure: no release, no project on the index
 
 
 def test_the_dask_engine_gives_the_local_run_s_results(tmp_path, index):

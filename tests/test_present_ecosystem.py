@@ -10,7 +10,7 @@ from fakerun import NAMES, make_run
 
 from punstats.model.kinds import KINDS
 from punstats.present import ecosystem as shown
-from punstats.present.formats import FORMATS, Code, Label, Percent, render
+from punstats.present.formats import FORMATS, Code, Label, Percent, Rate, render
 from punstats.store.ecosystem import read_run
 
 
@@ -37,15 +37,16 @@ def test_every_project_is_listed_then_the_run_pooled(stored):
     assert pooled[6] == Percent(pytest.approx(100 * len(calls) / parsed["keywords"].sum(), abs=1e-4))
     outside = parsed[~parsed["in_test"]]
     assert pooled[7] == Percent(pytest.approx(100 * (~calls["in_test"]).sum() / outside["keywords"].sum(), abs=1e-4))
-    assert pooled[8] == Label(format(1e6 * len(calls) / parsed["code_lines"].sum(), ",.2f"))
+    assert pooled[8] == Rate(pytest.approx(1e6 * len(calls) / parsed["code_lines"].sum(), abs=0.005))
+    assert render(table, "markdown").splitlines()[3].endswith("-: |")  # a column of numbers, right-aligned
     gamma = table.rows[NAMES.index("gamma")]
-    assert gamma[2] == Label("skipped: platform_wheels_only") and gamma[3:] == (Label(""),) * 6
+    assert gamma[2] == Label("skipped: only platform wheels") and gamma[3:] == (Label(""),) * 6
 
 
 def test_a_share_of_nothing_is_n_a_in_every_format(stored):
     table = shown.project_table(stored.records, stored.ecosystem)
     delta = table.rows[NAMES.index("delta")]
-    assert delta[5] == 0 and delta[8] == Label("0.00")
+    assert delta[5] == 0 and delta[8] == Rate(0.0)
     assert all(isinstance(cell, Percent) and not cell.known for cell in delta[6:8])  # NaN, as a scan's tables
     kappa = table.rows[NAMES.index("kappa")]
     assert kappa[7] == Percent(0.0)  # keyword arguments outside tests, none of them f(x=x): a real 0 %
@@ -132,6 +133,10 @@ def test_the_figure_counts_at_least_n_with_the_scan_figures_colours_and_a_captio
     assert shares.loc["alpha", "all"] == pytest.approx(100 * (calls["project"] == "alpha").sum() / per["alpha"],
                                                        abs=1e-4)
     assert list(left.collections[0].get_offsets()[:, 1]) == pytest.approx(list(shares["all"].dropna()))
+    with_keywords = (per > 0).sum(), (parsed[~parsed["in_test"]].groupby("project")["keywords"].sum() > 0).sum()
+    assert with_keywords == (5, 5)  # delta has none: no point at 0 %
+    assert [label.get_text() for label in left.get_xticklabels()] == [
+        "all code\n(5 projects)", "outside tests\n(5 projects)"]  # the points drawn, not the 6 scanned
     caption = plot.figure.texts[-1].get_text().replace("\n", " ")
     assert caption == shown.run_provenance(stored.ecosystem)
 
@@ -199,3 +204,14 @@ def test_what_was_measured_names_the_file_endings_read(stored):
     ecosystem = dict(stored.ecosystem, rules=rules)
     measured = render_report(stored.__class__(stored.directory, stored.run, ecosystem, stored.records))
     assert "files ending in `.py`, `.ipynb` (the code cells of notebooks);" in measured
+
+
+def test_a_project_s_console_line_counts_parsed_files_as_the_table_does(stored):
+    record = next(r for r in stored.records if r["project"] == "alpha")
+    table = shown.project_table(stored.records, stored.ecosystem)
+    files = table.rows[NAMES.index("alpha")][3]
+    assert shown.project_line(record).split()[4:6] == ["files", str(files)] and "not parsed" not in \
+        shown.project_line(record)
+    summary = dict(record["summary"], files=record["summary"]["files"] + 2, failed=2)  # two files that did not parse
+    line = shown.project_line(dict(record, summary=summary))
+    assert line.split()[4:6] == ["files", str(files)] and "(70.00%)  not parsed 2  try_finally" in line

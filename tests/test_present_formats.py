@@ -158,3 +158,25 @@ def test_inline_notes_render_as_superscripts_and_a_list(scans):
         tables.summary_table([punstats.load(d) for d in scans])._repr_markdown_())
     assert "<sup>1</sup></th>" in html and '<ol start="1">' not in html and "<ol>\n<li>" in html
     assert "[^" not in html and os.sep + "tmp" not in html.split("<ol>")[0]
+
+
+def test_a_column_of_numbers_is_right_aligned_with_blank_and_n_a_cells_in_it():
+    """A project not scanned (blank cells) or a share of nothing (n/a) among numbers keeps the column
+    a column of numbers; a column of words, or of blanks only, is not one."""
+    Label, Percent = formats.Label, formats.Percent
+    table = formats.Table(header=(Label("name"), Label("n"), Label("share"), Label("note"), Label("empty")),
+                          rows=(("a", 1, Percent(10.0), Label("x"), Label("")),
+                                ("b", Label(""), Label("n/a"), Label(""), Label("")),
+                                ("c", 1234, Percent(float("nan")), Label("n/a"), Label(""))))
+    rule = formats.render(table, "markdown").splitlines()[1]
+    assert [cell.strip().endswith(":") for cell in rule.strip("|").split("|")] == [False, True, True, False, False]
+    assert "| b    |       |    n/a |" in formats.render(table, "markdown")
+
+
+def test_a_rate_is_a_number_in_every_format_and_n_a_when_there_is_nothing_to_divide_by():
+    table = formats.Table(header=(formats.Label("name"), formats.Label("per million lines")),
+                          rows=(("a", formats.Rate(18784.0912)), ("b", formats.Rate(float("nan")))))
+    markdown = formats.render(table, "markdown").splitlines()
+    assert markdown[1].endswith("-: |") and markdown[2].endswith(" 18,784.09 |") and markdown[3].endswith(" n/a |")
+    assert formats.render(table, "csv").splitlines()[1:] == ["a,18784.09", "b,"]  # CSV: a plain number, n/a empty
+    assert "{lr}" in formats.render(table, "latex") and "18,784.09" in formats.render(table, "rst")

@@ -289,8 +289,9 @@ def per_project(records: Iterable[Dict[str, Any]]) -> pd.DataFrame:
                                "version": str(record.get("version", ""))}
         if record["status"] == "scanned":
             a, n = record["measures"]["all"], record["measures"]["nontest"]
-            row.update(files=a["files"], code_lines=record["summary"].get("code_lines"), keywords=a["keywords"],
-                       punnable=a["punnable"], keywords_nontest=n["keywords"], punnable_nontest=n["punnable"])
+            row.update(files=a["files"], code_lines=units.denominator(record["summary"], "code_lines"),
+                       keywords=a["keywords"], punnable=a["punnable"], keywords_nontest=n["keywords"],
+                       punnable_nontest=n["punnable"])
         rows.append(row)
     frame = pd.DataFrame(rows, columns=["rank", "project", "status", "reason", "version", *PROJECT_COUNTS])
     for column in PROJECT_COUNTS:

@@ -11,7 +11,8 @@ report print the same numbers:
   recorded them, else from the keys summaries stored before held
   (``keywords``, ``calls``, ``class_keywords``, ``kinds["dict_entries"]``,
   ``parameters["functions"]``, ``parsed``, ``lines``, ``code_lines``);
-  None when the summary does not know it;
+  0 of every unit in a scan that parsed no file (its summary records no
+  units: an sdist of stubs only, say); None when the summary does not know it;
 - ``share`` (in %) and ``per_million`` (per million lines of code);
 - ``stored_share``: a share the summary stores (``punnable_pct``), NaN when
   its denominator is 0 (``summary.json`` holds 0.0 there: JSON has no NaN);
@@ -66,6 +67,8 @@ def denominator(summary: Summary, unit: str, nontest: bool = False) -> Optional[
     else:
         found = (_STORED_BEFORE_NONTEST if nontest else _STORED_BEFORE).get(unit)
         value = found(summary) if found else None
+        if value is None and summary.get("parsed") == 0:  # nothing parsed: none of any unit
+            value = 0
     return None if value is None else int(value)
 
 

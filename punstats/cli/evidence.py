@@ -85,7 +85,7 @@ def _add_plot_and_report(commands: Any, stored_scans: Any) -> None:
     p.add_argument("--no-figures", action="store_true", help="tables and text only (no matplotlib needed)")
     p.add_argument("--top", type=_positive, default=None, metavar="N",
                    help="an ecosystem run: list the first N projects, then one row pooling the others "
-                        "(default: every project)")
+                        "(default: every project, or as many as fit one post; punstats table lists them all)")
     p.set_defaults(handler=cmd_report)
 
 

@@ -15,15 +15,16 @@ from __future__ import annotations
 
 import os
 from dataclasses import replace
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import pandas as pd
 
 from punstats.analysis.ecosystem import PROJECT_COUNTS, per_project, pooled, pooled_summary, shares
 from punstats.analysis.units import share, stored_share, unit_words
 from punstats.model.escape import terminal
-from punstats.present.formats import Cell, Code, Label, Percent, Table, percent_text, render_all
+from punstats.present.formats import Cell, Code, Label, Percent, Rate, Table, percent_text, render_all
 from punstats.present.provenance import PUBLIC_SOURCE
+from punstats.sources.pypi import PACKAGE_WORDS, REASON_WORDS
 from punstats.store.ecosystem import drawn_at_random, population, run_name
 
 
@@ -41,7 +42,7 @@ def run_provenance(ecosystem: Dict[str, Any]) -> str:
 
 
 def _rate(value: float) -> Cell:
-    return Label(format(value, ",.2f") if value == value else "n/a")
+    return Rate(value)  # NaN (no line of code): n/a
 
 
 def _count(value: Any) -> Cell:
@@ -57,7 +58,8 @@ def _counts_cells(counts: Dict[str, Any]) -> List[Cell]:
 
 def _project_row(row: Dict[str, Any]) -> Tuple[Cell, ...]:
     if row["status"] != "scanned":
-        why = "skipped: %s" % row["reason"] if row["status"] == "skipped" else "failed (%s)" % row["reason"]
+        why = "skipped: %s" % REASON_WORDS.get(row["reason"], row["reason"]) if row["status"] == "skipped" \
+            else "failed (%s)" % row["reason"]
         return (row["rank"], Code(row["project"]), Label(why),
                 *[Label("")] * 6)
     counts = {column: None if pd.isna(row[column]) else int(row[column]) for column in PROJECT_COUNTS}
@@ -160,12 +162,32 @@ def pooled_table(stored: Any, by: str, n: int) -> Table:
 
 
 def _not_scanned(ecosystem: Dict[str, Any]) -> str:
-    reasons = ecosystem["not_scanned_by_reason"]
-    return ", ".join("%s %d" % (k, v) for k, v in reasons.items()) or "none"
+    return not_scanned_text(ecosystem) or "none"
+
+
+def distributions_text(ecosystem: Dict[str, Any]) -> str:
+    """What was read of the scanned projects, in words: "sdist 489, wheel 5"."""
+    return ", ".join("%s %d" % (PACKAGE_WORDS.get(k, k), v) for k, v in ecosystem["distributions"].items()) or "none"
+
+
+def not_scanned_text(ecosystem: Dict[str, Any], records: Sequence[Dict[str, Any]] = (), names: int = 0,
+                     quote: Callable[[str], str] = str) -> str:
+    """Why projects were not scanned, in words, each reason with its count ("only platform wheels
+    6"); with ``records`` and ``names``, each reason's first ``names`` projects (``quote``d) too."""
+    parts = []
+    for reason, count in ecosystem["not_scanned_by_reason"].items():
+        which = [r["project"] for r in records if r["status"] != "scanned"
+                 and ("failed" if r["status"] == "failed" else r.get("reason")) == reason]
+        shown = ", ".join(quote(name) for name in which[:names])
+        more = " and %d more" % (len(which) - names) if len(which) > names else ""
+        parts.append("%s %d%s" % (REASON_WORDS.get(reason, reason), count,
+                                  " (%s%s)" % (shown, more) if shown else ""))
+    return ", ".join(parts)
 
 
 def project_line(record: Dict[str, Any], reused: bool = False) -> str:
-    """One console line per finished project (with each user pattern's count)."""
+    """One console line per finished project: its parsed files (as the projects table counts them;
+    those that failed to parse after them), keyword arguments, ``f(x=x)`` and each user pattern's count."""
     head = "%5d %-28s" % (record["rank"], record["project"][:28])
     if record["status"] != "scanned":
         return terminal("%s %s: %s" % (head, record["status"], record["message"]))
@@ -173,10 +195,11 @@ def project_line(record: Dict[str, Any], reused: bool = False) -> str:
     patterns = "".join("  %s %s" % (p["name"], format(s.get("kinds", {}).get(p["name"], 0), ","))
                        for p in s.get("patterns", []))
     pct = percent_text(stored_share(s, "punnable_pct")).rjust(6)  # 0/0 is n/a, not 0 %
-    return terminal("%s %-5s %-14s files %6s  keywords %8s  f(x=x) %6s (%s)%s%s" % (
+    failed = "  not parsed %s" % format(s["failed"], ",") if s.get("failed") else ""
+    return terminal("%s %-5s %-14s files %6s  keywords %8s  f(x=x) %6s (%s)%s%s%s" % (
         head, "sdist" if record["distribution"] == "sdist" else "wheel", record["version"][:14],
-        format(s["files"], ","), format(s["keywords"], ","), format(s["punnable"], ","), pct,
-        patterns, "  (already stored)" if reused else ""))
+        format(s.get("parsed", s["files"]), ","), format(s["keywords"], ","), format(s["punnable"], ","), pct,
+        failed, patterns, "  (already stored)" if reused else ""))
 
 
 #: How ``left_out`` (``analysis.ecosystem.LEFT_OUT``) names each thing left out, in prose.
@@ -210,7 +233,7 @@ def summary_lines(ecosystem: Dict[str, Any]) -> List[str]:
     """The ecosystem summary as a few console lines."""
     lines = ["ecosystem: %d projects, %d scanned (%s), %d skipped, %d failed" % (
         ecosystem["projects"], ecosystem["scanned"],
-        ", ".join("%s %d" % kv for kv in ecosystem["distributions"].items()) or "none",
+        distributions_text(ecosystem),
         ecosystem["skipped"], ecosystem["failed"])]
     for scope, label in (("all", "all code"), ("nontest", "outside tests")):
         s, text = ecosystem[scope], scope_shares(ecosystem[scope])

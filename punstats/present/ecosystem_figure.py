@@ -46,10 +46,11 @@ def _per_project_panel(axes: Any, data: pd.DataFrame) -> None:
     for position, (points, (_, colour, _)) in enumerate(zip(values, SERIES), 1):
         jitter = [position + 0.18 * (((i * 7919) % 101) / 100.0 - 0.5) for i in range(len(points))]
         axes.scatter(jitter, points, s=12, alpha=0.6, color=colour, linewidths=0)
-    axes.set_xticks([1, 2], [label for _, _, label in SERIES])
+    axes.set_xticks([1, 2], ["%s\n(%d projects)" % (label, len(points))  # those with keyword arguments there
+                             for points, (_, _, label) in zip(values, SERIES)])
     axes.set_ylabel("% of keyword arguments")
     axes.yaxis.set_major_formatter(FuncFormatter(lambda value, _: "%g%%" % value))
-    axes.set_title("f(x=x) share per project (%d projects)" % len(data))
+    axes.set_title("f(x=x) share per project with keyword arguments")
 
 
 def _length_panel(axes: Any, ecosystem: Dict[str, Any]) -> None:

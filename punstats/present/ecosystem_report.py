@@ -2,7 +2,8 @@
 
 This module owns the run report's layout and wording: the headline (the pooled
 shares and the per-project distribution), the table of every project (or the
-first K and one row pooling the others), the figure, what was measured, every
+first K and one row pooling the others; by default as many as fit one forum
+post, ``present.report.POST_LIMIT``), the figure, what was measured, every
 pattern of the run's registry pooled, and the commands that make it again.
 The tables come from ``present.ecosystem``, the figure from
 ``present.ecosystem_figure`` (imported only when figures are wanted), every
@@ -21,6 +22,7 @@ from punstats.present import ecosystem as shown
 from punstats.present.commands import rule_options
 from punstats.present.formats import Table, markdown_code, render
 from punstats.present.provenance import PUBLIC_SOURCE
+from punstats.present.report import POST_LIMIT
 from punstats.sources.pypi import INDEX_URL
 from punstats.store.ecosystem import drawn_at_random, population, run_spec
 from punstats.store.rules import DEFAULT_LONG_THRESHOLD, DEFAULT_TEST_RULE
@@ -52,18 +54,21 @@ def headline(ecosystem: Dict[str, Any]) -> str:
                text["q3_pct"], per["projects"]))
 
 
-def _measured(ecosystem: Dict[str, Any]) -> List[str]:
+#: How many projects of each reason the report names.
+NAMED_NOT_SCANNED = 8
+
+
+def _measured(stored: Any) -> List[str]:
+    ecosystem = stored.ecosystem
     rules = ecosystem.get("rules") or {}
-    reasons = ecosystem["not_scanned_by_reason"]
+    reasons = shown.not_scanned_text(ecosystem, stored.records, NAMED_NOT_SCANNED, markdown_code)
     return [
         "- Projects: %s, list %s of %s; each project's latest release, its "
         "sdist or else its pure-Python wheel (%s)." % (
             population(ecosystem), shown.list_text(str(ecosystem["list"]["list"])),
-            str(ecosystem["list"]["last_update"])[:10],
-            ", ".join("%s %d" % kv for kv in ecosystem["distributions"].items()) or "none"),
+            str(ecosystem["list"]["last_update"])[:10], shown.distributions_text(ecosystem)),
         "- Scanned %d, skipped %d, failed %d%s." % (
-            ecosystem["scanned"], ecosystem["skipped"], ecosystem["failed"],
-            " (%s)" % ", ".join("%s %d" % kv for kv in reasons.items()) if reasons else ""),
+            ecosystem["scanned"], ecosystem["skipped"], ecosystem["failed"], ": %s" % reasons if reasons else ""),
         "- Left out of the scanned projects: %s." % shown.left_out_text(ecosystem),
         "- Parsed by %s %s with punstats %s; files ending in %s; test rule %s, long threshold %s; "
         "patterns of your own: %s." % (
@@ -71,7 +76,19 @@ def _measured(ecosystem: Dict[str, Any]) -> List[str]:
             ecosystem.get("punstats_version", "?"), _endings(rules.get("extensions") or [".py"]),
             markdown_code(str(rules.get("test_rule", "?"))), rules.get("long_threshold", "?"),
             ", ".join(markdown_code(str(p.get("name"))) for p in ecosystem.get("patterns", [])) or "none"),
-    ]
+    ] + _draw(ecosystem)
+
+
+def _draw(ecosystem: Dict[str, Any]) -> List[str]:
+    """For a random sample: the list it was drawn from (its size and sha256) and how to draw it again."""
+    listed = ecosystem["list"]
+    if not drawn_at_random(ecosystem):
+        return []
+    return ["- The sample: `random.Random(%s).sample` of the list's %s names (of %s, %s bytes, sha256 "
+            "`%s`); `ecosystem.json` lists the names drawn. The index's list changes every minute: to draw "
+            "the same sample, give a copy of that list with `--random-pypi-list FILE`." % (
+                listed["seed"], format(int(listed.get("projects_in_list", 0)), ","), listed["last_update"],
+                format(int(listed.get("bytes", 0)), ","), listed.get("sha256", "?"))]
 
 
 def _endings(extensions: List[str]) -> str:
@@ -103,7 +120,34 @@ def _commands(stored: Any) -> List[str]:
 
 
 def render_report(stored: Any, figure: Optional[str] = None, top: Optional[int] = None, links: bool = False) -> str:
-    """The report as Markdown; ``figure``: the figure's address (none when None)."""
+    """The report as Markdown; ``figure``: the figure's address (none when None); ``top``: the
+    projects listed (default: every project if the report then fits one post, else as many as fit)."""
+    if top is not None:
+        return _render(stored, figure, top, links)
+    limit = POST_LIMIT + (len(figure) if figure and figure.startswith("data:") else 0)  # --embed: the text fits
+    whole = _render(stored, figure, None, links)
+    if len(whole) <= limit:
+        return whole
+    low, high = 0, len(stored.records)  # the most projects that fit: the text grows with them
+    while low < high:
+        middle = (low + high + 1) // 2
+        if len(_render(stored, figure, middle, links, fitted=True)) <= limit:
+            low = middle
+        else:
+            high = middle - 1
+    return _render(stored, figure, low, links, fitted=True)
+
+
+def _fitted_note(stored: Any, top: int) -> str:
+    """What a report cut to fit one post says about the projects it does not list."""
+    order = "in the order drawn" if drawn_at_random(stored.ecosystem) else "by rank"
+    return ("The first %d of the %d projects %s, then the others pooled, so that this report fits one "
+            "forum post; `%s` lists every project." % (
+                top, len(stored.records), order,
+                shlex.join(["punstats", "table", os.path.join("data", stored.name), "--format", "markdown"])))
+
+
+def _render(stored: Any, figure: Optional[str], top: Optional[int], links: bool, fitted: bool = False) -> str:
     def table(t: Table, notes: bool = True) -> str:
         return render(t, "markdown", notes=notes, links=links).rstrip("\n")
 
@@ -113,9 +157,10 @@ def render_report(stored: Any, figure: Optional[str] = None, top: Optional[int] 
         "Written by `punstats report`. Keyword arguments of the form `f(x=x)` are the ones "
         "[PEP 736](https://peps.python.org/pep-0736/) proposed to shorten to `f(x=)`.",
         "## Headline", headline(ecosystem),
-        "## Projects", table(shown.project_table(records, ecosystem, top)),
+        "## Projects", _fitted_note(stored, top) if fitted and top is not None else "",
+        table(shown.project_table(records, ecosystem, top)),
         "![%s](%s)\n\n*%s*" % (CAPTION, figure, CAPTION) if figure else "",
-        "## What was measured", "\n".join(_measured(ecosystem)),
+        "## What was measured", "\n".join(_measured(stored)),
         "## Patterns", "Each pattern of the run (its own patterns too), pooled over the scanned projects "
                        "(the projects as in the note above).",
         table(shown.kinds_table(records, ecosystem), notes=False),

@@ -29,14 +29,26 @@ NOT_AVAILABLE = "n/a"
 
 
 @dataclass(frozen=True)
-class Percent:
-    """A percentage cell: ``10.70%`` (two decimals); NaN (a share of nothing) is ``n/a``."""
+class _Decimal:
+    """A cell holding a float written with two decimals; NaN (nothing to divide by) is ``n/a``."""
 
     value: float
 
     @property
     def known(self) -> bool:
         return self.value == self.value
+
+
+class Percent(_Decimal):
+    """A percentage cell: ``10.70%``; NaN (a share of nothing) is ``n/a``."""
+
+
+class Rate(_Decimal):
+    """A rate cell (per million lines of code): ``18,784.09``; NaN is ``n/a``."""
+
+
+#: The cells that are numbers: right-aligned, written plain in CSV.
+NUMBERS = (int, Percent, Rate)
 
 
 @dataclass(frozen=True)
@@ -55,7 +67,7 @@ class Label:
 
 Text = Union[str, Label, Code]  # a plain str is user data: always escaped
 
-Cell = Union[Text, int, Percent]
+Cell = Union[Text, int, Percent, Rate]
 
 
 @dataclass(frozen=True)
@@ -120,9 +132,15 @@ def _marks(table: Table) -> Tuple[List[Optional[int]], Optional[int]]:
     return header, table.title_note
 
 
+#: Cells a column of numbers may hold besides numbers: nothing (a project not scanned) and ``n/a``.
+_BLANKS = (Label(""), Label(NOT_AVAILABLE))
+
+
 def _numeric(table: Table) -> List[bool]:
+    """Per column, whether it holds numbers (right-aligned): at least one, and nothing else but blanks."""
     columns = list(zip(*table.rows)) if table.rows else [()] * len(table.header)
-    return [bool(col) and all(isinstance(c, (int, Percent)) for c in col) for col in columns]
+    return [any(isinstance(c, NUMBERS) for c in col) and all(isinstance(c, NUMBERS) or c in _BLANKS for c in col)
+            for col in columns]
 
 
 def _width(text: str) -> int:
@@ -136,11 +154,13 @@ def _pad(text: str, width: int, right: bool = False) -> str:
     return fill + text if right else text + fill
 
 
-def _number(cell: Union[int, Percent], plain: bool = False) -> str:
-    if isinstance(cell, Percent):
+def _number(cell: Union[int, Percent, Rate], plain: bool = False) -> str:
+    if isinstance(cell, (Percent, Rate)):
         if not cell.known:
             return "" if plain else NOT_AVAILABLE
-        return "%.2f" % cell.value if plain else "%.2f%%" % cell.value
+        if plain:
+            return "%.2f" % cell.value
+        return "%.2f%%" % cell.value if isinstance(cell, Percent) else format(cell.value, ",.2f")
     return str(cell) if plain else format(cell, ",")
 
 
@@ -156,7 +176,7 @@ def _label_parts(text: str) -> List[Tuple[str, bool]]:
 
 def _text(cell: Cell, plain, code, numbers=_number) -> str:
     """A cell through a format's escapes: ``plain`` for text, ``code`` for code."""
-    if isinstance(cell, (int, Percent)):
+    if isinstance(cell, NUMBERS):
         return numbers(cell)
     if isinstance(cell, Code):
         return code(cell.text)
@@ -265,7 +285,7 @@ def _csv_code(text: str) -> str:
 
 def _csv_cell(cell: Cell) -> Union[str, int]:
     """A cell as written: text through ``csv_cell`` (no formula), numbers plain."""
-    if isinstance(cell, (int, Percent)):
+    if isinstance(cell, NUMBERS):
         return _number(cell, plain=True)
     return csv_cell(_text(cell, _csv_plain, _csv_code))
 
@@ -293,7 +313,7 @@ def _latex_code(text: str) -> str:
     return r"\texttt{%s}" % _latex_plain(text, True)
 
 
-def _latex_number(cell: Union[int, Percent]) -> str:
+def _latex_number(cell: Union[int, Percent, Rate]) -> str:
     return _number(cell).replace("%", r"\%")
 
 

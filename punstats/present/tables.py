@@ -26,6 +26,7 @@ from punstats.present.formats import (  # noqa: F401
     Code,
     Label,
     Percent,
+    Rate,
     Table,
     Text,
     markdown_code,
@@ -180,7 +181,7 @@ def _kinds_cells(row: Any, block: str, index: int) -> List[Cell]:
     """One scan's cells of one column group of a kinds table row."""
     if block == "per_million":
         rate = row["per_million_%d" % index]
-        return [Label(format(float(rate), ",.2f") if rate == rate else "")]
+        return [Rate(float(rate)) if rate == rate else Label("")]
     count = row[("count_%d" if block == "count" else "nontest_%d") % index]
     share = row[("pct_%d" if block == "count" else "nontest_pct_%d") % index]
     return [int(count) if count == count and count is not None else Label("n/a"),

@@ -186,6 +186,15 @@ PLATFORM_WHEELS_ONLY = "platform_wheels_only"  # no sdist, and every wheel is bu
 
 NO_READABLE_FILE = "no_sdist_or_pure_wheel"  # files, but none punstats reads (eggs, odd archives)
 
+NO_PROJECT = "no_project"  # the index does not know the name (a project deleted, or with no release left)
+
+#: Each reason in words, as reports and tables say it.
+REASON_WORDS = {NO_FILES: "no release files", PLATFORM_WHEELS_ONLY: "only platform wheels",
+                NO_READABLE_FILE: "no sdist or pure-Python wheel", NO_PROJECT: "not on the index"}
+
+#: A release file's ``packagetype`` in words.
+PACKAGE_WORDS = {"sdist": "sdist", "bdist_wheel": "wheel"}
+
 
 def _release_files(spec: Spec, get: Getter, index_url: str):
     """(url of the document, version, its file entries) of ``spec``'s release.
@@ -259,7 +268,7 @@ def _project_json(get: Getter, url: str, spec: Spec) -> Dict[str, Any]:
         return _json(get, url)
     except FetchError as exc:
         if exc.status == 404:
-            raise SourceError("no project %s on PyPI" % spec.name) from None
+            raise Unavailable("no project %s on PyPI" % spec.name, NO_PROJECT) from None
         raise
 
 
