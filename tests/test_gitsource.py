@@ -189,3 +189,18 @@ def test_python_option_with_two_workers_and_the_cache(tmp_path):
         remote = punstats.scan(root, python=sys.executable, jobs=2, cache=cache)
         assert remote.occurrences.equals(local.occurrences) and remote.files.equals(local.files)
     assert cache.count() >= local.summary["parsed"]
+
+
+def test_blob_reader_sizes_asked_many_at_once_are_those_of_one_batch_call(tmp_path, monkeypatch):
+    """More ids than one write holds, a missing one among them: each size as ``blob_sizes`` gives
+    it, nothing shifted (an answer read for the wrong id would give another size)."""
+    root = tmp_path / "r"
+    init(root)
+    commit(root, {"f%03d.py" % i: "x = %s\n" % ("1" * i) for i in range(40)})
+    gitdir = str(root / ".git")
+    oids = [entry.oid for entry in gitsource.list_tree(gitdir, "HEAD")]
+    asked = oids[:17] + ["0" * 40] + oids[17:] + oids[:5]  # a missing object, and ids asked twice
+    monkeypatch.setattr(gitsource, "SIZES_AT_ONCE", 7)  # several writes, one cut after the missing id
+    with gitsource.BlobReader(gitdir) as reader:
+        sizes = reader.sizes(asked)
+    assert sizes == gitsource.blob_sizes(gitdir, oids) and len(set(sizes.values())) == 40
