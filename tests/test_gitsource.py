@@ -15,6 +15,7 @@ from punstats.engines import interp
 from punstats.model.records import from_plain
 from punstats.model.statuses import SUBMODULE, SYMLINK
 from punstats.sources import git as gitsource
+from punstats.sources import gitprocess
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 
@@ -200,7 +201,7 @@ def test_blob_reader_sizes_asked_many_at_once_are_those_of_one_batch_call(tmp_pa
     gitdir = str(root / ".git")
     oids = [entry.oid for entry in gitsource.list_tree(gitdir, "HEAD")]
     asked = oids[:17] + ["0" * 40] + oids[17:] + oids[:5]  # a missing object, and ids asked twice
-    monkeypatch.setattr(gitsource, "SIZES_AT_ONCE", 7)  # several writes, one cut after the missing id
+    monkeypatch.setattr(gitprocess, "LINES_AT_ONCE", 7)  # several writes, one cut after the missing id
     with gitsource.BlobReader(gitdir) as reader:
         sizes = reader.sizes(asked)
     assert sizes == gitsource.blob_sizes(gitdir, oids) and len(set(sizes.values())) == 40

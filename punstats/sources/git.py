@@ -258,11 +258,6 @@ def list_tree(gitdir: str, commit: str, subdir: str = "") -> List[TreeEntry]:
     return entries
 
 
-#: Object ids asked of ``cat-file --batch-check`` in one write: the answers (about 60 bytes
-#: each) fit in a pipe's buffer, so git never waits for them to be read while punstats writes.
-SIZES_AT_ONCE = 256
-
-
 class BlobReader:
     """A ``git cat-file --batch`` process: object id in, bytes out, each answer within
     ``gitprocess.READ_DEADLINE``; closing it ends the process with its group."""
@@ -277,13 +272,10 @@ class BlobReader:
         if self._check is None:
             self._check = gitprocess.Batch(git_argv(self.gitdir, "cat-file", "--batch-check"), _env())
         wanted, sizes = list(oids), {}
-        for start in range(0, len(wanted), SIZES_AT_ONCE):  # one write, then the answers: no round trip each
-            chunk = wanted[start:start + SIZES_AT_ONCE]
-            self._check.request(b"\n".join(oid.encode() for oid in chunk))
-            for oid in chunk:
-                parts = self._check.readline().split()
-                if len(parts) == 3:
-                    sizes[oid] = int(parts[2])
+        for oid, answer in zip(wanted, self._check.answers([oid.encode() for oid in wanted])):
+            parts = answer.split()
+            if len(parts) == 3:
+                sizes[oid] = int(parts[2])
         return sizes
 
     def read(self, oid: str) -> bytes:

@@ -21,7 +21,7 @@ import subprocess
 import sys
 import threading
 import time
-from typing import IO, Any, Dict, Optional, Sequence, Tuple
+from typing import IO, Any, Dict, Iterator, Optional, Sequence, Tuple
 
 from punstats.model.errors import PunstatsError
 from punstats.model.processes import die_with_parent
@@ -125,6 +125,11 @@ def run(argv: Sequence[str], env: Dict[str, str], input: Optional[bytes] = None,
     return proc.returncode, out, err
 
 
+#: Requests ``Batch.answers`` sends in one write: their answers (one short line each, such as
+#: ``cat-file --batch-check``'s) fit in a pipe's buffer, so git never waits for them to be read.
+LINES_AT_ONCE = 256
+
+
 class Batch:
     """A long-lived git process: a request line in, an answer read within ``READ_DEADLINE``."""
 
@@ -150,6 +155,15 @@ class Batch:
             self.close()
             raise GitAborted("%s ended unexpectedly" % self.name) from None
         self._until = time.monotonic() + READ_DEADLINE
+
+    def answers(self, requests: Sequence[bytes]) -> Iterator[bytes]:
+        """The answer line of each request, in order: ``LINES_AT_ONCE`` requests sent in one
+        write, then their answers read, with no round trip for each."""
+        for start in range(0, len(requests), LINES_AT_ONCE):
+            chunk = requests[start:start + LINES_AT_ONCE]
+            self.request(b"\n".join(chunk))
+            for _ in chunk:
+                yield self.readline()
 
     def _fill(self) -> None:
         """More of the answer, waiting no longer than the deadline."""
