@@ -319,3 +319,41 @@ def test_no_save_with_an_option_that_stores_is_one_line_before_any_scan(tmp_path
     out, err = capsys.readouterr()
     assert err == "punstats: error: --no-save stores nothing: %s writes a stored scan's files (drop one)\n" % extra[0]
     assert out == "" and sorted(p.name for p in tmp_path.iterdir()) == ["src"]
+
+
+@pytest.mark.parametrize("where", ["-o", "--no-save"])
+def test_a_scan_ended_by_sigterm_removes_what_it_had_started_to_write(tmp_path, where):
+    """``kill`` or ``timeout`` ends a scan as Ctrl-C does: exit 143 after its clean-up, no
+    half-written output beside ``-o`` and no temporary directory left."""
+    import signal
+    import textwrap
+    import time
+    started = tmp_path / "started"
+    stall = tmp_path / "stall.py"  # a pattern that says when the scan is under way, then waits to be ended
+    stall.write_text(textwrap.dedent("""
+        import time
+        import punstats
+
+        @punstats.pattern("stall")
+        def match(node, parents):
+            open(%r, "w").close()
+            time.sleep(120)
+            return False
+    """ % str(started)))
+    corpus, out, temporary = tmp_path / "corpus", tmp_path / "out" / "scan", tmp_path / "tmp"
+    corpus.mkdir()
+    (corpus / "a.py").write_text("f(x=x)\n")
+    temporary.mkdir()
+    command = [sys.executable, "-m", "punstats", "scan", str(corpus), "-j", "1", "--no-cache", "-q",
+               "--pattern", str(stall)] + (["-o", str(out)] if where == "-o" else ["--no-save"])
+    proc = subprocess.Popen(command, env=dict(os.environ, TMPDIR=str(temporary)), stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 120
+    while not started.exists() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)  # polls for the scan's own signal that it is under way
+    assert started.exists(), proc.stderr.read().decode() if proc.poll() is not None else "not started"
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=120) == 143
+    assert proc.stderr.read().decode().strip().splitlines()[-1] == "punstats: terminated"
+    assert os.listdir(temporary) == []
+    if where == "-o":
+        assert not out.exists() and os.listdir(out.parent) == []  # no .scan.partial-* beside it

@@ -5,7 +5,8 @@ Exit status: 0 when the command ran (files that fail to parse are data),
 2 for a ``PunstatsError`` (``model.errors``: a usage error, a corpus, an
 engine, a place to store that cannot be used), caught here once and reported
 in one line without a traceback, and for a fault of the machine (a full
-disk, a limit); anything else is a bug and keeps its traceback.
+disk, a limit); 130 after Ctrl-C and 143 after a SIGTERM, each once the
+command's clean-up has run; anything else is a bug and keeps its traceback.
 
 Each command group is a module of ``punstats.cli`` that builds its commands'
 parsers (shared options as parent parsers from ``common``) and runs them.
@@ -26,6 +27,10 @@ from punstats import __version__
 from punstats.cli.common import USAGE_ERROR, UsageError, _Parser
 from punstats.model.errors import PunstatsError
 from punstats.model.escape import terminal
+from punstats.model.processes import Terminated, terminated_raises
+
+#: The exit status after a SIGTERM, as a shell reports a process it ended (128 + 15).
+TERMINATED = 143
 
 #: command -> (module of punstats.cli, its function that adds the group's parsers, one-line help),
 #: in the order ``punstats --help`` lists them
@@ -107,9 +112,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     # which fail to allocate under ulimit -v and end the process without an exception
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
-        status = args.handler(args)
-        sys.stdout.flush()  # a full device fails here, not at exit after the traceback machinery
+        with terminated_raises():  # kill, timeout: the clean-up of an interrupted command runs
+            args = parser.parse_args(argv)
+            status = args.handler(args)
+            sys.stdout.flush()  # a full device fails here, not at exit after the traceback machinery
         return status
     except PunstatsError as exc:  # the user's to fix: an argument, a corpus, an engine, a place, a pattern
         print("punstats: error: %s" % terminal(_message(exc)), file=sys.stderr)
@@ -117,6 +123,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except KeyboardInterrupt:
         print("punstats: interrupted", file=sys.stderr)
         return 130
+    except Terminated:
+        print("punstats: terminated", file=sys.stderr)
+        return TERMINATED
     except BrokenPipeError:  # e.g. `punstats scan | head`: the reader left, nothing to report
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0

@@ -3,14 +3,47 @@
 ``die_with_parent`` is called in a child (a worker process, or a program
 between fork and exec): on Linux it asks the kernel to kill the child when its
 parent dies, even by ``kill -9``, when no clean-up code of the parent can run.
-Elsewhere it does nothing.  Standard library only.
+Elsewhere it does nothing.  ``terminated_raises`` makes a SIGTERM (``kill``,
+``timeout``, a scheduler ending a job) end the command as Ctrl-C does, by an
+exception (``Terminated``), so that its clean-up runs: a scan's temporary or
+half-written directory is removed.  Standard library only.
 """
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import signal
-from typing import Any, Optional
+import threading
+from typing import Any, Iterator, Optional
+
+
+class Terminated(BaseException):
+    """The process was asked to end (SIGTERM); not an ``Exception``, so no handler of errors takes it."""
+
+
+def _raise_terminated(pid: int) -> Any:
+    def handler(signum: int, frame: Any) -> None:
+        if os.getpid() != pid:  # a forked worker that inherited the handler: end as SIGTERM asks
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+            return
+        raise Terminated()
+    return handler
+
+
+@contextlib.contextmanager
+def terminated_raises() -> Iterator[None]:
+    """Within it, a SIGTERM to this process raises ``Terminated`` in its main thread (the
+    handler before it is put back after; off the main thread, nothing changes)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _raise_terminated(os.getpid()))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 _PR_SET_PDEATHSIG = 1
 
