@@ -1,7 +1,7 @@
 """Building small git repositories for the tests (git must be installed)."""
 import os
 import subprocess
-from typing import Dict, Optional
+from typing import Dict, Optional, Tuple
 
 ENV = dict(os.environ, GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull,
            GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.org",
@@ -37,3 +37,13 @@ def commit(repo, files: Dict[str, Optional[str]], message: str = "c", date: str 
     env = dict(ENV, GIT_AUTHOR_DATE=date, GIT_COMMITTER_DATE=date)
     subprocess.run(["git", "-C", str(repo), "commit", "-q", "-m", message], env=env, check=True)
     return git(repo, "rev-parse", "HEAD")
+
+
+def two_commit_origin(tmp_path) -> Tuple[str, str]:
+    """A repository ``origin`` under ``tmp_path`` to read as a remote: ``a.py`` with one ``f(x=x)``
+    in its first commit, ``b.py`` with two more in its second; (``git+file://`` URL, first commit)."""
+    repo = tmp_path / "origin"
+    init(repo)
+    first = commit(repo, {"a.py": "f(x=x)\n"})
+    commit(repo, {"b.py": "g(y=y, z=z)\n"})
+    return "git+file://%s" % repo, first

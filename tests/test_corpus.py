@@ -4,7 +4,7 @@ import os
 import shutil
 
 import pytest
-from gitrepo import commit, init
+from gitrepo import commit, init, two_commit_origin
 
 import punstats
 from punstats import cli
@@ -125,11 +125,7 @@ def test_bad_corpus_files_are_one_line_errors_naming_the_entry(tmp_path, capsys,
 
 def test_a_git_url_entry_is_cloned_as_scan_clones_it(tmp_path, monkeypatch):
     monkeypatch.setenv("PUNSTATS_CACHE_DIR", str(tmp_path / "cache"))
-    repo = tmp_path / "origin"
-    init(repo)
-    first = commit(repo, {"a.py": "f(x=x)\n"})
-    commit(repo, {"b.py": "g(y=y, z=z)\n"})
-    url = "git+file://%s" % repo
+    url, first = two_commit_origin(tmp_path)
     path = write(tmp_path, '[[project]]\ngit = "%s@%s"\n[[project]]\ngit = "%s"\nrev = "%s"\nname = "old"\n'
                            '[[project]]\ngit = "%s"\nname = "head"\n' % (url, first[:10], url, first[:10], url))
     spec = corpus.load(path)

@@ -6,7 +6,7 @@ import sys
 import sysconfig
 
 import pytest
-from gitrepo import commit, git, init
+from gitrepo import commit, git, init, two_commit_origin
 
 import punstats
 from punstats import cli
@@ -150,15 +150,11 @@ def test_bad_interpreter_is_reported(tmp_path):
 
 def test_git_url_is_cloned_into_the_cache_and_read_at_the_revision(tmp_path, monkeypatch):
     monkeypatch.setenv("PUNSTATS_CACHE_DIR", str(tmp_path / "cache"))
-    repo = tmp_path / "origin"
-    init(repo)
-    first = commit(repo, {"a.py": "f(x=x)\n"})
-    commit(repo, {"b.py": "g(y=y, z=z)\n"})
-    url = "git+file://%s" % repo
+    url, first = two_commit_origin(tmp_path)
     old = punstats.scan("%s@%s" % (url, first[:10]), jobs=1)
     assert old.summary["revision"] == first and old.summary["punnable"] == 1
     assert old.summary["source"] == "%s@%s" % (url, first[:10]) and old.summary["corpus"] == "origin@" + first[:12]
-    commit(repo, {"c.py": "h(w=w)\n"})  # the clone is fetched again: the new commit is seen
+    commit(tmp_path / "origin", {"c.py": "h(w=w)\n"})  # the clone is fetched again: the new commit is seen
     assert punstats.scan(url + "@main", jobs=1).summary["punnable"] == 4
     assert punstats.scan(url, jobs=1).summary["punnable"] == 4  # no @REV: HEAD
     clones = os.listdir(tmp_path / "cache" / "repos")
