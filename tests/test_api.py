@@ -35,6 +35,10 @@ def test_with_rules_reclassifies_without_rescanning(tmp_path):
     assert grep.occurrences["in_test"].tolist() == [True, False, False, True]
     assert result.summary["test_rule"] == "components"  # the original is unchanged
     assert grep.summary["corpus"] == result.summary["corpus"]
+    from punstats.runs.scan import ScanResult  # what a scan of an installed package or a labelled one records
+    said = dict(result.summary, distribution={"name": "demo", "version": "1.0"}, labels_carried={"call": {}})
+    kept = ScanResult(result.occurrences, result.files, said, result.functions).with_rules("substring").summary
+    assert (kept["distribution"], kept["labels_carried"]) == (said["distribution"], said["labels_carried"])
 
 
 def test_parquet_carries_provenance(tmp_path):

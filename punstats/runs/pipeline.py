@@ -66,6 +66,14 @@ def _discover(options: ScanOptions, corpus: Corpus, lazy: bool, threshold: Optio
                     ignore=left_out.reason if left_out else None, threshold=threshold)
 
 
+#: The keys of a summary that say what was scanned and how, not what was counted: a scan
+#: re-classified under other rules (``ScanResult.with_rules``) keeps them as they are.
+PROVENANCE_KEYS = ("distribution", "corpus", "root", "source", "revision", "commit_date", "python",
+                   "python_implementation", "punstats_version", "extractor_version", "skipped_dirs",
+                   "revision_scan", "created", "cache", "lines_saved", "archive", "refused_members", "patterns",
+                   "labels_carried")
+
+
 def _provenance(corpus: Corpus, found: Discovery, parser: Tuple[str, str]) -> Dict[str, Any]:
     return {**_distribution(corpus),
         "corpus": corpus.name,

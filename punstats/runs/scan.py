@@ -22,7 +22,7 @@ from punstats.model.errors import NoPythonFilesWarning
 from punstats.model.kinds import KIND_CALL, Kind, registry_of
 from punstats.model.limits import DEFAULT_MAX_BYTES
 from punstats.runs.options import ScanOptions, as_rule
-from punstats.runs.pipeline import open_cache, run_scan  # noqa: F401  (open_cache: for callers)
+from punstats.runs.pipeline import PROVENANCE_KEYS, open_cache, run_scan  # noqa: F401  (open_cache: for callers)
 from punstats.store.rules import (
     DEFAULT_LONG_THRESHOLD,
     DEFAULT_TEST_RULE,
@@ -153,10 +153,7 @@ def _same(a: str, b: str) -> bool:
 
 
 def _provenance_of(summary: Dict[str, Any]) -> Dict[str, Any]:
-    keys = ("corpus", "root", "source", "revision", "commit_date", "python", "python_implementation",
-            "punstats_version", "extractor_version", "skipped_dirs", "created", "archive", "refused_members",
-            "cache", "lines_saved", "patterns", "revision_scan")
-    return {key: summary[key] for key in keys if key in summary}
+    return {key: summary[key] for key in PROVENANCE_KEYS if key in summary}
 
 
 def scan(path: Optional[str] = None, *, jobs: Optional[int] = None,
