@@ -160,8 +160,7 @@ def cmd_scan(args: argparse.Namespace) -> int:
             raise UsageError("--compat counts as a published script did; it takes no --pattern")
         return _scan_compat(args, rule)
     if args.rev is not None:
-        if args.exclude:
-            raise UsageError("--exclude applies to directories; a revision is read from git as committed")
+        options.check_revision()  # before the repository is opened
         from punstats.sources import revision_corpus
         corpora = [revision_corpus(path, args.rev) for path in args.paths or ["."]]
     else:

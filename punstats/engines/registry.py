@@ -35,7 +35,8 @@ class Opened:
     @property
     def parser(self) -> str:
         """The cache's parser key: ``CPython 3.11.7``."""
-        return "%s %s" % (self.python[1], self.python[0])
+        from punstats.engines.cached import parser_key  # the key is the cache's to write
+        return parser_key(self.python[1], self.python[0])
 
 
 @dataclass(frozen=True)
