@@ -152,3 +152,24 @@ def test_history_of_standard_library_files_equals_each_revision_scanned_whole(tm
     table = history.history(str(root), commits, cache=str(tmp_path / "c.sqlite3"), jobs=2)
     expected = _scanned_whole(str(root), commits, jobs=2)
     pd.testing.assert_frame_equal(table.drop(columns=HOW), expected.drop(columns=HOW))
+
+
+def test_revisions_that_need_a_pool_share_one_forked_for_the_first(tmp_path, monkeypatch):
+    """Each revision changes enough files to be extracted by a pool: one pool serves them all."""
+    from punstats.engines import local
+    forked = []
+
+    def new_pool(jobs):
+        forked.append(jobs)
+        return made(jobs)
+    made = local.new_pool
+    monkeypatch.setattr(local, "new_pool", new_pool)
+    root = tmp_path / "repo"
+    init(root)
+    many = local.MIN_FILES_FOR_POOL + 6
+    for n in range(3):
+        commit(root, {"m%03d.py" % i: "f(x=x)\n" * (n + 1) for i in range(many)}, date="2024-0%d-01T12:00:00+00:00"
+               % (n + 1))
+    table = history.history(str(root), history.commits_of(str(root)), cache=False, jobs=2)
+    assert list(table["punnable"]) == [many, 2 * many, 3 * many] and list(table["files_extracted"]) == [many] * 3
+    assert forked == [2]

@@ -167,8 +167,9 @@ def run(candidates: Sequence[Candidate], jobs: Optional[int] = None,
 
     ``on_batch`` sees the results as they arrive (e.g. to store them before
     the run ends); with ``keep=False`` they go only there, the result is
-    empty and nothing is held here.  ``workers``: a started pool to use
-    (else one is forked here, with ``jobs`` workers).  ``patterns``: user
+    empty and nothing is held here.  ``workers``: the pool to use (started
+    here when it is not yet, and kept for the next run; without it, a pool of ``jobs``
+    workers is forked for this run only).  ``patterns``: user
     patterns to match too; workers load them again from their source
     (``plugins.resolve``: a forked worker has them already)."""
     jobs = default_jobs() if jobs is None else jobs
@@ -179,6 +180,8 @@ def run(candidates: Sequence[Candidate], jobs: Optional[int] = None,
         for index, candidate in enumerate(candidates):
             take([index], [extract_candidate(candidate, max_bytes, patterns)])
         return slots  # type: ignore[return-value]
+    if workers is not None and workers.pool is None:  # not started yet: started for this run and the next
+        workers.start()
     started = workers.take() if workers is not None else None
     sent = plugins.wire(patterns)
     lost = _run_pool(candidates, batches(candidates), min(jobs, MAX_JOBS), max_bytes, take, started, sent)

@@ -168,7 +168,7 @@ class _Output:
             raise
 
 
-def _workers(options: ScanOptions, stack: contextlib.ExitStack) -> Tuple[Any, Optional[Threshold]]:
+def worker_pool(options: ScanOptions, stack: contextlib.ExitStack) -> Tuple[Any, Optional[Threshold]]:
     """(the local engine's worker pool, not started yet; the threshold at which discovery
     starts it): as soon as discovery has found enough files to need a pool, before it
     finds the rest, so that the workers do not inherit the list of every file.
@@ -286,7 +286,7 @@ def _scan_into(staging: Staging, options: ScanOptions, corpus: Corpus, cache: An
             stack.callback(blob_cache.close)
         # with a cache, a revision's blobs are read only when not cached (revisions share most of them)
         lazy = corpus.is_revision and blob_cache is not None
-        workers, threshold = _workers(options, stack)
+        workers, threshold = worker_pool(options, stack)
         found = _discover(options, corpus, lazy, threshold)
         read_blob = None
         if lazy:

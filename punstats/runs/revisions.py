@@ -32,7 +32,7 @@ from punstats.model.kinds import KIND_CALL, Kind
 from punstats.model.records import Extraction
 from punstats.model.statuses import OK, SKIPPED_STATUSES, UNREADABLE, WORKER_DIED
 from punstats.runs.options import ScanOptions
-from punstats.runs.pipeline import open_cache, open_engine
+from punstats.runs.pipeline import open_cache, open_engine, worker_pool
 from punstats.sources import git as gitsource
 from punstats.sources import gitdiff
 
@@ -216,5 +216,6 @@ def sweep(gitdir: str, options: ScanOptions, cache: Any = True) -> Iterator[Swee
         blob_cache = open_cache(cache)
         if blob_cache is not None and blob_cache is not cache:
             stack.callback(blob_cache.close)
-        engine = stack.enter_context(open_engine(options, None))
+        workers, _ = worker_pool(options, stack)  # one pool for every revision, forked when first needed
+        engine = stack.enter_context(open_engine(options, None, workers))
         yield Sweep(gitdir, options, blob_cache, engine, stack)
