@@ -121,21 +121,42 @@ def _commands(stored: Any) -> List[str]:
 
 def render_report(stored: Any, figure: Optional[str] = None, top: Optional[int] = None, links: bool = False) -> str:
     """The report as Markdown; ``figure``: the figure's address (none when None); ``top``: the
-    projects listed (default: every project if the report then fits one post, else as many as fit)."""
+    projects listed (default: every project if the report then fits one post, else as many as fit).
+    Only the projects table depends on how many are listed: the rest is rendered once."""
+    def table(t: Table, notes: bool = True) -> str:
+        return render(t, "markdown", notes=notes, links=links).rstrip("\n")
+
+    records, ecosystem = stored.records, stored.ecosystem
+    head = ["# `f(x=x)` keyword arguments in %s" % population(ecosystem, short=True),
+            "Written by `punstats report`. Keyword arguments of the form `f(x=x)` are the ones "
+            "[PEP 736](https://peps.python.org/pep-0736/) proposed to shorten to `f(x=)`.",
+            "## Headline", headline(ecosystem), "## Projects"]
+    tail = ["![%s](%s)\n\n*%s*" % (CAPTION, figure, CAPTION) if figure else "",
+            "## What was measured", "\n".join(_measured(stored)),
+            "## Patterns", "Each pattern of the run (its own patterns too), pooled over the scanned projects "
+                           "(the projects as in the note above).",
+            table(shown.kinds_table(records, ecosystem), notes=False),
+            "## Reproduce", "```sh\n%s\n```" % "\n".join(visible(line) for line in _commands(stored))]
+
+    def listing(shown_top: Optional[int], fitted: bool = False) -> str:
+        note = _fitted_note(stored, shown_top) if fitted and shown_top is not None else ""
+        parts = head + [note, table(shown.project_table(records, ecosystem, shown_top))] + tail
+        return "\n\n".join(part for part in parts if part) + "\n"
+
     if top is not None:
-        return _render(stored, figure, top, links)
+        return listing(top)
     limit = POST_LIMIT + (len(figure) if figure and figure.startswith("data:") else 0)  # --embed: the text fits
-    whole = _render(stored, figure, None, links)
+    whole = listing(None)
     if len(whole) <= limit:
         return whole
-    low, high = 0, len(stored.records)  # the most projects that fit: the text grows with them
+    low, high = 0, len(records)  # the most projects that fit: the text grows with them
     while low < high:
         middle = (low + high + 1) // 2
-        if len(_render(stored, figure, middle, links, fitted=True)) <= limit:
+        if len(listing(middle, fitted=True)) <= limit:
             low = middle
         else:
             high = middle - 1
-    return _render(stored, figure, low, links, fitted=True)
+    return listing(low, fitted=True)
 
 
 def _fitted_note(stored: Any, top: int) -> str:
@@ -145,28 +166,6 @@ def _fitted_note(stored: Any, top: int) -> str:
             "forum post; `%s` lists every project." % (
                 top, len(stored.records), order,
                 shlex.join(["punstats", "table", os.path.join("data", stored.name), "--format", "markdown"])))
-
-
-def _render(stored: Any, figure: Optional[str], top: Optional[int], links: bool, fitted: bool = False) -> str:
-    def table(t: Table, notes: bool = True) -> str:
-        return render(t, "markdown", notes=notes, links=links).rstrip("\n")
-
-    records, ecosystem = stored.records, stored.ecosystem
-    parts = [
-        "# `f(x=x)` keyword arguments in %s" % population(ecosystem, short=True),
-        "Written by `punstats report`. Keyword arguments of the form `f(x=x)` are the ones "
-        "[PEP 736](https://peps.python.org/pep-0736/) proposed to shorten to `f(x=)`.",
-        "## Headline", headline(ecosystem),
-        "## Projects", _fitted_note(stored, top) if fitted and top is not None else "",
-        table(shown.project_table(records, ecosystem, top)),
-        "![%s](%s)\n\n*%s*" % (CAPTION, figure, CAPTION) if figure else "",
-        "## What was measured", "\n".join(_measured(stored)),
-        "## Patterns", "Each pattern of the run (its own patterns too), pooled over the scanned projects "
-                       "(the projects as in the note above).",
-        table(shown.kinds_table(records, ecosystem), notes=False),
-        "## Reproduce", "```sh\n%s\n```" % "\n".join(visible(line) for line in _commands(stored)),
-    ]
-    return "\n\n".join(part for part in parts if part) + "\n"
 
 
 def write_report(stored: Any, path: Optional[str] = None, figures: bool = True, figures_dir: Optional[str] = None,
