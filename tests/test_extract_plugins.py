@@ -50,6 +50,17 @@ def test_an_edited_file_is_loaded_again(tmp_path):
     assert plugins.resolve(plugins.wire([second]))[0].matcher is second.matcher
 
 
+def test_a_worker_holding_the_scan_s_pattern_uses_it_and_one_loading_an_edited_file_refuses(tmp_path, monkeypatch):
+    path = write(tmp_path / "held.py")
+    [kind] = plugins.load([path])
+    sent = plugins.wire([kind])
+    write(tmp_path / "held.py", text=PLUGIN.format(name="tries", per="Try") + "\n# edited\n")
+    assert plugins.resolve(sent)[0].matcher is kind.matcher  # the bytes the scan started with: not read again
+    monkeypatch.delitem(plugins._LOADED, path)  # a worker that has not loaded it yet reads the edited file
+    with pytest.raises(PatternError, match="changed while the scan ran"):
+        plugins.resolve(sent)
+
+
 @pytest.fixture
 def package(tmp_path, monkeypatch):
     """An importable module ``ps_plug`` with two patterns, and an installed entry point for one."""

@@ -231,9 +231,15 @@ def wire(kinds: Sequence[Kind]) -> Tuple[Wire, ...]:
 
 def resolve(patterns: Sequence[Wire]) -> Tuple[Kind, ...]:
     """The patterns a worker was sent: loaded here (once) from their sources, and checked
-    to be the ones the scan started with (the same bytes)."""
+    to be the ones the scan started with (the same bytes); one held already with those bytes'
+    digest is used as it is (called for every batch or file: no file read, no hash)."""
     result = []
     for source, name, digest in patterns:
+        with _LOCK:  # held already, as the scan started with it: its file is not read again
+            held = [k for k in _LOADED.get(source, ()) if k.name == name and k.sha256 == digest]
+        if held:
+            result.append(held[0])
+            continue
         found = [k for k in load_spec(source) if k.name == name]
         if not found:
             raise PatternError("%s no longer defines pattern %r" % (source, name))
