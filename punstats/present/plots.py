@@ -161,6 +161,12 @@ def directories(result: Any, n: int = TOP_BARS) -> Plot:
                          "top-level directory or file")
 
 
+#: The share in all code and the share outside tests: (colour, marker, legend) of each, as
+#: every figure draws them side by side (``projects``, ``history_trend``).
+SHARE_LINES = {"punnable_pct": (ALL_CODE_COLOUR, "o", "all code"),
+               "punnable_nontest_pct": (OUTSIDE_TESTS_COLOUR, "^", "outside tests")}
+
+
 def projects(results: Sequence[Any]) -> Plot:
     """Punnable arguments as a share of the keyword arguments, two bars per
     scan: in all code, and outside tests (the scan's test rule)."""
@@ -174,10 +180,9 @@ def projects(results: Sequence[Any]) -> Plot:
     figure, axes = _figure(5.4, max(WIDTH * 0.8, 1.6 + 2.2 * len(names)))
     with matplotlib.rc_context(STYLE):
         positions = list(range(len(names)))
-        for offset, (column, count, whole, colour, label) in zip((-0.2, 0.2), (
-                ("punnable_pct", "punnable", "keywords", ALL_CODE_COLOUR, "all code"),
-                ("punnable_nontest_pct", "punnable_nontest", "keywords_nontest", OUTSIDE_TESTS_COLOUR,
-                 "outside tests"))):
+        for offset, (column, count, whole) in zip((-0.2, 0.2), (("punnable_pct", "punnable", "keywords"), (
+                "punnable_nontest_pct", "punnable_nontest", "keywords_nontest"))):
+            colour, _, label = SHARE_LINES[column]
             heights = data[column].fillna(0.0)  # NaN: a share of nothing, labelled n/a
             axes.bar([p + offset for p in positions], heights, width=0.38, color=colour, label=label)
             for position, height, (_, row) in zip(positions, heights, data.iterrows()):
@@ -249,10 +254,6 @@ def _bar_label(label: str, part_of: str, unit: str) -> str:
 
 
 #: The lines of the share panel of a history: column -> (colour, marker, legend).
-SHARE_LINES = {"punnable_pct": (NONTEST_COLOUR, "o", "all code"),
-               "punnable_nontest_pct": (TEST_COLOUR, "^", "outside tests")}
-
-
 def history_trend(table: pd.DataFrame, name: str) -> Plot:
     """f(x=x) over a repository's history, one point per revision: the count
     (upper panel) and the share of keyword arguments in all code and outside
