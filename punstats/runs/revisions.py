@@ -63,7 +63,7 @@ def file_values(extraction: Extraction, in_test: bool, long_threshold: int, patt
     calls, keywords, punnable = (record.calls, record.keywords, record.punnable) if parsed else (0, 0, 0)
     outside = 0 if in_test else 1
     long = sum(1 for o in extraction.occurrences if o.kind == KIND_CALL and o.name_len >= long_threshold)
-    kinds = Counter(o.kind for o in extraction.occurrences)
+    kinds = Counter(o.kind for o in extraction.occurrences) if patterns else Counter()
     per_pattern = [n for name in patterns for n in (kinds[name], kinds[name] * outside)]
     return (calls, keywords, punnable, keywords * outside, punnable * outside, long, long * outside, *per_pattern)
 
@@ -73,6 +73,7 @@ class Tally:
 
     def __init__(self, patterns: Sequence[Kind]) -> None:
         self.patterns = tuple(patterns)
+        self.names = tuple(kind.name for kind in self.patterns)  # what each file's pattern values count
         self.statuses: Counter = Counter()
         self.values = [0] * (len(COUNTED) + 2 * len(self.patterns))
         self.readable = 0
@@ -88,7 +89,7 @@ class Tally:
         s = dict(zip(COUNTED, self.values))
         statuses = {k: v for k, v in self.statuses.items() if v}
         pattern_counts = self.values[len(COUNTED):]
-        names = [kind.name for kind in self.patterns]
+        names = self.names
         return {
             "files": sum(v for k, v in statuses.items() if k not in SKIPPED_STATUSES),
             "parsed": statuses.get(OK, 0),
@@ -199,7 +200,7 @@ class Sweep:
     def _count(self, candidate: Candidate, extraction: Extraction) -> None:
         options = self.options
         values = file_values(extraction, options.test_rule.is_test(candidate.path), options.long_threshold,
-                             [kind.name for kind in options.patterns])
+                             self.tally.names)
         part = FileCounts(self.tree[candidate.path], extraction.record.status, not candidate.status, values)
         self.files[candidate.path] = part
         self.tally.add(part)
