@@ -90,8 +90,9 @@ _FILE_SUMS = ("in_test", "lines", "calls", "keywords", "double_star", "punnable"
               "class_punnable") + KIND_COUNTERS
 
 
-#: Columns of parsed files that are units (what a count is a share of, ``model.kinds.UNITS``);
-#: ``code_lines`` and the ``nodes_<class>`` columns are summed when the table has them.
+#: Columns of parsed files that are units (what a count is a share of, ``model.kinds.UNITS``),
+#: each among ``_FILE_SUMS``; ``code_lines`` and the ``nodes_<class>`` columns are summed when
+#: the table has them.
 _UNIT_SUMS = ("keywords", "calls", "class_keywords", "dict_entries", "functions", "lines")
 
 
@@ -109,7 +110,7 @@ class Totals:
         self.patterns = tuple(p.name if isinstance(p, Kind) else p for p in patterns)  # user pattern names
         self.sums: Counter = Counter()
         self.outside: Counter = Counter()  # the same sums over parsed files outside tests
-        self.units: Dict[str, str] = {}  # unit -> the files column summed for it (tables may lack some)
+        self.units: Dict[str, str] = {}  # unit -> its key in sums and outside (tables may lack some columns)
         self.max_nontest = 0
         self.statuses: Counter = Counter()
         self.max_call_punnable = 0
@@ -126,8 +127,6 @@ class Totals:
         for name in _FILE_SUMS:
             self.sums[name] += _sum(parsed[name])
         outside = parsed.filter(pc.invert(parsed["in_test"]))
-        self.sums["keywords_nontest"] += _sum(outside["keywords"])
-        self.sums["punnable_files_nontest"] += _sum(outside["punnable"])
         for name in _FILE_SUMS[1:]:
             self.outside[name] += _sum(outside[name])
         self._add_units(parsed, outside)
@@ -137,17 +136,20 @@ class Totals:
             self.max_nontest = max(self.max_nontest, pc.max(outside["max_call_punnable"]).as_py())
 
     def _add_units(self, parsed: Any, outside: Any) -> None:
-        """The units of parsed files, in and outside tests: files, the unit columns, lines of
-        code (a files table that has them) and the nodes user patterns count per."""
-        self.units["files"] = ""
+        """The units of parsed files, in and outside tests: files, the unit columns (summed
+        already as file sums), lines of code (a files table that has them) and the nodes user
+        patterns count per."""
+        self.units["files"] = "unit:files"
         self.sums["unit:files"] += len(parsed)
         self.outside["unit:files"] += len(outside)
         for column in parsed.column_names:
-            unit = column[len(NODE_PREFIX):] if column.startswith(NODE_PREFIX) else column
-            if column in _UNIT_SUMS or column == "code_lines" or column.startswith(NODE_PREFIX):
-                self.units[unit] = column
-                self.sums["unit:" + unit] += _sum(parsed[column])
-                self.outside["unit:" + unit] += _sum(outside[column])
+            if column in _UNIT_SUMS:
+                self.units[column] = column
+            elif column == "code_lines" or column.startswith(NODE_PREFIX):
+                key = "unit:" + (column[len(NODE_PREFIX):] if column.startswith(NODE_PREFIX) else column)
+                self.units[key[len("unit:"):]] = key
+                self.sums[key] += _sum(parsed[column])
+                self.outside[key] += _sum(outside[column])
 
     def add_occurrences(self, occurrences: Any) -> None:
         import pyarrow.compute as pc
@@ -206,11 +208,11 @@ class Totals:
             "top_callees": _top(self.callees),
             "kinds": self.kinds(),
             "kinds_nontest": self.kinds(nontest=True),
-            "units": {unit: s["unit:" + unit] for unit in self.units},
-            "units_nontest": {unit: self.outside["unit:" + unit] for unit in self.units},
-            "keywords_nontest": s["keywords_nontest"],
-            "punnable_nontest_pct": percent(s["punnable_files_nontest"], s["keywords_nontest"]),
-            **({"code_lines": s["unit:code_lines"]} if "code_lines" in self.units else {}),
+            "units": {unit: s[key] for unit, key in self.units.items()},
+            "units_nontest": {unit: self.outside[key] for unit, key in self.units.items()},
+            "keywords_nontest": self.outside["keywords"],
+            "punnable_nontest_pct": percent(self.outside["punnable"], self.outside["keywords"]),
+            **({"code_lines": s[self.units["code_lines"]]} if "code_lines" in self.units else {}),
         }
 
     def kinds(self, nontest: bool = False) -> Dict[str, int]:
