@@ -32,7 +32,7 @@ from typing import IO, Any, Dict, List, Optional, Tuple
 from punstats.model.corpus import SourceError
 from punstats.sources import pypi
 from punstats.sources.local import open_regular
-from punstats.sources.toppypi import Ranked
+from punstats.sources.toppypi import Ranked, parse_count
 
 PREFIX = "random-pypi:"
 
@@ -70,10 +70,7 @@ def is_spec(argument: str) -> bool:
 
 def parse_spec(argument: str) -> int:
     """N of ``random-pypi:N``; a one-line ``SourceError`` otherwise."""
-    text = argument[len(PREFIX):] if argument.startswith(PREFIX) else argument
-    if not text.isdigit() or len(text) > 9 or int(text) < 1:
-        raise SourceError("expected random-pypi:N with N a whole number from 1, got %s" % argument)
-    return int(text)
+    return parse_count(argument, PREFIX, 10 ** 9 - 1, "a whole number from 1")
 
 
 def parse_seed(text: Optional[str], argument: str) -> int:

@@ -60,9 +60,15 @@ class TopList:
 
 def parse_spec(argument: str) -> int:
     """N of ``top-pypi:N``; a one-line ``SourceError`` otherwise."""
-    text = argument[len(PREFIX):] if argument.startswith(PREFIX) else argument
-    if not text.strip().isdigit() or not 1 <= int(text) <= MAX_N:
-        raise SourceError("expected top-pypi:N with N from 1 to %d, got %s" % (MAX_N, argument))
+    return parse_count(argument, PREFIX, MAX_N, "from 1 to %d" % MAX_N)
+
+
+def parse_count(argument: str, prefix: str, maximum: int, allowed: str) -> int:
+    """N of ``<prefix>N`` (``top-pypi:``, ``random-pypi:``), a whole number from 1 to ``maximum``;
+    else a one-line ``SourceError`` saying what N may be (``allowed``)."""
+    text = argument[len(prefix):] if argument.startswith(prefix) else argument
+    if not (text.isdigit() and len(text) <= len(str(maximum)) and 1 <= int(text) <= maximum):
+        raise SourceError("expected %sN with N %s, got %s" % (prefix, allowed, argument))
     return int(text)
 
 
