@@ -39,11 +39,6 @@ THRESHOLDS = (10, 20, 30)
 
 TOP_N = 20
 
-#: Rows of the registry that are a maximum over a project's files, pooled as the largest over the
-#: projects (every other count is a sum).
-MAXIMA = frozenset({"max_call_punnable"})
-
-
 def measures(occurrences: pd.DataFrame, files: pd.DataFrame) -> Dict[str, Any]:
     """One project's counts for ``aggregate``, for all code and outside tests."""
     parsed = scanned_files(files)
@@ -182,7 +177,7 @@ class _Kinds:
                 for what, value in (("count", units.count(summary, kind, nontest)),
                                     ("whole", units.denominator(summary, kind.per, nontest))):
                     key = (scope, kind.name, what)
-                    if what == "count" and kind.name in MAXIMA:  # the largest of the projects', not a sum
+                    if what == "count" and kind.pooled == "max":  # the largest of the projects', not a sum
                         self.sums[key] = max(self.sums[key], value or 0)
                     else:
                         self.sums[key] += value or 0

@@ -73,6 +73,7 @@ class Kind:
     matcher: Optional[Matcher] = field(default=None, compare=False, repr=False)
     source: str = "built-in"  # "built-in", a file, "module:name" or an entry point
     sha256: str = ""  # of the source that defines the matcher (user patterns)
+    pooled: str = "sum"  # how counts over many files or projects combine: "sum", or "max" (the largest)
 
     @property
     def user(self) -> bool:
@@ -86,8 +87,8 @@ class Kind:
 
 
 def _row(name: str, label: str, per: str, section: str = "kinds", occurrence: bool = False,
-         part_of: str = "") -> Kind:
-    return Kind(name, label, per, section, occurrence, part_of)
+         part_of: str = "", pooled: str = "sum") -> Kind:
+    return Kind(name, label, per, section, occurrence, part_of, pooled=pooled)
 
 
 #: The rows punstats ships, in the order tables list them.
@@ -107,7 +108,7 @@ BUILT_IN: Tuple[Kind, ...] = (
     _row("calls_keyword_only", "calls with keyword arguments only", "calls"),
     _row("calls_mixed", "calls with both", "calls"),
     _row("calls_all_punnable", "calls whose every keyword argument is `x=x`", "calls"),
-    _row("max_call_punnable", "most `x=x` arguments in one call", ""),
+    _row("max_call_punnable", "most `x=x` arguments in one call", "", pooled="max"),
     _row("functions", "function definitions and lambdas", "", "parameters"),
     _row("positional_only", "positional-only parameters", "", "parameters"),
     _row("positional_or_keyword", "positional-or-keyword parameters", "", "parameters"),
