@@ -24,7 +24,7 @@ import sys
 from typing import Dict, Optional, Sequence, Tuple
 
 from punstats import __version__
-from punstats.cli.common import USAGE_ERROR, UsageError, _Parser
+from punstats.cli.common import USAGE_ERROR, UsageError, _one_line, _Parser
 from punstats.model.errors import PunstatsError
 from punstats.model.escape import terminal
 from punstats.model.processes import Terminated, terminated_raises
@@ -141,9 +141,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
 def _message(exc: PunstatsError) -> str:
     """The one line a ``PunstatsError`` is reported as (a usage error's message as it is worded)."""
-    if isinstance(exc, UsageError):
-        return str(exc)
-    return " ".join(str(exc).split()) or type(exc).__name__
+    return str(exc) if isinstance(exc, UsageError) else _one_line(exc)
 
 
 def _fault(exc: BaseException) -> int:
