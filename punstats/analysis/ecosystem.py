@@ -39,6 +39,11 @@ THRESHOLDS = (10, 20, 30)
 
 TOP_N = 20
 
+def not_scanned_reason(record: Dict[str, Any]) -> str:
+    """Why a project was not scanned, as the summary counts it: ``failed``, or the skip's reason."""
+    return "failed" if record["status"] == "failed" else str(record.get("reason") or "")
+
+
 def measures(occurrences: pd.DataFrame, files: pd.DataFrame) -> Dict[str, Any]:
     """One project's counts for ``aggregate``, for all code and outside tests."""
     parsed = scanned_files(files)
@@ -243,7 +248,7 @@ def aggregate(projects: Iterable[Dict[str, Any]]) -> Dict[str, Any]:
     for record in projects:
         statuses[record["status"]] += 1
         if record["status"] != "scanned":
-            reasons["failed" if record["status"] == "failed" else record.get("reason", "")] += 1
+            reasons[not_scanned_reason(record)] += 1
             continue
         kinds[record.get("distribution", "")] += 1
         lines += int(record.get("lines", 0))

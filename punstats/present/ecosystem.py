@@ -19,7 +19,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import pandas as pd
 
-from punstats.analysis.ecosystem import PROJECT_COUNTS, per_project, pooled, pooled_summary, shares
+from punstats.analysis.ecosystem import PROJECT_COUNTS, not_scanned_reason, per_project, pooled, pooled_summary, shares
 from punstats.analysis.units import share, stored_share, unit_words
 from punstats.model.escape import terminal
 from punstats.present.formats import Cell, Code, Label, Percent, Rate, Table, percent_text, render_all
@@ -177,7 +177,7 @@ def not_scanned_text(ecosystem: Dict[str, Any], records: Sequence[Dict[str, Any]
     parts = []
     for reason, count in ecosystem["not_scanned_by_reason"].items():
         which = [r["project"] for r in records if r["status"] != "scanned"
-                 and ("failed" if r["status"] == "failed" else r.get("reason")) == reason]
+                 and not_scanned_reason(r) == reason]
         shown = ", ".join(quote(name) for name in which[:names])
         more = " and %d more" % (len(which) - names) if len(which) > names else ""
         parts.append("%s %d%s" % (REASON_WORDS.get(reason, reason), count,
@@ -197,7 +197,7 @@ def project_line(record: Dict[str, Any], reused: bool = False) -> str:
     pct = percent_text(stored_share(s, "punnable_pct")).rjust(6)  # 0/0 is n/a, not 0 %
     failed = "  not parsed %s" % format(s["failed"], ",") if s.get("failed") else ""
     return terminal("%s %-5s %-14s files %6s  keywords %8s  f(x=x) %6s (%s)%s%s%s" % (
-        head, "sdist" if record["distribution"] == "sdist" else "wheel", record["version"][:14],
+        head, PACKAGE_WORDS.get(record["distribution"], "wheel"), record["version"][:14],
         format(s.get("parsed", s["files"]), ","), format(s["keywords"], ","), format(s["punnable"], ","), pct,
         failed, patterns, "  (already stored)" if reused else ""))
 
