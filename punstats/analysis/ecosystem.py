@@ -24,7 +24,7 @@ them:
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Dict, Iterable, List, Sequence, Set, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 import pandas as pd
 
@@ -275,6 +275,11 @@ def aggregate(projects: Iterable[Dict[str, Any]]) -> Dict[str, Any]:
 
 #: The columns of ``per_project``: the counts a project's record holds, in all code and outside tests.
 PROJECT_COUNTS = ("files", "code_lines", "keywords", "punnable", "keywords_nontest", "punnable_nontest")
+
+
+def row_counts(row: Dict[str, Any]) -> Dict[str, Optional[int]]:
+    """A row of ``per_project``'s counts (``PROJECT_COUNTS``) as numbers, None where missing."""
+    return {column: None if pd.isna(row[column]) else int(row[column]) for column in PROJECT_COUNTS}
 
 
 def per_project(records: Iterable[Dict[str, Any]]) -> pd.DataFrame:

@@ -17,9 +17,7 @@ import os
 from dataclasses import replace
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-import pandas as pd
-
-from punstats.analysis.ecosystem import PROJECT_COUNTS, not_scanned_reason, per_project, pooled, pooled_summary, shares
+from punstats.analysis.ecosystem import not_scanned_reason, per_project, pooled, pooled_summary, row_counts, shares
 from punstats.analysis.units import share, stored_share, unit_words
 from punstats.model.escape import terminal
 from punstats.present.formats import Cell, Code, Label, Percent, Rate, Table, percent_text, render_all
@@ -62,8 +60,7 @@ def _project_row(row: Dict[str, Any]) -> Tuple[Cell, ...]:
             else "failed (%s)" % row["reason"]
         return (row["rank"], Code(row["project"]), Label(why),
                 *[Label("")] * 6)
-    counts = {column: None if pd.isna(row[column]) else int(row[column]) for column in PROJECT_COUNTS}
-    return (row["rank"], Code(row["project"]), row["version"], *_counts_cells(counts))
+    return (row["rank"], Code(row["project"]), row["version"], *_counts_cells(row_counts(row)))
 
 
 def project_table(records: Sequence[Dict[str, Any]], ecosystem: Dict[str, Any], top: Optional[int] = None) -> Table:

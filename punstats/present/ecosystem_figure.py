@@ -18,7 +18,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
-from punstats.analysis.ecosystem import at_least, per_project, shares
+from punstats.analysis.ecosystem import at_least, per_project, row_counts, shares
 from punstats.model.escape import figure_text
 from punstats.present.ecosystem import run_provenance
 from punstats.present.figure import ALL_CODE_COLOUR, DPI, OUTSIDE_TESTS_COLOUR, STYLE, WIDTH, Plot, caption
@@ -33,9 +33,7 @@ def project_shares(records: Sequence[Dict[str, Any]]) -> pd.DataFrame:
     outside tests (``nontest``); NaN where it had none."""
     frame = per_project(records)
     frame = frame[frame["status"] == "scanned"]
-    rates = [shares({c: None if pd.isna(v) else int(v) for c, v in row.items()})
-             for row in frame[["files", "code_lines", "keywords", "punnable", "keywords_nontest",
-                               "punnable_nontest"]].to_dict("records")]
+    rates = [shares(row_counts(row)) for row in frame.to_dict("records")]
     return pd.DataFrame({"project": list(frame["project"]), "all": [r["pct"] for r in rates],
                          "nontest": [r["nontest_pct"] for r in rates]}).set_index("project")
 
