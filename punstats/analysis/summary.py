@@ -63,6 +63,14 @@ def top(values: pd.Series, n: int = TOP_N) -> List[List[Any]]:
     return _top(Counter(nonzero_counts(values)), n)
 
 
+def status_counts(statuses: Dict[str, int]) -> Dict[str, int]:
+    """``files`` (meant to be scanned), ``parsed`` and ``failed`` of a summary, from the count of
+    each file status (a scan's ``Totals``, a revision's running totals in ``runs.revisions``)."""
+    return {"files": sum(v for k, v in statuses.items() if k not in SKIPPED_STATUSES),
+            "parsed": statuses.get(OK, 0),
+            "failed": sum(v for k, v in statuses.items() if k != OK and k not in SKIPPED_STATUSES)}
+
+
 def percent(part: int, whole: int) -> float:
     return round(100.0 * part / whole, 4) if whole else 0.0
 
@@ -191,9 +199,7 @@ class Totals:
         s = self.sums
         failed = {k: v for k, v in self.statuses.items() if k != OK and k not in SKIPPED_STATUSES}
         return {
-            "files": sum(v for k, v in self.statuses.items() if k not in SKIPPED_STATUSES),
-            "parsed": self.statuses[OK],
-            "failed": sum(failed.values()),
+            **status_counts(self.statuses),
             "failed_by_reason": dict(sorted(failed.items())),
             "skipped_files": dict(sorted((k, v) for k, v in self.statuses.items() if k in SKIPPED_STATUSES)),
             "test_files": s["in_test"],

@@ -23,14 +23,14 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
-from punstats.analysis.summary import percent
+from punstats.analysis.summary import percent, status_counts
 from punstats.cache import BlobCache
 from punstats.discover.revision import read_entries, select_entries, venv_dirs_of
 from punstats.engines.cached import extract_version, prepare, run_cached
 from punstats.model.discovery import Candidate
 from punstats.model.kinds import KIND_CALL, Kind
 from punstats.model.records import Extraction
-from punstats.model.statuses import OK, SKIPPED_STATUSES, UNREADABLE, WORKER_DIED
+from punstats.model.statuses import OK, UNREADABLE, WORKER_DIED
 from punstats.runs.options import ScanOptions
 from punstats.runs.pipeline import open_cache, open_engine, worker_pool
 from punstats.sources import git as gitsource
@@ -91,9 +91,7 @@ class Tally:
         pattern_counts = self.values[len(COUNTED):]
         names = self.names
         return {
-            "files": sum(v for k, v in statuses.items() if k not in SKIPPED_STATUSES),
-            "parsed": statuses.get(OK, 0),
-            "failed": sum(v for k, v in statuses.items() if k != OK and k not in SKIPPED_STATUSES),
+            **status_counts(statuses),
             **{name: s[name] for name in ("calls", "keywords", "punnable", "long", "long_nontest")},
             "punnable_pct": percent(s["punnable"], s["keywords"]),
             "keywords_nontest": s["keywords_nontest"],
