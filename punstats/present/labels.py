@@ -223,6 +223,20 @@ def labelled_kinds(directory: Optional[str], kind: Optional[str] = None) -> List
     return stored.kinds_labelled(directory) if directory else []
 
 
+def labelled_counts(results: Sequence[Any], directories: Sequence[Optional[str]], kind: Optional[str] = None,
+                    required: bool = True) -> List[Tuple[int, str, List[Tuple[str, int, int]]]]:
+    """(the scan's index in ``results``, a labelled kind, its ``label_counts``) for every scan
+    stored in a directory and every kind labelled there (or ``kind``), each sheet read once;
+    ``required``: ``LabelError`` when there are none."""
+    found = [(index, name, label_counts(directory, result.summary, name))
+             for index, (result, directory) in enumerate(zip(results, directories)) if directory
+             for name in labelled_kinds(directory, kind)]
+    if required and not found:
+        raise stored.LabelError("no labels in %s: punstats label DIR --kind NAME writes a sheet to fill"
+                                % ", ".join(d for d in directories if d))
+    return found
+
+
 def label_tables(results: Sequence[Any], directories: Sequence[Optional[str]], kind: Optional[str] = None,
                  required: bool = True) -> List[Any]:
     """One table per scan and labelled kind: per label, the occurrences outside
@@ -230,17 +244,12 @@ def label_tables(results: Sequence[Any], directories: Sequence[Optional[str]], k
     from punstats.present.formats import Label, Table
     from punstats.present.provenance import provenance, source_url
     out = []
-    for result, directory in zip(results, directories):
-        if not directory:
-            continue
-        for name in labelled_kinds(directory, kind):
-            rows = tuple((Label(label) if label == UNLABELLED else label, nontest, test, nontest + test)
-                         for label, nontest, test in label_counts(directory, result.summary, name))
-            out.append(Table(header=(Label("Label"), Label("Non-test"), Label("Test"), Label("All")), rows=rows,
-                             notes=(provenance(result.summary),), note_links=(source_url(result.summary),),
-                             title=(Label("Labels of `%s` occurrences in " % name), result.summary["corpus"]),
-                             title_note=0))
-    if required and not out:
-        raise stored.LabelError("no labels in %s: punstats label DIR --kind NAME writes a sheet to fill"
-                                % ", ".join(d for d in directories if d))
+    for index, name, counts in labelled_counts(results, directories, kind, required):
+        summary = results[index].summary
+        rows = tuple((Label(label) if label == UNLABELLED else label, nontest, test, nontest + test)
+                     for label, nontest, test in counts)
+        out.append(Table(header=(Label("Label"), Label("Non-test"), Label("Test"), Label("All")), rows=rows,
+                         notes=(provenance(summary),), note_links=(source_url(summary),),
+                         title=(Label("Labels of `%s` occurrences in " % name), summary["corpus"]),
+                         title_note=0))
     return out

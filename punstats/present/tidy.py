@@ -96,20 +96,16 @@ def kinds_frame(results: Sequence[Any], registry: Optional[Registry] = None) -> 
 def labels_frame(results: Sequence[Any], directories: Sequence[Optional[str]],
                  kind: Optional[str] = None) -> pd.DataFrame:
     """One row per scan, labelled kind and label: the occurrences outside tests, in tests, in all."""
-    from punstats.present.labels import label_counts, label_tables, labelled_kinds
-    label_tables(results, directories, kind)  # the same checks, and the same error when there are no labels
+    from punstats.present.labels import labelled_counts
+    names = column_names([r.summary for r in results])
     parts = []
-    for name, result, directory in zip(column_names([r.summary for r in results]), results, directories):
-        if not directory:
-            continue
-        for labelled in labelled_kinds(directory, kind):
-            counts = label_counts(directory, result.summary, labelled)
-            part = pd.DataFrame({"scan": name, "kind": labelled, "label": [c[0] for c in counts],
-                                 "nontest": [c[1] for c in counts], "test": [c[2] for c in counts],
-                                 "total": [c[1] + c[2] for c in counts]})
-            for key, value in _provenance(result.summary).items():
-                part[key] = value
-            parts.append(part)
+    for index, labelled, counts in labelled_counts(results, directories, kind):  # LabelError when none
+        part = pd.DataFrame({"scan": names[index], "kind": labelled, "label": [c[0] for c in counts],
+                             "nontest": [c[1] for c in counts], "test": [c[2] for c in counts],
+                             "total": [c[1] + c[2] for c in counts]})
+        for key, value in _provenance(results[index].summary).items():
+            part[key] = value
+        parts.append(part)
     return pd.concat(parts, ignore_index=True)
 
 
