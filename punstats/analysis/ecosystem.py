@@ -39,6 +39,7 @@ THRESHOLDS = (10, 20, 30)
 
 TOP_N = 20
 
+
 def not_scanned_reason(record: Dict[str, Any]) -> str:
     """Why a project was not scanned, as the summary counts it: ``failed``, or the skip's reason."""
     return "failed" if record["status"] == "failed" else str(record.get("reason") or "")

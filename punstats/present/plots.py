@@ -253,7 +253,6 @@ def _bar_label(label: str, part_of: str, unit: str) -> str:
     return text + ("\n(%% of %s)" % figure_text(units.unit_words(unit).replace("`", "")) if unit else "")
 
 
-#: The lines of the share panel of a history: column -> (colour, marker, legend).
 def history_trend(table: pd.DataFrame, name: str) -> Plot:
     """f(x=x) over a repository's history, one point per revision: the count
     (upper panel) and the share of keyword arguments in all code and outside

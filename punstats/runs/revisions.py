@@ -89,15 +89,14 @@ class Tally:
         s = dict(zip(COUNTED, self.values))
         statuses = {k: v for k, v in self.statuses.items() if v}
         pattern_counts = self.values[len(COUNTED):]
-        names = self.names
         return {
             **status_counts(statuses),
             **{name: s[name] for name in ("calls", "keywords", "punnable", "long", "long_nontest")},
             "punnable_pct": percent(s["punnable"], s["keywords"]),
             "keywords_nontest": s["keywords_nontest"],
             "punnable_nontest_pct": percent(s["punnable_nontest"], s["keywords_nontest"]),
-            "kinds": {KIND_CALL: s["punnable"], **dict(zip(names, pattern_counts[0::2]))},
-            "kinds_nontest": {KIND_CALL: s["punnable_nontest"], **dict(zip(names, pattern_counts[1::2]))},
+            "kinds": {KIND_CALL: s["punnable"], **dict(zip(self.names, pattern_counts[0::2]))},
+            "kinds_nontest": {KIND_CALL: s["punnable_nontest"], **dict(zip(self.names, pattern_counts[1::2]))},
             "units": {"keywords": s["keywords"]},
             "units_nontest": {"keywords": s["keywords_nontest"]},
             "patterns": [kind.provenance() for kind in self.patterns],
