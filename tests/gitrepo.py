@@ -20,7 +20,10 @@ def init(repo) -> None:
 
 def commit(repo, files: Dict[str, Optional[str]], message: str = "c", date: str = "2023-10-01T12:00:00+00:00",
            links: Optional[Dict[str, str]] = None) -> str:
-    """Write (None: delete) files, add symbolic links, commit at ``date``; the new commit id."""
+    """Write (None: delete) files, add symbolic links, commit at ``date``; the new commit id.
+    ``repo`` must be a repository ``init`` made: never a folder git would take for part of an
+    enclosing one (this project's own, say)."""
+    assert os.path.isdir(os.path.join(str(repo), ".git")), "not a repository made by init: %r" % (repo,)
     for path, text in files.items():
         full = os.path.join(str(repo), path)
         if text is None:
