@@ -38,6 +38,12 @@ def walk(tree):
         stack.extend((child, inner) for child in ast.iter_child_nodes(node))
 
 
+def declared(match):
+    """``match`` called only for the nodes of the classes its pattern declares (``on=``)."""
+    classes = match.punstats_pattern.on
+    return lambda node, parents: (classes is None or isinstance(node, classes)) and match(node, parents)
+
+
 def matched_lines(source, match):
     """Sorted start lines of the nodes ``match`` accepts in ``source``."""
     return sorted(node.lineno for node, parents in walk(ast.parse(source)) if match(node, parents))
@@ -122,7 +128,8 @@ class ShippedPatternTests:
 
     @property
     def match(self):
-        return importlib.import_module("punstats.patterns." + self.name).match
+        """The pattern's matcher as the walk calls it: for the node classes of its ``on`` only."""
+        return declared(importlib.import_module("punstats.patterns." + self.name).match)
 
     def test_the_pattern_and_the_independent_count_find_the_cases(self):
         assert self.cases

@@ -126,6 +126,11 @@ def test_a_scan_without_patterns_stores_what_it_did(tmp_path, fixture_dir, capsy
     ("syntax.py", "import punstats\ndef (:\n", "pattern file {dir}/syntax.py: line 2: SyntaxError: invalid syntax"),
     ("none.py", "import punstats\n", "{dir}/none.py defines no pattern"),
     ("per.py", TRIES.replace('per="Try"', 'per="Tyr"'), "{dir}/per.py: per='Tyr' is neither a unit"),
+    ("one.py", TRIES.replace("def match(node, parents):", "def match(node):"),
+     "{dir}/one.py: pattern 'try_finally': its function is called as match(node, parents), but match(node) "
+     "takes other arguments"),
+    ("on.py", TRIES.replace('per="Try")', 'per="Try", on="Try")'),
+     "{dir}/on.py: pattern 'try_finally': on='Try' is not an ast node class or a tuple of them"),
 ])
 def test_bad_patterns_are_one_line_usage_errors(tmp_path, fixture_dir, capsys, name, text, message):
     if text is not None:
@@ -151,15 +156,37 @@ def test_a_name_clash_and_dask_are_refused(tmp_path, fixture_dir, capsys):
                       "pattern files\n"
 
 
-def test_a_pattern_that_raises_fails_its_files_and_the_scan_goes_on(tmp_path, fixture_dir, capsys):
+@pytest.mark.parametrize("cache", [False, True])
+def test_a_pattern_that_raises_is_said_and_ends_the_scan_with_status_1(tmp_path, fixture_dir, capsys, cache):
     plugin = tmp_path / "bad.py"
-    plugin.write_text(TRIES.replace("return bool(node.finalbody)", "return 1 / 0"))
+    plugin.write_text(TRIES.replace("return bool(node.finalbody)", "return bool(node.finalbody) and 1 / 0"))
     out = tmp_path / "out"
-    assert main(["scan", "-q", "--no-cache", "-o", str(out), str(fixture_dir), "--pattern", str(plugin)]) == 0
+    command = ["scan", "-q", "-o", str(out), str(fixture_dir), "--pattern", str(plugin)] + ["--no-cache"] * (not cache)
+    for _ in range(1 + cache):  # with the cache, the second scan is answered from the kept stored scan
+        assert main(command) == 1
+        captured = capsys.readouterr()
+        assert re.fullmatch(r"punstats: error: project: mod\.py:(2|10|16): pattern try_finally: ZeroDivisionError: "
+                            r"division by zero \(2 of 3 files failed so: status pattern_error, not counted; fix the "
+                            r"pattern and scan again\)\n", captured.err), captured.err
+        assert "failed 2 (pattern_error 2)" in captured.out
     files = pd.read_parquet(out / "files.parquet").set_index("path")
-    assert files.loc["mod.py", "status"] == "pattern_error"
+    assert list(files["status"]) == ["pattern_error", "ok", "pattern_error"]
     assert files.loc["mod.py", "error"] == "pattern try_finally: ZeroDivisionError: division by zero"
-    assert files.loc["mod.py", "error_line"] in (2, 10, 16)  # a Try of the file
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["first_pattern_error"] == {"path": "mod.py", "line": int(files.loc["mod.py", "error_line"]),
+                                              "error": files.loc["mod.py", "error"]}
+    assert (summary["failed_by_reason"], summary["parsed"], summary["kinds"]["try_finally"]) == (
+        {"pattern_error": 2}, 1, 0)
+
+
+def test_a_corpus_whose_pattern_raises_ends_with_status_1(tmp_path, fixture_dir, capsys):
+    plugin = tmp_path / "bad.py"
+    plugin.write_text(TRIES.replace("return bool(node.finalbody)", "return bool(node.finalbody) and 1 / 0"))
+    corpus = tmp_path / "corpus.toml"
+    corpus.write_text('name = "c"\n[[project]]\nname = "p"\npath = "%s"\n' % fixture_dir)
+    assert main(["corpus", str(corpus), "-q", "-o", str(tmp_path / "data"), "--pattern", str(plugin)]) == 1
+    assert capsys.readouterr().err.startswith("punstats: error: p: mod.py:")
+    assert (tmp_path / "data" / "p" / "summary.json").exists()
 
 
 def test_editing_the_plugin_invalidates_the_cache(tmp_path, fixture_dir, capsys):

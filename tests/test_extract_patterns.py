@@ -18,8 +18,8 @@ from punstats.model.kinds import Kind
 STDLIB = os.path.dirname(os.__file__)
 
 
-def kind(match, name="p", per="lines"):
-    return Kind(name, name, per, occurrence=True, matcher=match, source="test")
+def kind(match, name="p", per="lines", on=None):
+    return Kind(name, name, per, occurrence=True, matcher=match, source="test", on=on)
 
 
 def every_node(tree, parents=()):
@@ -120,32 +120,25 @@ def test_node_class_units_are_counted_in_the_same_walk():
     assert extract("s.py", SAMPLE.encode(), patterns=kinds).units == units
 
 
-def guarded(node, parents):
-    """Called for returns only."""
-    if not isinstance(node, (ast.Return, ast.Break)):
-        return False
-    return any(isinstance(p, ast.Try) for p in parents)
-
-
 def unguarded(node, parents):
     return isinstance(node, (ast.Return, ast.Break)) and any(isinstance(p, ast.Try) for p in parents)
 
 
-def test_a_leading_isinstance_guard_is_read_and_nothing_else_is():
-    assert patterns.node_types(guarded) == (ast.Return, ast.Break)
-    assert patterns.node_types(unguarded) is None
+def test_a_pattern_is_called_for_the_classes_it_declares_only():
+    called = []
 
-    def returns_true(node, parents):
-        if not isinstance(node, ast.Return):
-            return True  # not a guard: other nodes match
-        return False
-
-    def other_name(node, parents):
-        if not isinstance(parents, ast.Return):
-            return False
+    def match(node, parents):
+        called.append(type(node))
         return True
 
-    assert patterns.node_types(returns_true) is None and patterns.node_types(other_name) is None
+    tree = ast.parse(SAMPLE)
+    found, _ = patterns.match_tree("s.py", tree, SourceText(SAMPLE), [kind(match, on=(ast.Return, ast.Lambda))])
+    assert sorted(t.__name__ for t in called) == ["Lambda", "Return"]
+    assert sorted((o.line, o.name) for o in found) == [(5, "Return"), (7, "Lambda")]
+    called.clear()
+    patterns.match_tree("s.py", tree, SourceText(SAMPLE), [kind(match, on=(ast.stmt,))])
+    assert called and all(issubclass(t, ast.stmt) for t in called)
+    assert len(called) == sum(isinstance(n, ast.stmt) for n in ast.walk(tree))
 
 
 def test_the_grammar_says_expressions_hold_no_statements():
@@ -185,13 +178,13 @@ def stdlib_trees():
 
 
 @pytest.mark.slow
-def test_guarded_and_pruned_walk_equals_a_plain_walk_on_the_standard_library():
+def test_declared_and_pruned_walk_equals_a_plain_walk_on_the_standard_library():
     total = 0
     for path, text, tree in stdlib_trees():
         source = SourceText(text)
         expected = sorted((line, source.char_col(line, col)) for line, col in naive_matches(unguarded, tree))
-        for match in (guarded, unguarded):
-            found, _ = patterns.match_tree(path, tree, source, [kind(match)])
+        for declared in (kind(unguarded, on=(ast.Return, ast.Break)), kind(unguarded)):
+            found, _ = patterns.match_tree(path, tree, source, [declared])
             assert sorted((o.line, o.col) for o in found) == expected, path
         total += len(expected)
     assert total > 100

@@ -101,6 +101,15 @@ def test_module_name_module_and_entry_point(package):
      "files, lines, code_lines) nor an ast node class such as 'Try'"),
     ("builtin.py", PLUGIN.format(name="call", per="lines"),
      "{dir}/builtin.py: 'call' names a built-in row; choose another name"),
+    ("arity.py", PLUGIN.format(name="p", per="Try").replace("(node, parents)", "(node, parents, extra)"),
+     "{dir}/arity.py: pattern 'p': its function is called as match(node, parents), but "
+     "match(node, parents, extra) takes other arguments"),
+    ("on.py", PLUGIN.format(name="p", per="Try").replace('per="Try")', 'per="Try", on=(ast.Try, int))'),
+     "{dir}/on.py: pattern 'p': on=(<class 'ast.Try'>, <class 'int'>) is not an ast node class or a tuple "
+     "of them, such as on=(ast.Return, ast.Break)"),
+    ("empty_on.py", PLUGIN.format(name="p", per="Try").replace('per="Try")', 'per="Try", on=())'),
+     "{dir}/empty_on.py: pattern 'p': on=() is not an ast node class or a tuple of them, such as "
+     "on=(ast.Return, ast.Break)"),
 ])
 def test_loading_errors_are_one_line(tmp_path, spec, text, message):
     if text is not None:

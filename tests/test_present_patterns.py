@@ -30,20 +30,28 @@ def with_counts(result, name, count, nontest, **summary):
     return dataclasses.replace(result, summary=s)
 
 
-def assert_everywhere(scan, name, label, share):
-    """The row ``name`` (``label``) in every output of ``scan``, with its count and ``share`` (in %);
-    the console summary, for the caller to check."""
+def assert_everywhere(scan, name, label, share=None, rate=None):
+    """The row ``name`` (``label``) in every output of ``scan``, with its count and ``share`` (in %) or
+    ``rate`` (per million of its unit, a unit of lines); the console summary, for the caller to check."""
     count = scan.summary["kinds"][name]
     markdown = tables.render(tables.kinds_table([scan]), "markdown")
     (cells,) = [[cell.strip() for cell in line.split("|")[1:-1]] for line in markdown.splitlines()
                 if line.startswith("| %s " % label)]
-    assert cells[1:3] == [format(count, ","), "%.2f%%" % share]
+    assert cells[1:3] == [format(count, ","), "%.2f%%" % share if rate is None else format(rate, ",.2f")]
     frame = pd.read_csv(io.StringIO(tidy.to_csv(tidy.kinds_frame([scan])))).set_index("pattern")
-    assert frame.at[name, "count"] == count and frame.at[name, "pct"] == pytest.approx(share, abs=1e-4)
+    assert frame.at[name, "count"] == count
+    pct, per_unit = frame.at[name, "pct"], frame.at[name, "per_million_unit"]
+    if rate is None:
+        assert pct == pytest.approx(share, abs=1e-4) and pd.isna(per_unit)
+    else:
+        assert pd.isna(pct) and per_unit == pytest.approx(rate, abs=0.01)
     assert frame.at[name, "count_nontest"] == scan.summary["kinds_nontest"][name]
     plot = plots.kinds([scan])
-    assert plot.data.at[name, scan.summary["corpus"]] == pytest.approx(share, abs=1e-4)
-    assert plot.data.at[name, "label"].startswith(label.replace("`", ""))
+    if rate is None:
+        assert plot.data.at[name, scan.summary["corpus"]] == pytest.approx(share, abs=1e-4)
+        assert plot.data.at[name, "label"].startswith(label.replace("`", ""))
+    else:  # a rate is not drawn among the shares
+        assert name not in plot.data.index
     assert "| %s " % label in report.render([scan]).split("\n## Patterns\n", 1)[1]
     return console.format_summary(scan.summary)
 
@@ -53,9 +61,13 @@ def test_a_user_pattern_a_scan_recorded_is_in_every_output(result):
                "source": "plugin.py", "sha256": "0" * 64}
     scan = with_counts(result, "return_in_finally", 12, 5, patterns=[pattern], code_lines=40000,
                        units=dict(result.summary["units"], code_lines=40000))
-    text = assert_everywhere(scan, "return_in_finally", "return in finally", 100.0 * 12 / result.summary["lines"])
+    lines = result.summary["lines"]
+    text = assert_everywhere(scan, "return_in_finally", "return in finally", rate=1e6 * 12 / lines)
     (line,) = [line for line in text.splitlines() if line.startswith("pattern return_in_finally")]
-    assert "12   (" in line and "5 outside tests" in line and "300.00 per million lines of code" in line
+    # one measure, against the unit the pattern declared: lines, not a % of them nor lines of code
+    assert line == "pattern return_in_finally  12   (%s per million lines; outside tests 5, %s per million lines; " \
+                   "return in finally)" % (format(1e6 * 12 / lines, ",.2f"),
+                                           format(1e6 * 5 / scan.summary["units_nontest"]["lines"], ",.2f"))
     frame = pd.read_csv(io.StringIO(tidy.to_csv(tidy.kinds_frame([scan])))).set_index("pattern")
     assert frame.at["return_in_finally", "per_million_code_lines"] == 300.0
 

@@ -374,6 +374,15 @@ def test_cli_table_rows_choose_and_order_the_summary(stdlib_subset_scan_dir, res
     assert err.startswith("punstats: error: unknown row 'nope' (choose from punnable,") and err.count("\n") == 1
 
 
+@pytest.mark.parametrize("other, said", [(["--kinds"], "--kinds"), (["--by", "length"], "--by length")])
+def test_cli_table_rows_with_another_table_is_refused(stdlib_subset_scan_dir, tmp_path, capsys, other, said):
+    out = tmp_path / "table.rst"
+    assert main(["table", stdlib_subset_scan_dir, "--rows", "punnable", *other, "-o", str(out)]) == 2
+    assert capsys.readouterr().err == ("punstats: error: --rows chooses the rows of the summary table, not of "
+                                       "%s: drop one of them\n" % said)
+    assert not out.exists()
+
+
 def test_cli_table_links_instead_of_footnotes(stdlib_subset_scan_dir, result, capsys):
     assert main(["table", stdlib_subset_scan_dir, "--format", "markdown", "--links"]) == 0
     out = capsys.readouterr().out

@@ -116,21 +116,25 @@ def kinds_comparison(summaries: Sequence[Dict[str, Any]], registry: Optional[Reg
     """One row per row of ``registry`` (default: the union of the scans' own,
     ``units.union``): its ``label``, the unit it is a share of
     (``denominator``), the row it is a part of (``part_of``), and per scan
-    ``i`` its count (``count_i``), its share of the unit (``pct_i``), both
-    outside tests (``nontest_i``, ``nontest_pct_i``) and its rate per million
-    lines of code (``per_million_i``; for rows that are a share of a unit, not
-    for a maximum or a number of parameters).  A count a scan did not record is None,
-    a share or rate that means nothing or cannot be known NaN."""
+    ``i`` its count (``count_i``), its share of the unit in % (``pct_i``: a unit of
+    syntax, ``units.is_share``) or its rate per million of the unit (``per_unit_i``:
+    lines, lines of code, files), the same outside tests (``nontest_i``,
+    ``nontest_pct_i``, ``nontest_per_unit_i``) and its rate per million lines of code
+    (``per_million_i``; for rows that have a unit, not for a maximum or a number of
+    parameters).  A count a scan did not record is None, a share or rate that means
+    nothing, cannot be known or is not the row's measure NaN."""
     rows = []
     for kind in registry if registry is not None else units.union(summaries):
         row: Dict[str, Any] = {"kind": kind.name, "label": kind.label, "denominator": kind.per,
                                "part_of": kind.part_of}
         for index, s in enumerate(summaries):
             count, outside = units.count(s, kind), units.count(s, kind, nontest=True)
-            row["count_%d" % index] = count
-            row["pct_%d" % index] = units.share(count, units.denominator(s, kind.per))
-            row["nontest_%d" % index] = outside
-            row["nontest_pct_%d" % index] = units.share(outside, units.denominator(s, kind.per, nontest=True))
+            row["count_%d" % index], row["nontest_%d" % index] = count, outside
+            for prefix, part, nontest in (("", count, False), ("nontest_", outside, True)):
+                whole = units.denominator(s, kind.per, nontest)
+                share = units.is_share(kind.per)
+                row[prefix + "pct_%d" % index] = units.share(part, whole) if share else float("nan")
+                row[prefix + "per_unit_%d" % index] = units.rate(part, whole) if not share else float("nan")
             row["per_million_%d" % index] = units.per_million(s, count) if kind.per else float("nan")
         rows.append(row)
     return pd.DataFrame(rows).set_index("kind")

@@ -10,7 +10,7 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Set, Tuple, Union
 
 from punstats.model.kinds import BUILT_IN, KIND_ATTRIBUTE, KIND_CALL, KIND_CLASS, Kind
-from punstats.model.statuses import OK, SKIPPED_STATUSES
+from punstats.model.statuses import OK, PATTERN_ERROR, SKIPPED_STATUSES
 from punstats.store.frames import as_stored
 from punstats.store.schema import NODE_PREFIX, scalar
 
@@ -127,10 +127,14 @@ class Totals:
         self.functions: Counter = Counter()
         self._call_path: Optional[str] = None  # the file whose distinct calls are in _calls
         self._calls: Set[Tuple[int, int]] = set()
+        self.first_pattern_error: Optional[Dict[str, Any]] = None
+
 
     def add_files(self, files: Any) -> None:
         import pyarrow.compute as pc
         self.statuses.update(_value_counts(files["status"]))
+        if self.first_pattern_error is None and self.statuses[PATTERN_ERROR]:
+            self.first_pattern_error = _first_failure(files, PATTERN_ERROR)
         parsed = files.filter(pc.equal(files["status"], scalar(OK)))
         for name in _FILE_SUMS:
             self.sums[name] += _sum(parsed[name])
@@ -219,6 +223,7 @@ class Totals:
             "keywords_nontest": self.outside["keywords"],
             "punnable_nontest_pct": percent(self.outside["punnable"], self.outside["keywords"]),
             **({"code_lines": s[self.units["code_lines"]]} if "code_lines" in self.units else {}),
+            **({"first_pattern_error": self.first_pattern_error} if self.first_pattern_error else {}),
         }
 
     def kinds(self, nontest: bool = False) -> Dict[str, int]:
@@ -237,6 +242,13 @@ class Totals:
         keys = ("functions", "lambdas") + _FUNCTION_SUMS + ("functions_with_positional_only",
                                                             "functions_with_keyword_only")
         return {key: self.functions[key] for key in keys}
+
+
+def _first_failure(files: Any, status: str) -> Dict[str, Any]:
+    """Where the first file of ``files`` (a pyarrow table) with ``status`` failed, and why."""
+    import pyarrow.compute as pc
+    [row] = files.filter(pc.equal(files["status"], scalar(status))).slice(0, 1).to_pylist()
+    return {"path": row["path"], "line": row["error_line"], "error": row["error"]}
 
 
 def _sum(column: Any) -> int:

@@ -14,6 +14,9 @@ report print the same numbers:
   0 of every unit in a scan that parsed no file (its summary records no
   units: an sdist of stubs only, say); None when the summary does not know it;
 - ``share`` (in %) and ``per_million`` (per million lines of code);
+- ``is_share``: whether a count is a share of its unit in % (the unit counts
+  syntax: keyword arguments, calls, ``Try`` nodes) or a rate per million of it
+  (lines, lines of code, files: a construct is no part of a line), ``rate``;
 - ``stored_share``: a share the summary stores (``punnable_pct``), NaN when
   its denominator is 0 (``summary.json`` holds 0.0 there: JSON has no NaN);
 - ``union``: the rows of several scans, in order.
@@ -100,10 +103,23 @@ def stored_share(summary: Summary, key: str) -> float:
     return float(summary[key]) if key in summary and denominator(summary, unit, nontest) else float("nan")
 
 
+#: The units that count syntax (nodes), besides ``ast`` classes: a count of matches among them is a share.
+SHARE_UNITS = ("keywords", "calls", "class_keywords", "dict_entries", "functions")
+
+
+def is_share(unit: str) -> bool:
+    """A count per ``unit`` is a share in % (a unit of syntax) rather than a rate per million (lines, files)."""
+    return unit in SHARE_UNITS or (bool(unit) and unit not in UNITS)
+
+
+def rate(part: Optional[int], whole: Optional[int]) -> float:
+    """``part`` per million of ``whole`` (two decimals); NaN where it means nothing."""
+    return round(1e6 * part / whole, 2) if part is not None and whole else float("nan")
+
+
 def per_million(summary: Summary, part: Optional[int], nontest: bool = False) -> float:
     """``part`` per million lines of code (two decimals); NaN when lines of code are unknown."""
-    code_lines = denominator(summary, "code_lines", nontest)
-    return round(1e6 * part / code_lines, 2) if part is not None and code_lines else float("nan")
+    return rate(part, denominator(summary, "code_lines", nontest))
 
 
 def union(summaries: Sequence[Summary]) -> Registry:
@@ -118,6 +134,11 @@ def union(summaries: Sequence[Summary]) -> Registry:
 def unit_words(unit: str) -> str:
     """What a table says a share is of: ``UNITS``' words, or "``Try`` nodes" for a node class."""
     return UNITS[unit] if unit in UNITS else "`%s` nodes" % unit
+
+
+def measure_words(unit: str) -> str:
+    """What a row's share or rate is of: the unit's words, "per million" before a unit of rates."""
+    return unit_words(unit) if is_share(unit) or not unit else "per million " + unit_words(unit)
 
 
 def parts_of(registry: Registry, name: str) -> Sequence[Kind]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Any, List, NoReturn, Optional
+from typing import Any, Dict, List, NoReturn, Optional, Sequence, Tuple
 
 from punstats.model.errors import PunstatsError
 from punstats.model.escape import terminal
@@ -222,6 +222,25 @@ def _check_engine_options(args: argparse.Namespace) -> None:
     check_engine(args.engine)  # an EngineError is the user's to fix (cli.main)
     if args.scheduler is not None and args.engine.partition(":")[0] != "dask":
         raise UsageError("--scheduler needs --engine dask")
+
+
+def pattern_errors_said(summaries: Sequence[Tuple[str, Dict[str, Any]]]) -> int:
+    """The exit status of a run given its scans' (name, summary): 1 when a pattern raised on any file,
+    after a line on stderr per such scan (where it first raised, why, how many files failed so), else 0.
+    The files are stored with status ``pattern_error``: none of their counts is in the results."""
+    status = 0
+    for name, summary in summaries:
+        failed = (summary.get("failed_by_reason") or {}).get("pattern_error", 0)
+        if not failed:
+            continue
+        first = summary.get("first_pattern_error") or {}
+        where = "%s:%s: " % (first["path"], first["line"] or 1) if first.get("path") else ""
+        print(terminal("punstats: error: %s: %s%s (%s of %s files failed so: status pattern_error, not counted; "
+                       "fix the pattern and scan again)" % (name, where, first.get("error", "a pattern raised"),
+                                                            format(failed, ","), format(summary["files"], ","))),
+              file=sys.stderr)
+        status = 1
+    return status
 
 
 def _one_line(exc: BaseException) -> str:

@@ -24,6 +24,7 @@ from punstats.cli.common import (
     extension_options,
     jobs_options,
     json_options,
+    pattern_errors_said,
     pattern_options,
     quiet_options,
     rule_options,
@@ -108,7 +109,7 @@ def cmd_corpus(args: argparse.Namespace) -> int:
         print(json.dumps([r.summary for r in results], indent=2, ensure_ascii=False))
     else:
         print(terminal("compare: punstats table %s" % " ".join(r.directory for r in results)))
-    return 0
+    return pattern_errors_said([(r.project.name, r.summary) for r in results])
 
 
 
@@ -139,9 +140,11 @@ def cmd_top(args: argparse.Namespace) -> int:
                                                   exc.strerror or exc)) from None
     finally:
         bar.close()
+    failures = pattern_errors_said([(r["project"], r["summary"]) for r in records
+                                    if r["status"] == "scanned" and isinstance(r.get("summary"), dict)])
     if args.json:
         print(json.dumps({"projects": records, "ecosystem": ecosystem}, indent=1, ensure_ascii=False))
-        return 0
+        return failures
     from punstats.present import ecosystem as shown
     for line in shown.summary_lines(ecosystem):
         print(terminal(line))
@@ -162,4 +165,4 @@ def cmd_top(args: argparse.Namespace) -> int:
             print("figure: %s" % terminal(figure))
         except ImportError:
             print("figure: not drawn (matplotlib is not installed: pip install punstats[plot])")
-    return 0
+    return failures

@@ -180,6 +180,9 @@ def cmd_table(args: argparse.Namespace) -> int:
         return 0
     if args.kind is not None and args.by != "label":
         raise UsageError("--kind chooses the labels of one kind: use it with --by label")
+    if args.rows is not None and args.by != "summary":
+        raise UsageError("--rows chooses the rows of the summary table, not of --%s: drop one of them"
+                         % ("kinds" if args.by == "kinds" else "by " + args.by))
     results = _load_scans(args.dirs, args.test_rule, args.long)
     try:
         tables.common_long_threshold([r.summary for r in results])

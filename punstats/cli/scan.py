@@ -19,6 +19,7 @@ from punstats.cli.common import (
     extension_options,
     jobs_options,
     json_options,
+    pattern_errors_said,
     pattern_options,
     quiet_options,
     rule_options,
@@ -181,5 +182,5 @@ def cmd_scan(args: argparse.Namespace) -> int:
             print(terminal("punstats: warning: " + nothing_found(summary)), file=sys.stderr)
     if args.json:  # one shape for any number of paths: an array of summaries
         print(json.dumps([_json_ready(s) for s in summaries], indent=2, ensure_ascii=False))
-    return 0
+    return pattern_errors_said([(c.name, s) for c, s in zip(corpora, summaries)])
 

@@ -1,7 +1,8 @@
 """Matching user patterns: one walk of a parsed file calling each pattern's matcher.
 
 ``match_tree`` visits every node of the tree once, over an explicit stack,
-and calls ``match(node, parents)`` of each pattern (``model.kinds.Kind``);
+and calls ``match(node, parents)`` of each pattern (``model.kinds.Kind``)
+whose ``on`` holds the node's class (every node, for a pattern without ``on``);
 ``parents`` is a tuple of the node's ancestors, outermost first (the module
 first), one tuple shared by all children of a node.  Every ``ast`` node is
 visited except the ``expr_context`` singletons (``Load``, ``Store``,
@@ -26,10 +27,8 @@ Python 3.8 syntax.
 from __future__ import annotations
 
 import ast
-import inspect
 import json
-import textwrap
-from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
+from typing import Any, Dict, List, Sequence, Set, Tuple
 
 from punstats.extract.fields import SPECS, learn
 from punstats.extract.grammar import Reach, wanted_classes
@@ -71,7 +70,7 @@ def match_tree(path: str, tree: ast.AST, source: SourceText,
     (``(class name, count)``, sorted).
 
     Per node type, what to do is worked out once (``_Plan``): the fields that hold
-    children, the matchers to call (``node_types``), the units to count.  The
+    children, the matchers to call (those whose ``on`` holds the type), the units to count.  The
     path from the root is a list; the ``parents`` tuple is built from it only
     when a matcher is called, once for all the children of a node.
     """
@@ -131,7 +130,7 @@ _PLANS: Dict[Tuple[Any, ...], "_Plan"] = {}
 
 
 def _plan(kinds: Sequence[Kind]) -> "_Plan":
-    key = tuple((kind.name, kind.per, id(kind.matcher)) for kind in kinds)
+    key = tuple((kind.name, kind.per, id(kind.matcher), kind.on) for kind in kinds)
     plan = _PLANS.get(key)
     if plan is None:
         if len(_PLANS) > 16:
@@ -142,12 +141,11 @@ def _plan(kinds: Sequence[Kind]) -> "_Plan":
 
 class _Plan:
     """Per node type: (fields holding children, matchers to call, units to count).  When every
-    matcher says which classes it can match (``node_types``), only the fields that can hold
+    pattern declares the classes it is called for (``Kind.on``), only the fields that can hold
     one of them (or of the classes counted) are entered (``grammar.Reach``)."""
 
     def __init__(self, kinds: Sequence[Kind]) -> None:
-        self.matchers = [(kind.name, kind.matcher, node_types(kind.matcher)) for kind in kinds
-                         if kind.matcher is not None]
+        self.matchers = [(kind.name, kind.matcher, kind.on) for kind in kinds if kind.matcher is not None]
         self.units = node_units(kinds)
         self.classes = [(unit, node_class(unit)) for unit in self.units]
         self.table: Dict[type, Tuple[Any, ...]] = {}
@@ -170,77 +168,6 @@ class _Plan:
         if not any(todo):
             self.skip.add(node_type)
         return todo
-
-
-#: Per matcher, the node classes its first statement limits it to (None: any node).
-_GUARDS: Dict[Any, Optional[Tuple[type, ...]]] = {}
-
-
-def node_types(matcher: Any) -> Optional[Tuple[type, ...]]:
-    """The ``ast`` classes ``matcher`` can match, when its first statement (after a docstring) is
-    ``if not isinstance(node, CLASSES): return`` a false constant, ``node`` its first parameter
-    and ``CLASSES`` an ``ast`` class or a tuple of them written out (``ast.Return`` or a name
-    imported from ``ast``): it is then called only for nodes of those classes, which gives the same
-    matches.  None (called for every node) for any other function."""
-    try:
-        return _GUARDS[matcher]
-    except KeyError:
-        pass
-    except TypeError:  # unhashable
-        return None
-    _GUARDS[matcher] = found = _guard(matcher)
-    return found
-
-
-def _guard(matcher: Any) -> Optional[Tuple[type, ...]]:
-    code, names = getattr(matcher, "__code__", None), getattr(matcher, "__globals__", None)
-    if code is None or names is None or code.co_argcount < 1 or "isinstance" in names \
-            or "isinstance" in code.co_freevars:
-        return None
-    try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(matcher)))
-    except (OSError, TypeError, SyntaxError, ValueError):
-        return None
-    function = tree.body[0] if tree.body else None
-    if type(function) is not ast.FunctionDef or function.name != getattr(matcher, "__name__", None):
-        return None
-    body = function.body[1:] if _docstring(function.body[0]) else function.body
-    first = body[0] if body else None
-    if type(first) is not ast.If or first.orelse or len(first.body) != 1 or type(first.body[0]) is not ast.Return:
-        return None
-    value = first.body[0].value
-    if value is not None and not (type(value) is ast.Constant and not value.value):
-        return None
-    test = first.test
-    if type(test) is not ast.UnaryOp or type(test.op) is not ast.Not:
-        return None
-    call = test.operand
-    if type(call) is not ast.Call or type(call.func) is not ast.Name or call.func.id != "isinstance" \
-            or call.keywords or len(call.args) != 2 or type(call.args[0]) is not ast.Name \
-            or call.args[0].id != code.co_varnames[0]:
-        return None
-    written = call.args[1].elts if type(call.args[1]) is ast.Tuple else [call.args[1]]
-    classes = [_ast_class(item, names) for item in written]
-    if not classes or any(cls is None for cls in classes):
-        return None
-    return tuple(cls for cls in classes if cls is not None)
-
-
-def _docstring(statement: ast.stmt) -> bool:
-    return type(statement) is ast.Expr and type(statement.value) is ast.Constant \
-        and isinstance(statement.value.value, str)
-
-
-def _ast_class(written: ast.expr, names: Dict[str, Any]) -> Optional[type]:
-    """The ``ast`` class ``written`` names in a module whose globals are ``names``."""
-    if type(written) is ast.Attribute and type(written.value) is ast.Name:
-        value = getattr(names.get(written.value.id), written.attr, None) \
-            if names.get(written.value.id) is ast else None
-    elif type(written) is ast.Name:
-        value = names.get(written.id)
-    else:
-        return None
-    return value if isinstance(value, type) and issubclass(value, ast.AST) else None
 
 
 def _anchor(node: Any, parents: Sequence[ast.AST]) -> Tuple[int, int, int, int, Any]:

@@ -29,9 +29,8 @@ import traceback
 from dataclasses import replace
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from punstats.extract.patterns import node_types
 from punstats.model import kinds as kinds_module
-from punstats.model.kinds import PATTERN_ATTRIBUTE, Kind, PatternError, Registry, check_per
+from punstats.model.kinds import PATTERN_ATTRIBUTE, Kind, PatternError, Registry, check_matcher, check_on, check_per
 
 #: The entry-point group of installed pattern plugins.
 ENTRY_POINT_GROUP = "punstats.patterns"
@@ -65,6 +64,8 @@ def _given(kind: Kind) -> Kind:
     if kind.matcher is None or not kind.occurrence:
         raise PatternError("pattern %r has no matcher: give the function punstats.pattern decorated" % kind.name)
     check_per(kind.per)
+    check_on(kind.name, kind.on)
+    check_matcher(kind.name, kind.matcher)
     kind = replace(kind, sha256=kind.sha256 or _file_digest(kind))
     with _LOCK:
         _LOADED.setdefault(kind.source, [])
@@ -81,8 +82,6 @@ def load_spec(spec: str) -> List[Kind]:
         kinds = _load(spec)
         if not kinds:
             raise PatternError("%s defines no pattern (decorate a function with @punstats.pattern(NAME))" % spec)
-        for kind in kinds:  # its guard read now, from the source just run (``patterns.node_types``)
-            node_types(kind.matcher)
         _LOADED[spec] = kinds
         return list(kinds)
 

@@ -12,9 +12,13 @@ and report read their rows from a ``Registry``; a scan's registry is
 
 ``pattern`` is the decorator of the public API (``punstats.pattern``)::
 
-    @punstats.pattern("return_in_finally", label="return/break/continue in finally", per="lines")
+    @punstats.pattern("return_in_finally", label="return/break/continue in finally",
+                      per="code_lines", on=(ast.Return, ast.Break, ast.Continue))
     def match(node, parents):   # parents: the node's ancestors, outermost first
         ...                     # True (or a dict of extra fields) for a match
+
+``on`` declares the node classes the matcher is called for (all nodes when
+it is left out); the matcher's signature is checked when it is decorated.
 
 Standard library only, Python 3.8 syntax: workers import it.
 """
@@ -74,16 +78,22 @@ class Kind:
     source: str = "built-in"  # "built-in", a file, "module:name" or an entry point
     sha256: str = ""  # of the source that defines the matcher (user patterns)
     pooled: str = "sum"  # how counts over many files or projects combine: "sum", or "max" (the largest)
+    #: The ``ast`` classes the matcher is called for (``pattern(on=...)``); None: every node.
+    on: Optional[Tuple[type, ...]] = field(default=None, compare=False, repr=False)
 
     @property
     def user(self) -> bool:
         """A pattern a user gave (its matcher, or only its record read back from a stored result)."""
         return self.source != "built-in"
 
-    def provenance(self) -> Dict[str, str]:
-        """What a stored result records of a user pattern."""
-        return {"name": self.name, "label": self.label, "per": self.per, "source": self.source,
-                "sha256": self.sha256}
+    def provenance(self) -> Dict[str, Any]:
+        """What a stored result records of a user pattern (``on``: the node classes it was
+        called for, by name; absent when it was called for every node)."""
+        recorded: Dict[str, Any] = {"name": self.name, "label": self.label, "per": self.per,
+                                    "source": self.source, "sha256": self.sha256}
+        if self.on is not None:
+            recorded["on"] = [cls.__name__ for cls in self.on]
+        return recorded
 
 
 def _row(name: str, label: str, per: str, section: str = "kinds", occurrence: bool = False,
@@ -192,19 +202,22 @@ PATTERN_ATTRIBUTE = "punstats_pattern"
 _DEFINED: List[Kind] = []
 
 
-def pattern(name: str, label: Optional[str] = None, per: str = "lines") -> Callable[[Matcher], Matcher]:
+def pattern(name: str, label: Optional[str] = None, per: str = "lines",
+            on: Any = None) -> Callable[[Matcher], Matcher]:
     """Decorator: ``match(node, parents)`` becomes the pattern ``name``.
 
-    ``match`` is called for every node of a parsed file with the node's
+    ``match`` is called with a node of a parsed file and the node's
     ancestors, outermost first; it returns something true (or a dict of
-    extra fields to store) for a match.  ``per`` says what a count is a
-    share of: a unit of ``UNITS`` or an ``ast`` node class name.
+    extra fields to store) for a match.  ``on``: an ``ast`` class or a tuple
+    of them, the nodes ``match`` is called for (left out: every node); the
+    walk then skips what cannot hold one.  ``per`` says what a count is
+    measured against: a unit of ``UNITS`` or an ``ast`` node class name.
     """
-    kind = Kind(check_name(name), label if label is not None else name, check_per(per), occurrence=True)
+    kind = Kind(check_name(name), label if label is not None else name, check_per(per), occurrence=True,
+                on=check_on(name, on))
 
     def decorate(match: Matcher) -> Matcher:
-        if not callable(match):
-            raise PatternError("@pattern(%r) decorates a function match(node, parents)" % name)
+        check_matcher(name, match)
         defined = replace(kind, matcher=match, source=getattr(match, "__module__", "") or "")
         _DEFINED.append(defined)
         try:  # ``module:name`` finds the pattern on the function
@@ -214,6 +227,40 @@ def pattern(name: str, label: Optional[str] = None, per: str = "lines") -> Calla
         return match
 
     return decorate
+
+
+def check_on(name: str, on: Any) -> Optional[Tuple[type, ...]]:
+    """``on=``: None, an ``ast`` class, or a non-empty tuple or list of them."""
+    classes = tuple(on) if isinstance(on, (tuple, list)) else (on,)
+    if on is None:
+        return None
+    if classes and all(isinstance(cls, type) and issubclass(cls, ast.AST) for cls in classes):
+        return classes
+    raise PatternError("pattern %r: on=%s is not an ast node class or a tuple of them, such as "
+                       "on=(ast.Return, ast.Break)" % (name, _short_repr(on)))
+
+
+def check_matcher(name: str, match: Any) -> None:
+    """A matcher can be called as ``match(node, parents)``; else a one-line ``PatternError``."""
+    import inspect  # not at import: ``punstats --help`` reads this module
+
+    if not callable(match):
+        raise PatternError("@pattern(%r) decorates a function match(node, parents), not %s"
+                           % (name, _short_repr(match)))
+    try:
+        signature = inspect.signature(match)
+    except (TypeError, ValueError):  # a built-in callable without a readable signature: tried when called
+        return
+    try:
+        signature.bind(None, None)
+    except TypeError:
+        raise PatternError("pattern %r: its function is called as match(node, parents), but %s%s takes "
+                           "other arguments" % (name, getattr(match, "__name__", "it"), signature)) from None
+
+
+def _short_repr(value: Any, width: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= width else text[:width - 3] + "..."
 
 
 def defined_since(mark: int) -> List[Kind]:
@@ -230,6 +277,15 @@ def registry_of(summary: Dict[str, Any]) -> Registry:
     user patterns its summary records (each without its matcher)."""
     recorded = summary.get("patterns") or []
     kinds = [Kind(str(p["name"]), str(p.get("label") or p["name"]), str(p.get("per") or ""), occurrence=True,
-                  source=str(p.get("source") or "user"), sha256=str(p.get("sha256") or ""))
+                  source=str(p.get("source") or "user"), sha256=str(p.get("sha256") or ""), on=_recorded_on(p))
              for p in recorded if isinstance(p, dict) and isinstance(p.get("name"), str) and p["name"] not in KINDS]
     return KINDS.with_kinds(kinds)
+
+
+def _recorded_on(recorded: Dict[str, Any]) -> Optional[Tuple[type, ...]]:
+    """The node classes a stored pattern records (``on``), those this parser knows; None if none."""
+    names = recorded.get("on")
+    if not isinstance(names, list):
+        return None
+    classes = tuple(cls for cls in (node_class(n) if isinstance(n, str) else None for n in names) if cls)
+    return classes or None

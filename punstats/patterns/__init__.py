@@ -1,8 +1,8 @@
 """Patterns punstats ships: questions other Python proposals asked of real code.
 
 Each module here is one pattern written exactly as a user would write their
-own (``import punstats``, ``@punstats.pattern(...)`` on ``match(node,
-parents)``), so each is also an example to copy.  Use one in a scan by its
+own (``import punstats``, ``@punstats.pattern(..., on=CLASSES)`` on
+``match(node, parents)``), so each is also an example to copy.  Use one in a scan by its
 module name::
 
     punstats scan ROOT --pattern punstats.patterns.except_tuple

@@ -12,6 +12,7 @@ import ast
 import punstats
 
 
-@punstats.pattern("bare_except", label="bare `except:` handlers (PEP 760)", per="ExceptHandler")
+@punstats.pattern("bare_except", label="bare `except:` handlers (PEP 760)", per="ExceptHandler",
+                  on=ast.ExceptHandler)
 def match(node, parents):
-    return isinstance(node, ast.ExceptHandler) and node.type is None
+    return node.type is None

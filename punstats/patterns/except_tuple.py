@@ -18,9 +18,10 @@ import ast
 import punstats
 
 
-@punstats.pattern("except_tuple", label="`except (A, B):` without `as` (PEP 758)", per="ExceptHandler")
+@punstats.pattern("except_tuple", label="`except (A, B):` without `as` (PEP 758)", per="ExceptHandler",
+                  on=ast.ExceptHandler)
 def match(node, parents):
-    if not (isinstance(node, ast.ExceptHandler) and node.name is None and isinstance(node.type, ast.Tuple)):
+    if not (node.name is None and isinstance(node.type, ast.Tuple)):
         return False
     elts = node.type.elts
     return len(elts) >= 2 and not any(isinstance(elt, (ast.Starred, ast.NamedExpr)) for elt in elts)

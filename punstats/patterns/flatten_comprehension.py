@@ -59,9 +59,9 @@ def _binds(node, last):
 
 
 @punstats.pattern("flatten_comprehension", label="flattening comprehensions `[y for x in xs for y in x]` (PEP 798)",
-                  per="code_lines")
+                  per="code_lines", on=_SEQUENCES + (ast.DictComp,))
 def match(node, parents):
-    if not isinstance(node, _SEQUENCES + (ast.DictComp,)) or len(node.generators) < 2:
+    if len(node.generators) < 2:
         return False
     last = node.generators[-1]
     if last.is_async or last.ifs:

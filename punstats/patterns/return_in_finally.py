@@ -25,10 +25,8 @@ def _within(child, statements):
 
 
 @punstats.pattern("return_in_finally", label="return/break/continue leaving `finally` (PEP 765)",
-                  per="code_lines")
+                  per="code_lines", on=(ast.Return, ast.Break, ast.Continue))
 def match(node, parents):
-    if not isinstance(node, (ast.Return, ast.Break, ast.Continue)):
-        return False
     child = node
     for parent in reversed(parents):
         if isinstance(parent, _SCOPES):

@@ -212,10 +212,11 @@ KIND_BARS = tuple(kind.name for kind in units.figure_rows(KINDS))
 def kinds(results: Sequence[Any]) -> Plot:
     """Each recorded pattern as a share of its denominator, one bar per scan:
     how strict the proposal's rule is, and how projects differ.  The bars are
-    ``units.figure_rows`` of the scans' registries: user patterns too."""
+    ``units.figure_rows`` of the scans' registries that are shares (``units.is_share``),
+    user patterns too: a rate per million lines is no percentage to draw beside them."""
     summaries = [r.summary for r in results]
     names = column_names(summaries)
-    bars = [kind.name for kind in units.figure_rows(units.union(summaries))]
+    bars = [kind.name for kind in units.figure_rows(units.union(summaries)) if units.is_share(kind.per)]
     table = analysis.kinds_comparison(summaries).loc[bars]
     data = pd.DataFrame({name: table["pct_%d" % i] for i, name in enumerate(names)})
     data["label"] = [_bar_label(label, part_of, unit)

@@ -150,7 +150,7 @@ def kinds_table(results: Sequence[Any], registry: Optional[Registry] = None) -> 
         for block in blocks:
             for index in range(len(summaries)):
                 cells += _kinds_cells(row, block, index)
-        cells.append(Label(analysis_units.unit_words(row["denominator"]) if row["denominator"] else ""))
+        cells.append(Label(analysis_units.measure_words(row["denominator"])))
         rows.append(tuple(cells))
     header: List[Text] = [Label("Pattern")]
     header_notes: List[Optional[int]] = [None]
@@ -182,10 +182,13 @@ def _kinds_cells(row: Any, block: str, index: int) -> List[Cell]:
     if block == "per_million":
         rate = row["per_million_%d" % index]
         return [Rate(float(rate)) if rate == rate else Label("")]
+    prefix = "" if block == "count" else "nontest_"
     count = row[("count_%d" if block == "count" else "nontest_%d") % index]
-    share = row[("pct_%d" if block == "count" else "nontest_pct_%d") % index]
-    return [int(count) if count == count and count is not None else Label("n/a"),
-            Percent(float(share)) if row["denominator"] else Label("")]  # NaN: a share of nothing, n/a
+    unit = row["denominator"]
+    # NaN: a share of nothing, n/a; a unit of lines or files takes a rate per million, not a share
+    measure = Percent(float(row[prefix + "pct_%d" % index])) if analysis_units.is_share(unit) \
+        else Rate(float(row[prefix + "per_unit_%d" % index])) if unit else Label("")
+    return [int(count) if count == count and count is not None else Label("n/a"), measure]
 
 
 def length_table(result: Any, open_from: Optional[int] = None) -> Table:

@@ -73,8 +73,10 @@ def summary_frame(results: Sequence[Any], rows: Optional[Sequence[str]] = None) 
 
 def kinds_frame(results: Sequence[Any], registry: Optional[Registry] = None) -> pd.DataFrame:
     """One row per scan and registry row (default: the scans' own): its count and
-    its share of the named unit (``denominator``), outside tests (``count_nontest``,
-    ``pct_nontest``; empty where not recorded) and per million lines of code."""
+    its share of the named unit (``denominator``) in % (``pct``: a unit of syntax) or
+    per million of it (``per_million_unit``: lines, lines of code, files), the same
+    outside tests (``count_nontest``, ``pct_nontest``, ``per_million_unit_nontest``;
+    empty where not recorded or not the row's measure) and per million lines of code."""
     summaries = [r.summary for r in results]
     table = analysis.kinds_comparison(summaries, registry)
     names = column_names(summaries)
@@ -86,6 +88,8 @@ def kinds_frame(results: Sequence[Any], registry: Optional[Registry] = None) -> 
                              "part_of": table["part_of"],
                              "count_nontest": table["nontest_%d" % index].astype("Int64"),
                              "pct_nontest": table["nontest_pct_%d" % index].astype(float),
+                             "per_million_unit": table["per_unit_%d" % index].astype(float),
+                             "per_million_unit_nontest": table["nontest_per_unit_%d" % index].astype(float),
                              "per_million_code_lines": table["per_million_%d" % index].astype(float)})
         for key, value in _provenance(result.summary).items():
             part[key] = value

@@ -121,8 +121,13 @@ def cached_tables(state: CorpusState, cache: BlobCache, run: Runner, root: str, 
     return dict(counts, tables_reused=0)
 
 
+#: Bumped when what a kept stored scan's totals hold changes (``analysis.summary.Totals``), so that a
+#: re-scan never answers with totals that lack a key: 2, ``first_pattern_error``.
+TOTALS_VERSION = 2
+
+
 def _stored_key(state: CorpusState, summary: Dict[str, Any]) -> str:
-    identity = json.dumps([state.key, provenance_metadata(summary)], sort_keys=True)
+    identity = json.dumps([state.key, provenance_metadata(summary), TOTALS_VERSION], sort_keys=True)
     return hashlib.sha256(identity.encode()).hexdigest()
 
 
