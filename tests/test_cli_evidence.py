@@ -163,3 +163,31 @@ def test_report_top_is_for_a_run(stdlib_subset_scan_dir, tmp_path, capsys):
     err = one_line_error(capsys, ["report", stdlib_subset_scan_dir, "--top", "3", "--no-figures",
                                   "-o", str(tmp_path / "r.md")])
     assert "--top lists the first N projects of an ecosystem run" in err and not (tmp_path / "r.md").exists()
+
+
+@pytest.mark.parametrize("output, hint", [("report.html", "report.md"), ("out/r.txt", "out/r.md"), ("r", "r.md")])
+def test_a_report_into_a_file_not_ending_in_md_is_refused(stdlib_subset_scan_dir, output, hint, tmp_path, capsys,
+                                                          monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    before = sorted(os.listdir(stdlib_subset_scan_dir))
+    assert main(["report", stdlib_subset_scan_dir, "-o", output, "--no-figures"]) == 2
+    assert capsys.readouterr() == ("", "punstats: error: a report is Markdown: give -o a file ending in .md, "
+                                       "e.g. -o %s\n" % hint)
+    assert os.listdir(tmp_path) == [] and sorted(os.listdir(stdlib_subset_scan_dir)) == before
+
+
+def test_a_folder_of_scans_or_a_file_of_one_says_which_folder_to_give(stdlib_subset_scan_dir, tmp_path, capsys,
+                                                                       monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for name in ("httpx", "requests", "rich", "zope"):
+        shutil.copytree(stdlib_subset_scan_dir, tmp_path / "data" / name)
+    (tmp_path / "data" / "notes").mkdir()  # not a scan: not listed
+    for command in ("table", "plot", "report"):
+        assert main([command, "data"]) == 2
+        assert capsys.readouterr() == ("", "punstats: error: data holds stored scans but is not one: give one of "
+                                           "them, e.g. data/httpx, data/requests, data/rich, ...\n"), command
+    assert main(["table", "data/httpx/summary.json"]) == 2
+    assert capsys.readouterr() == ("", "punstats: error: data/httpx/summary.json is a file of a stored scan: "
+                                       "give its folder, data/httpx\n")
+    assert sorted(os.listdir("data")) == ["httpx", "notes", "requests", "rich", "zope"]
+    assert not os.path.exists("reports")  # no figure, no report written

@@ -133,3 +133,46 @@ def test_shared_options_parse_alike():
         args = parse(argv)
         assert (args.jobs, args.long, args.test_rule, args.json, args.quiet) == (3, 7, "none", True, True)
     assert parse(["rewrite", "p", "-j", "2"]).jobs == parse(["expand", "p", "-j", "2"]).jobs == 2
+
+
+# -- a mistyped command, option or choice is answered with the nearest (issue 27) --------------
+
+@pytest.mark.parametrize("argv, argument, typo, hint", [
+    (["scna"], "command", "scna", "scan"),
+    (["histroy", "."], "command", "histroy", "history"),
+    (["lable", "d"], "command", "lable", "label"),  # two letters swapped: label, not table (as near by ratio)
+    (["rewirte", "."], "command", "rewirte", "rewrite"),
+    (["reproduce", "angelcio"], "figures", "angelcio", "angelico"),
+    (["table", "--by", "idntifier", "d"], "--by", "idntifier", "identifier"),
+    (["table", "--format", "markdwon", "d"], "--format", "markdwon", "markdown"),
+])
+def test_an_unknown_command_or_choice_gets_the_nearest(argv, argument, typo, hint, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert re.fullmatch(r"punstats: error: argument %s: invalid choice: '%s' \(choose from [^)]*\) "
+                        r"\(did you mean %s\?\)\n" % (argument, typo, hint), err), err
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("argv, unrecognized, hint", [
+    (["scan", "--jbos", "2", "src"], "--jbos", "--jobs"),
+    (["scan", "--no-cahce=1", "src"], "--no-cahce=1", "--no-cache"),
+    (["history", "repo", "--sicne", "2024-01-01"], "--sicne 2024-01-01", "--since"),
+    (["table", "d", "--fromat", "md"], "--fromat md", "--format"),
+    (["reproduce", "angelico", "src", "--profle", "x"], "--profle x", "--profile"),
+    (["cache", "--claer"], "--claer", "--clear"),
+])
+def test_an_unknown_option_gets_the_nearest_of_its_command(argv, unrecognized, hint, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(argv) == 2
+    assert capsys.readouterr().err == "punstats: error: unrecognized arguments: %s (did you mean %s?)\n" % (
+        unrecognized, hint)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_word_like_no_option_gets_no_guess(capsys):
+    assert cli.main(["scan", "--zzzzqqq", "src"]) == 2
+    assert capsys.readouterr().err == "punstats: error: unrecognized arguments: --zzzzqqq\n"
+    assert cli.main(["xyzzyq"]) == 2
+    assert "did you mean" not in capsys.readouterr().err

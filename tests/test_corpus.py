@@ -143,6 +143,20 @@ def test_missing_corpus_file(tmp_path, capsys):
     assert capsys.readouterr().err == "punstats: error: no such corpus file: %s\n" % (tmp_path / "none.toml")
 
 
+@pytest.mark.parametrize("argument, hint", [
+    ("top-pypi", "to scan PyPI's most-downloaded N projects, write top-pypi:N, e.g. top-pypi:30"),
+    ("top_pypi:30", "to scan PyPI's most-downloaded N projects, write top-pypi:N, e.g. top-pypi:30"),
+    ("Top-PyPI-100", "to scan PyPI's most-downloaded N projects, write top-pypi:N, e.g. top-pypi:100"),
+    ("random_pypi:5", "to scan PyPI's randomly drawn N projects, write random-pypi:N --seed S, "
+                      "e.g. random-pypi:5 --seed 1"),
+])
+def test_a_missing_corpus_file_named_like_a_run_says_how_to_write_it(argument, hint, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["corpus", argument]) == 2
+    assert capsys.readouterr() == ("", "punstats: error: no such corpus file: %s (%s)\n" % (argument, hint))
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_a_failing_project_stops_the_run_and_skip_existing_resumes_it(tmp_path, capsys):
     project_tree(tmp_path / "one")
     project_tree(tmp_path / "two")

@@ -109,6 +109,14 @@ def test_an_argument_of_another_command_says_which(tmp_path, capsys):
     (["pypi:requests==2", "--rev", "v1"], "write pypi:requests==v1"),
     (["git+https://example.org/r.git@main", "--rev", "v1"],
      "git+URL takes its revision after @, not --rev: write git+https://example.org/r.git@v1"),
+    (["git@github.com:psf/requests.git"],  # issue 27: git's scp-like address
+     "punstats: error: git@github.com:psf/requests.git is an scp-style git address: to scan its repository, "
+     "write git+ssh://git@github.com/psf/requests.git (or git+https://github.com/psf/requests.git)"),
+    (["git@github.com:psf/requests.git", "--rev", "v1"],
+     "write git+ssh://git@github.com/psf/requests.git@v1 (or git+https://github.com/psf/requests.git@v1) "
+     "without --rev"),
+    (["requests"], "punstats: error: no such file or directory: requests (a PyPI project? write pypi:requests)"),
+    (["requests==2.32.3"], "no such file or directory: requests==2.32.3 (a PyPI project? write pypi:requests==2.32.3)"),
 ])
 def test_a_url_or_a_revision_in_the_wrong_form_says_what_to_write(args, message, tmp_path, monkeypatch, capsys):
     from punstats import cli
@@ -127,3 +135,11 @@ def test_a_path_named_like_a_url_is_still_a_path(tmp_path, monkeypatch):
     (tmp_path / "https:" / "example.org").mkdir(parents=True)
     corpus = resolve("https://example.org")  # the path https:/example.org
     assert corpus.root == str(tmp_path / "https:" / "example.org")
+
+
+@pytest.mark.parametrize("argument", ["missing.py", "src/requests", "-"])
+def test_a_missing_file_or_path_is_not_taken_for_a_pypi_project(argument, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SourceError) as caught:
+        resolve(argument)
+    assert str(caught.value) == "no such file or directory: %s" % argument

@@ -5,9 +5,10 @@ and the one ``ScanOptions`` value a command makes of them (``scan_options``).
 from __future__ import annotations
 
 import argparse
+import difflib
 import os
 import sys
-from typing import Any, Dict, List, NoReturn, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, List, NoReturn, Optional, Sequence, Tuple
 
 from punstats.model.errors import PunstatsError
 from punstats.model.escape import terminal
@@ -73,9 +74,42 @@ class UsageError(PunstatsError):
     """Reported as one line, exit status 2."""
 
 
+def did_you_mean(word: str, candidates: Iterable[str]) -> str:
+    """`` (did you mean X?)`` for the candidate closest to a mistyped ``word`` (difflib), or ""."""
+    close = difflib.get_close_matches(word, list(candidates), n=5, cutoff=0.6)
+    if not close:
+        return ""
+    # two letters swapped (lable) rank as close as a letter changed (table) by difflib's ratio: the
+    # candidate with the word's own letters wins, then difflib's order
+    best = max(close, key=lambda candidate: (sorted(candidate) == sorted(word), -close.index(candidate)))
+    return " (did you mean %s?)" % best
+
+
 class _Parser(argparse.ArgumentParser):
+    """One line for every usage error, with a suggestion for a mistyped command, choice or option
+    (Python 3.11's argparse has no ``suggest_on_error``)."""
+
     def error(self, message: str) -> NoReturn:  # one line, no usage dump
         raise UsageError(message)
+
+    def _check_value(self, action: argparse.Action, value: Any) -> None:
+        try:
+            super()._check_value(action, value)
+        except argparse.ArgumentError as exc:  # an invalid choice, or a command (a subparser's choice)
+            hint = did_you_mean(str(value), [str(choice) for choice in action.choices or ()])
+            raise argparse.ArgumentError(action, exc.message + hint) from None
+
+    def parse_known_args(self, args: Optional[Sequence[str]] = None,  # type: ignore[override]
+                         namespace: Any = None) -> Tuple[Any, List[str]]:
+        namespace, extras = super().parse_known_args(args, namespace)
+        # the command's own parser (a leaf) knows its options; the top parser sees only its own
+        leaf = not any(isinstance(action, argparse._SubParsersAction) for action in self._actions)
+        options = [option for action in self._actions for option in action.option_strings if len(option) > 2]
+        for extra in extras if leaf else ():
+            hint = did_you_mean(extra.partition("=")[0], options) if extra.startswith("-") else ""
+            if hint:
+                self.error("unrecognized arguments: %s%s" % (" ".join(extras), hint))
+        return namespace, extras
 
 
 class TableHelp(argparse.HelpFormatter):

@@ -8,6 +8,7 @@ and ``present.ecosystem_report``; any other directory must be a stored scan.
 from __future__ import annotations
 
 import argparse
+import os
 from typing import Any, List, Optional, Sequence
 
 from punstats.cli.common import UsageError, _one_line, _positive, _write_text
@@ -225,6 +226,9 @@ def cmd_plot(args: argparse.Namespace) -> int:
 def cmd_report(args: argparse.Namespace) -> int:
     from punstats.present import report
 
+    if args.output is not None and not args.output.lower().endswith(".md"):  # it would hold Markdown all the same
+        raise UsageError("a report is Markdown: give -o a file ending in .md, e.g. -o %s.md"
+                         % (os.path.splitext(args.output)[0].rstrip("/") or "report"))
     if not args.no_figures:
         _plots_module()
     stored = _ecosystem_run(args)

@@ -12,6 +12,7 @@ from punstats.cli.common import (
     UsageError,
     _check_engine_options,
     _one_line,
+    _positive,
     _progress_bar,
     engine_options,
     extension_options,
@@ -34,7 +35,10 @@ def _add_history_command(commands: Any) -> None:
     p.add_argument("repo", metavar="REPO", help="a git repository (work tree or bare)")
     p.add_argument("--since", default="", metavar="DATE", help="first commit date (git's --since)")
     p.add_argument("--until", default="", metavar="DATE", help="last commit date (git's --until)")
-    p.add_argument("--rev-range", default="HEAD", metavar="A..B", help="revisions to walk (default: HEAD)")
+    p.add_argument("--rev-range", default="HEAD", metavar="A..B",
+                   help="the revisions after A up to B, e.g. HEAD~100..HEAD (default: every commit up to HEAD)")
+    p.add_argument("--last", type=_positive, default=None, metavar="N",
+                   help="the last N first-parent commits (up to HEAD, or --until), then thinned by --every")
     p.add_argument("--every", default="month", metavar="commit|month|N",
                    help="every commit, the last of each month (default), or every Nth commit")
     p.add_argument("-o", "--output", metavar="DIR", help="default: data/<repository>-history/")
@@ -87,16 +91,33 @@ def _repository(args: argparse.Namespace) -> Tuple[str, str, Optional[str]]:
     return repo, rev or args.rev_range, name
 
 
+def _check_window(args: argparse.Namespace) -> None:
+    """One line for a window that would select other commits than meant: a revision without ``..``
+    (every commit up to it), ``--last`` with another start, a date git does not understand."""
+    from punstats.sources.gitdate import check_date
+    if args.rev_range != "HEAD" and ".." not in args.rev_range:
+        n = args.rev_range[len("HEAD~"):] if args.rev_range.startswith("HEAD~") else ""
+        raise UsageError("--rev-range takes A..B: %s alone would walk every commit up to it; write %s..HEAD, "
+                         "or --last %s" % (args.rev_range, args.rev_range, n if n.isdigit() else "N"))
+    if args.last is not None and (args.rev_range != "HEAD" or args.since):
+        raise UsageError("--last %d counts back from the newest commit: give it or %s, not both"
+                         % (args.last, "--rev-range" if args.rev_range != "HEAD" else "--since"))
+    check_date("--since", args.since)  # an OptionError: cli.main
+    check_date("--until", args.until)
+
+
 def cmd_history(args: argparse.Namespace) -> int:
     from punstats.model.escape import terminal
     from punstats.runs import history as histories
     from punstats.sources import git as gitsource
     from punstats.store.staging import StoreError
     _check_engine_options(args)
+    _check_window(args)
     options = scan_options(args)
     repo, rev_range, remote = _repository(args)
     gitdir = gitsource.git_dir(repo)  # its files checked once, before any git runs on it
-    commits = histories.select(histories.commits_of(repo, args.since, args.until, rev_range, gitdir), args.every)
+    commits = histories.select(histories.commits_of(repo, args.since, args.until, rev_range, gitdir, args.last or 0),
+                               args.every)
     if not commits:
         raise UsageError("no first-parent commit of %s in that window" % rev_range)
     name = remote or gitsource.repository_name(gitdir)

@@ -38,7 +38,8 @@ def _add_label_command(commands: Any) -> None:
                    help="lines of source above and below each occurrence (default: %(default)s)")
     p.add_argument("--sample", type=_positive, default=None, metavar="N",
                    help="a random sample of N occurrences (plus the rows already in the sheet)")
-    p.add_argument("--seed", type=_whole, default=0, metavar="S", help="the sample's seed (default: %(default)s)")
+    p.add_argument("--seed", type=_whole, default=None, metavar="S",
+                   help="with --sample: the sample's seed (default: 0)")
     p.add_argument("-o", "--output", metavar="DIR", default=None,
                    help="write the sheet there instead (only labels in the scan's directory are counted "
                         "and kept by a re-scan)")
@@ -48,8 +49,10 @@ def _add_label_command(commands: Any) -> None:
 def cmd_label(args: argparse.Namespace) -> int:
     from punstats.present.labels import write_labels
 
+    if args.seed is not None and args.sample is None:  # a seed without a sample would be ignored
+        raise UsageError("--seed %d draws the sample of --sample N: give --sample N too, or drop --seed" % args.seed)
     try:  # a StoreError (not a stored scan, a sheet whose keys are not the scan's): cli.main
-        written = write_labels(args.dir, args.kind, context=args.context, sample=args.sample, seed=args.seed,
+        written = write_labels(args.dir, args.kind, context=args.context, sample=args.sample, seed=args.seed or 0,
                                output=args.output)
     except OSError as exc:
         raise UsageError("cannot write the labels sheet: %s" % _one_line(exc)) from None

@@ -79,16 +79,17 @@ def select(commits: Sequence[gitsource.Commit], every: str = "commit") -> List[g
 
 
 def commits_of(repo: str, since: str = "", until: str = "", rev_range: str = "HEAD",
-               gitdir: Optional[str] = None) -> List[gitsource.Commit]:
-    """First-parent commits of ``rev_range`` (a revision, or ``A..B``), oldest first; ``gitdir``:
-    ``repo``'s git directory, checked already (``sources.git.git_dir``)."""
+               gitdir: Optional[str] = None, last: int = 0) -> List[gitsource.Commit]:
+    """First-parent commits of ``rev_range`` (a revision, or ``A..B``), oldest first: the newest
+    ``last`` of them, if not 0; ``gitdir``: ``repo``'s git directory, checked already
+    (``sources.git.git_dir``)."""
     gitdir = gitdir or gitsource.git_dir(repo)
-    if ".." in rev_range:  # only the commits kept are read
-        older, _, newer = rev_range.partition("..")
-        excluded = set(gitsource.first_parent_shas(gitdir, older))
-        return gitsource.read_commits(gitdir, [sha for sha in gitsource.first_parent_shas(
-            gitdir, newer or "HEAD", since, until) if sha not in excluded])
-    return gitsource.first_parent_commits(gitdir, rev_range, since, until)
+    if ".." not in rev_range:
+        return gitsource.read_commits(gitdir, gitsource.first_parent_shas(gitdir, rev_range, since, until, last))
+    older, _, newer = rev_range.partition("..")  # only the commits kept are read
+    excluded = set(gitsource.first_parent_shas(gitdir, older))
+    shas = [sha for sha in gitsource.first_parent_shas(gitdir, newer or "HEAD", since, until) if sha not in excluded]
+    return gitsource.read_commits(gitdir, shas[-last:] if last else shas)
 
 
 def history(repo: str, commits: Sequence[gitsource.Commit], *, cache: Any = True,

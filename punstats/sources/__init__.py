@@ -121,6 +121,13 @@ _TREE_PAGE = re.compile(r"(https://(?:github\.com|gitlab\.com)/[^/]+/[^/]+?)/(?:
 _PYPI_PAGE = re.compile(r"https?://(?:www\.)?pypi\.(?:org|python\.org)/(?:project|pypi)/([^/?#]+)/?([^/?#]*)")
 
 
+#: git's scp-like address (``git@github.com:psf/requests.git``): (user, host, path).
+_SCP = re.compile(r"([A-Za-z0-9._-]+)@([A-Za-z0-9.-]+):(?!//)(.+)$")
+
+#: A PyPI project's name (PEP 508), with a version or not.
+_PROJECT = re.compile(r"[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?(==[^\s/]+)?$")
+
+
 def _meant(argument: str, rev: Optional[str]) -> Optional[str]:
     """What an argument that names no source as written plainly means, said in one line (None: nothing)."""
     if os.path.lexists(argument):
@@ -137,6 +144,13 @@ def _meant(argument: str, rev: Optional[str]) -> Optional[str]:
                 argument, tree.group(1), "" if "/" in tree.group(2) else "@" + tree.group(2))
         return "%s is a URL: to scan a git repository, write git+%s%s" % (
             argument, argument, "@%s without --rev" % rev if rev else "")
+    scp = _SCP.match(argument)
+    if scp:
+        user, host, path = scp.groups()
+        at = "@" + rev if rev else ""
+        return "%s is an scp-style git address: to scan its repository, write git+ssh://%s@%s/%s%s (or " \
+               "git+https://%s/%s%s)%s" % (argument, user, host, path.lstrip("/"), at, host, path.lstrip("/"), at,
+                                          " without --rev" if rev else "")
     if rev is not None and argument.startswith("pypi:"):
         return "pypi: takes a version, not --rev: write pypi:%s==%s" % (argument[5:].split("==")[0], rev)
     if rev is not None and argument.startswith("git+"):
@@ -189,6 +203,9 @@ def resolve(argument: Optional[str]) -> Corpus:
         return stdlib_corpus()
     check_argument(argument)
     source = source_of(argument)
+    if source.open is _path and not os.path.lexists(argument) and _PROJECT.match(argument) \
+            and not argument.endswith((".py", ".pyw", ".pyi", ".ipynb")):  # a missing file, not a project
+        raise SourceError("no such file or directory: %s (a PyPI project? write pypi:%s)" % (argument, argument))
     if source.open is None:
         raise SourceError("%s is an argument of punstats %s (%s): punstats %s %s"
                           % (argument, source.command, source.what, source.command, argument))

@@ -226,10 +226,11 @@ def first_parent_commits(gitdir: str, rev: str, since: str = "", until: str = ""
     return read_commits(gitdir, first_parent_shas(gitdir, rev, since, until))
 
 
-def first_parent_shas(gitdir: str, rev: str, since: str = "", until: str = "") -> List[str]:
-    """The ids of ``first_parent_commits``, no commit object read."""
-    args = ["--since=" + since] * bool(since) + ["--until=" + until] * bool(until) + [resolve_commit(gitdir, rev).sha]
-    return _git(gitdir, "rev-list", "--first-parent", *args, "--").decode().split()[::-1]
+def first_parent_shas(gitdir: str, rev: str, since: str = "", until: str = "", last: int = 0) -> List[str]:
+    """The ids of ``first_parent_commits`` (the newest ``last`` of them, if not 0), no commit object read."""
+    args = ["--since=" + since] * bool(since) + ["--until=" + until] * bool(until) + ["-n%d" % last] * bool(last)
+    out = _git(gitdir, "rev-list", "--first-parent", *args, resolve_commit(gitdir, rev).sha, "--")
+    return out.decode().split()[::-1]
 
 
 def grep_commits(gitdir: str, pattern: str) -> List[str]:

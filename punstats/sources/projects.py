@@ -75,10 +75,25 @@ class CorpusFile:
     projects: Tuple[Project, ...]
 
 
+#: ``top-pypi`` or ``random-pypi`` written without ``:N`` or otherwise (``top_pypi:30``): (which, N).
+_RUN = re.compile(r"(top|random)[-_ ]?pypi(?:[:=_ -]?(\d+))?$", re.IGNORECASE)
+
+
+def _meant_run(path: str) -> str:
+    """`` (write top-pypi:N, ...)`` for a missing corpus file named like an ecosystem run, or ""."""
+    run = _RUN.match(path)
+    if not run:
+        return ""
+    which, n = run.group(1).lower(), run.group(2) or "30"
+    seed = " --seed S" if which == "random" else ""
+    return " (to scan PyPI's %s N projects, write %s-pypi:N%s, e.g. %s-pypi:%s%s)" % (
+        "most-downloaded" if which == "top" else "randomly drawn", which, seed, which, n, seed.replace("S", "1"))
+
+
 def load(path: str) -> CorpusFile:
     """Read and check a corpus file; ``CorpusError`` names the first bad entry."""
     if not os.path.lexists(path):
-        raise CorpusError("no such corpus file: %s" % path)
+        raise CorpusError("no such corpus file: %s%s" % (path, _meant_run(path)))
     try:
         data = tomllib.loads(read_regular(path, "the corpus file").decode("utf-8"))
     except SourceError as exc:

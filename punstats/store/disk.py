@@ -125,6 +125,24 @@ class TableFiles:
         return rows
 
 
+def _not_a_scan(directory: str) -> Optional[str]:
+    """What a place that is no stored scan is instead, when it is near one: a file of a stored
+    scan (its folder is meant), or a folder holding stored scans (one of them is meant); else None."""
+    parent = os.path.dirname(directory.rstrip(os.sep)) or "."
+    if os.path.isfile(directory) and os.path.isfile(os.path.join(parent, SUMMARY_FILE)):
+        return "%s is a file of a stored scan: give its folder, %s" % (directory, parent)
+    try:
+        names = sorted(entry.name for entry in os.scandir(directory) if entry.is_dir())
+    except OSError:  # missing, a file, unreadable: said as before
+        return None
+    scans = [os.path.join(directory, name) for name in names
+             if os.path.isfile(os.path.join(directory, name, SUMMARY_FILE))]
+    if not scans:
+        return None
+    return "%s holds stored scans but is not one: give one of them, e.g. %s%s" % (
+        directory, ", ".join(shlex.quote(scan) for scan in scans[:3]), ", ..." * (len(scans) > 3))
+
+
 def read_summary(directory: str) -> Dict[str, Any]:
     """The summary of a stored scan, after checking that its tables are there and belong to it."""
     if os.path.exists(os.path.join(directory, WRITING_FILE)):
@@ -133,8 +151,8 @@ def read_summary(directory: str) -> Dict[str, Any]:
     paths = [os.path.join(directory, name) for name in (OCCURRENCES_FILE, FILES_FILE, SUMMARY_FILE)]
     missing = [os.path.basename(p) for p in paths if not os.path.isfile(p)]
     if missing:
-        raise StoreError("%s is not a stored scan (missing %s): make one with punstats scan PATH -o %s, or give "
-                         "the directory of a punstats corpus top-pypi:N -o DIR run"
+        raise StoreError(_not_a_scan(directory) or "%s is not a stored scan (missing %s): make one with punstats "
+                         "scan PATH -o %s, or give the directory of a punstats corpus top-pypi:N -o DIR run"
                          % (directory, ", ".join(missing), shlex.quote(directory)))
     try:
         with open(paths[2], encoding="utf-8") as handle:
