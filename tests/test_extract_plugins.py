@@ -34,6 +34,18 @@ def test_a_file_gives_its_patterns_with_source_and_hash(tmp_path):
     assert kind.occurrence and kind.user and callable(kind.matcher)
 
 
+def test_a_pattern_records_its_classes_and_its_definition_in_words(tmp_path):
+    text = PLUGIN.format(name="tries", per="Try").replace('per="Try")', 'per="Try", on=ast.Try)').replace(
+        "def match(node, parents):\n", 'def match(node, parents):\n    """A try\n    statement.\n\n    Any."""\n')
+    [kind] = plugins.load([write(tmp_path / "doc.py", text=text)])
+    recorded = kind.provenance()
+    assert (recorded["on"], recorded["doc"]) == (["Try"], "A try statement.\n\nAny.")
+    [shipped] = plugins.load(["punstats.patterns.bare_except"])
+    assert shipped.provenance()["doc"].startswith("``except:`` handlers, which PEP 760 proposed to disallow.\n\n")
+    undocumented = plugins.load([write(tmp_path / "plain.py")])[0].provenance()
+    assert "doc" not in undocumented and "on" not in undocumented
+
+
 def test_two_patterns_of_one_file_both_named_match(tmp_path):
     text = PLUGIN.format(name="one", per="lines") + PLUGIN.format(name="two", per="files").split("\n", 3)[3]
     assert [k.name for k in plugins.load([write(tmp_path / "two.py", text=text)])] == ["one", "two"]

@@ -80,6 +80,8 @@ class Kind:
     pooled: str = "sum"  # how counts over many files or projects combine: "sum", or "max" (the largest)
     #: The ``ast`` classes the matcher is called for (``pattern(on=...)``); None: every node.
     on: Optional[Tuple[type, ...]] = field(default=None, compare=False, repr=False)
+    #: What it matches, in words: the matcher's docstring, else its module's (``definition``).
+    doc: str = field(default="", compare=False, repr=False)
 
     @property
     def user(self) -> bool:
@@ -93,6 +95,8 @@ class Kind:
                                     "source": self.source, "sha256": self.sha256}
         if self.on is not None:
             recorded["on"] = [cls.__name__ for cls in self.on]
+        if self.doc:
+            recorded["doc"] = self.doc
         return recorded
 
 
@@ -218,7 +222,8 @@ def pattern(name: str, label: Optional[str] = None, per: str = "lines",
 
     def decorate(match: Matcher) -> Matcher:
         check_matcher(name, match)
-        defined = replace(kind, matcher=match, source=getattr(match, "__module__", "") or "")
+        defined = replace(kind, matcher=match, source=getattr(match, "__module__", "") or "",
+                          doc=definition(match))
         _DEFINED.append(defined)
         try:  # ``module:name`` finds the pattern on the function
             setattr(match, PATTERN_ATTRIBUTE, defined)
@@ -258,6 +263,24 @@ def check_matcher(name: str, match: Any) -> None:
                            "other arguments" % (name, getattr(match, "__name__", "it"), signature)) from None
 
 
+#: The most of a pattern's docstring a stored result keeps.
+DOC_LIMIT = 2000
+
+
+def definition(match: Any) -> str:
+    """What ``match`` matches, in words: its docstring, else the docstring of the module defining it
+    (as the shipped patterns write it), its lines joined into paragraphs, at most ``DOC_LIMIT`` characters."""
+    import sys
+    text = getattr(match, "__doc__", None)
+    if not isinstance(text, str) or not text.strip():
+        text = getattr(sys.modules.get(getattr(match, "__module__", None) or ""), "__doc__", None)
+    if not isinstance(text, str):
+        return ""
+    paragraphs = (" ".join(part.split()) for part in re.split(r"\n\s*\n", text))
+    joined = "\n\n".join(part for part in paragraphs if part)
+    return joined if len(joined) <= DOC_LIMIT else joined[:DOC_LIMIT - 3].rstrip() + "..."
+
+
 def _short_repr(value: Any, width: int = 60) -> str:
     text = repr(value)
     return text if len(text) <= width else text[:width - 3] + "..."
@@ -277,7 +300,8 @@ def registry_of(summary: Dict[str, Any]) -> Registry:
     user patterns its summary records (each without its matcher)."""
     recorded = summary.get("patterns") or []
     kinds = [Kind(str(p["name"]), str(p.get("label") or p["name"]), str(p.get("per") or ""), occurrence=True,
-                  source=str(p.get("source") or "user"), sha256=str(p.get("sha256") or ""), on=_recorded_on(p))
+                  source=str(p.get("source") or "user"), sha256=str(p.get("sha256") or ""), on=_recorded_on(p),
+                  doc=p["doc"] if isinstance(p.get("doc"), str) else "")
              for p in recorded if isinstance(p, dict) and isinstance(p.get("name"), str) and p["name"] not in KINDS]
     return KINDS.with_kinds(kinds)
 
