@@ -43,6 +43,8 @@ COMMANDS: Dict[str, Tuple[str, str, str]] = {
     "report": ("evidence", "_add_evidence_commands", "a Markdown report of stored scans, sized for one forum post"),
     "label": ("label", "_add_label_command",
               "write the occurrences of one kind with their source, to label by hand (CSV and Markdown)"),
+    "hits": ("hits", "_add_hits_command",
+             "print the hits of one kind as path:line:col: lines (or JSON lines), to jump to each"),
     "reproduce": ("reproduce", "_add_reproduce_commands", "reproduce published figures and explain differences"),
     "corpus": ("corpus", "_add_corpus_commands",
                "scan every project of a corpus file (TOML), or top-pypi:N"),

@@ -150,6 +150,17 @@ def _positive(text: str) -> int:
     return value
 
 
+def _from_zero(most: int, unit: str) -> Any:
+    """An option's type (a function of its text): a whole number from 0 to ``most``; ``unit`` names
+    what it counts in its error."""
+    def parse(text: str) -> int:
+        value = _whole(text)
+        if not 0 <= value <= most:
+            raise argparse.ArgumentTypeError("expected 0 to %d %s, got %d" % (most, unit, value))
+        return value
+    return parse
+
+
 def _jobs(text: str) -> int:
     """``-j``: a positive number of worker processes, at most ``MAX_JOBS``."""
     from punstats.engines.base import MAX_JOBS

@@ -5,21 +5,13 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from punstats.cli.common import UsageError, _one_line, _positive, _whole
+from punstats.cli.common import UsageError, _from_zero, _one_line, _positive, _whole
 from punstats.model.escape import terminal
 
 HELP = "write the occurrences of one kind with their source, to label by hand (CSV and Markdown)"
 
 #: The most lines of context ``--context`` shows around an occurrence.
 MAX_CONTEXT = 100
-
-
-def _context(text: str) -> int:
-    """``--context``: 0 to ``MAX_CONTEXT`` lines."""
-    value = _whole(text)
-    if not 0 <= value <= MAX_CONTEXT:
-        raise argparse.ArgumentTypeError("expected 0 to %d lines, got %d" % (MAX_CONTEXT, value))
-    return value
 
 
 def _add_label_command(commands: Any) -> None:
@@ -34,7 +26,7 @@ def _add_label_command(commands: Any) -> None:
     p.add_argument("dir", metavar="DIR", help="a stored scan, as written by punstats scan -o DIR")
     p.add_argument("--kind", required=True, metavar="NAME",
                    help="the occurrence kind: call, class, attribute, dict_literal, near_miss or a pattern's name")
-    p.add_argument("--context", type=_context, default=3, metavar="N",
+    p.add_argument("--context", type=_from_zero(MAX_CONTEXT, "lines"), default=3, metavar="N",
                    help="lines of source above and below each occurrence (default: %(default)s)")
     p.add_argument("--sample", type=_positive, default=None, metavar="N",
                    help="a random sample of N occurrences (plus the rows already in the sheet)")

@@ -36,7 +36,8 @@ UNLABELLED = "(unlabelled)"
 
 
 class Sources:
-    """The files of a scan's root, read once each, checked against the scan's sha256."""
+    """The files of a scan's root, read once each, checked against the scan's sha256; a path is
+    followed through links only while it stays under the root."""
 
     def __init__(self, root: Any) -> None:
         self.root = root if isinstance(root, str) and os.path.isdir(root) else None
@@ -51,6 +52,16 @@ class Sources:
             return lines.get(cell, "(source not shown: the notebook has no Python code cell %s)" % cell)
         return lines
 
+    def _location(self, path: str) -> Optional[str]:
+        """Where ``path`` (relative, as the tables hold it) is, links resolved, or None when that is
+        not under the root: a path from a table is never trusted to stay there (``..``, a link out)."""
+        parts = path.replace("\\", "/").split("/")
+        if self.root is None or os.path.isabs(path) or "\0" in path or any(p in ("", ".", "..") for p in parts):
+            return None
+        root = os.path.realpath(self.root)
+        location = os.path.realpath(os.path.join(root, *parts))
+        return location if location != root and os.path.commonpath([root, location]) == root else None
+
     def _read(self, path: str, sha256: str) -> Any:
         from punstats.discover.read import read_source
         from punstats.extract.decode import DECODE_ERRORS, decode_source
@@ -58,11 +69,11 @@ class Sources:
         from punstats.extract.text import SourceText
         if self.root is None:
             return "(source not shown: the scanned directory is not there any more, e.g. an unpacked archive)"
-        parts = path.replace("\\", "/").split("/")
-        if os.path.isabs(path) or "\0" in path or any(part in ("", ".", "..") for part in parts):
+        location = self._location(path)
+        if location is None:
             return "(source not shown: the path does not name a file under the scanned directory)"
         try:
-            data = read_source(os.path.join(self.root, *parts))
+            data = read_source(location)
         except OSError as exc:
             return "(source not shown: cannot read the file: %s)" % (exc.strerror or exc)
         if hashlib.sha256(data).hexdigest() != sha256:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, Optional, Sequence, Tuple
 
 from punstats.model import jsondata
 from punstats.store.staging import StoreError, _one_line
@@ -135,14 +135,20 @@ POOLED_COLUMNS = ("project", "rank", "name", "name_len", "callee", "in_test", "k
 
 def pooled_calls(stored: StoredRun) -> Any:
     """Every ``f(x=x)`` row (kind ``call``) of the run's scanned projects, from its combined dataset
-    (``pd.read_parquet(DIR/occurrences)``), in ``POOLED_COLUMNS``: only the projects its records list
-    as scanned, at their rank, so that rows a file of another project left there are not counted."""
+    (``pd.read_parquet(DIR/occurrences)``), in ``POOLED_COLUMNS`` (``pooled_rows``)."""
+    return pooled_rows(stored, "call", POOLED_COLUMNS)
+
+
+def pooled_rows(stored: StoredRun, kind: str, columns: Sequence[str]) -> Any:
+    """The rows of ``kind`` of the run's scanned projects, from its combined dataset, in ``columns``
+    (``project`` and ``rank`` among them): only the projects its records list as scanned, at their
+    rank, so that rows a file of another project left there are not counted."""
     import pandas as pd
     scanned = {str(r["project"]): int(r["rank"]) for r in stored.records if r["status"] == "scanned"}
     if not scanned:
-        return pd.DataFrame({column: [] for column in POOLED_COLUMNS})
-    frame = pd.read_parquet(os.path.join(stored.directory, "occurrences"), columns=list(POOLED_COLUMNS),
-                            filters=[("kind", "==", "call"), ("project", "in", sorted(scanned))])
+        return pd.DataFrame({column: [] for column in columns})
+    frame = pd.read_parquet(os.path.join(stored.directory, "occurrences"), columns=list(columns),
+                            filters=[("kind", "==", kind), ("project", "in", sorted(scanned))])
     project = frame["project"].astype(str)
     return frame[project.map(scanned).eq(frame["rank"].astype("int64"))].reset_index(drop=True)
 
