@@ -113,6 +113,47 @@ def test_stored_rows_and_node_units(tmp_path, fixture_dir, capsys):
     assert (again.summary["units"]["Try"], again.summary["units_nontest"]["Try"]) == (7, 7)
 
 
+def summary_rows(text):
+    """The console summary as {label: value} (labels are the left column)."""
+    return dict(re.match(r"(\S.*?)\s{2,}(.*)", line).groups() for line in text.splitlines())
+
+
+def test_the_console_summary_is_about_the_one_pattern_given(tmp_path, fixture_dir, capsys):
+    plugin = tmp_path / "return_in_finally.py"
+    plugin.write_text(readme_pattern())
+    out = tmp_path / "out"
+    assert main(["scan", "-q", "-o", str(out), str(fixture_dir), "--pattern", str(plugin)]) == 0
+    rows = summary_rows(capsys.readouterr().out)
+    summary = punstats.load(str(out)).summary
+    hits = pd.read_parquet(out / "occurrences.parquet").query("kind == 'return_in_finally'")
+    lines, nontest_lines = summary["units"]["lines"], summary["units_nontest"]["lines"]
+    assert rows["pattern"] == "return_in_finally: return/break/continue in finally"
+    assert rows["defined by"].startswith("%s (sha256 %s), called on Return, Break, Continue"
+                                         % (plugin, summary["patterns"][0]["sha256"][:12]))
+    assert rows["matches"] == "%d   (%s per million lines)" % (len(hits), format(1e6 * len(hits) / lines, ",.2f"))
+    outside = int((~hits["in_test"]).sum())
+    assert rows["outside tests"] == "%d   (%s per million lines; test rule: components)" % (
+        outside, format(1e6 * outside / nontest_lines, ",.2f"))
+    per_file = hits["path"].value_counts()
+    assert rows["in files"] == "%d   (most: %s)" % (len(per_file), ", ".join(
+        "%s %d" % (path, n) for path, n in sorted(per_file.items(), key=lambda item: (-item[1], item[0]))))
+    assert rows["see them"] == "punstats hits %s" % out
+    assert "punnable f(x=x)" not in rows and rows["also counted"].startswith("f(x=x) 0 (")
+    assert main(["scan", "-q", "--no-save", str(fixture_dir), "--pattern", str(plugin), "--kind", "call"]) == 0
+    rows = summary_rows(capsys.readouterr().out)
+    assert "pattern" not in rows and rows["punnable f(x=x)"].startswith("0   (")
+    assert rows["pattern return_in_finally"].startswith("6   (")
+
+
+def test_a_kind_the_scan_does_not_count_is_refused_before_it_runs(tmp_path, fixture_dir, capsys):
+    out = tmp_path / "out"
+    assert main(["scan", "-q", "-o", str(out), str(fixture_dir), "--kind", "return_in_finaly"]) == 2
+    assert capsys.readouterr().err == (
+        "punstats: error: unknown kind 'return_in_finaly'; this scan holds hits of call, attribute, near_miss, "
+        "dict_literal, class\n")
+    assert not out.exists()
+
+
 def test_a_scan_without_patterns_stores_what_it_did(tmp_path, fixture_dir, capsys):
     summary = scan_json(capsys, str(fixture_dir))
     assert summary["patterns"] == [] and "patterns" not in summary["rules"]

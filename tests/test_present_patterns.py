@@ -8,6 +8,7 @@ they did before the registry.
 """
 import dataclasses
 import io
+import re
 
 import pandas as pd
 import pytest
@@ -53,7 +54,7 @@ def assert_everywhere(scan, name, label, share=None, rate=None):
     else:  # a rate is not drawn among the shares
         assert name not in plot.data.index
     assert "| %s " % label in report.render([scan]).split("\n## Patterns\n", 1)[1]
-    return console.format_summary(scan.summary)
+    return console.format_summary(scan.summary, "call")
 
 
 def test_a_user_pattern_a_scan_recorded_is_in_every_output(result):
@@ -68,6 +69,9 @@ def test_a_user_pattern_a_scan_recorded_is_in_every_output(result):
     assert line == "pattern return_in_finally  12   (%s per million lines; outside tests 5, %s per million lines; " \
                    "return in finally)" % (format(1e6 * 12 / lines, ",.2f"),
                                            format(1e6 * 5 / scan.summary["units_nontest"]["lines"], ",.2f"))
+    # by default, the summary of a scan given one pattern is about it
+    assert "\nmatches  12   (%s per million lines)\n" % format(1e6 * 12 / lines, ",.2f") \
+        in re.sub(r"(?m)^(\S+)\s+", r"\1  ", console.format_summary(scan.summary))
     frame = pd.read_csv(io.StringIO(tidy.to_csv(tidy.kinds_frame([scan])))).set_index("pattern")
     assert frame.at["return_in_finally", "per_million_code_lines"] == 300.0
 

@@ -128,6 +128,7 @@ class Totals:
         self._call_path: Optional[str] = None  # the file whose distinct calls are in _calls
         self._calls: Set[Tuple[int, int]] = set()
         self.first_pattern_error: Optional[Dict[str, Any]] = None
+        self.pattern_paths: Dict[str, Counter] = {name: Counter() for name in self.patterns}
 
 
     def add_files(self, files: Any) -> None:
@@ -178,16 +179,23 @@ class Totals:
         self.sums.update({"attribute_" + k: v for k, v in _value_counts(attributes["base_kind"]).items()})
         attributes = attributes.filter(pc.invert(attributes["in_test"]))
         self.outside.update({"attribute_" + k: v for k, v in _value_counts(attributes["base_kind"]).items()})
-        if self.patterns:  # the occurrences of user patterns, in and outside tests
+        if self.patterns:  # the occurrences of user patterns, in and outside tests, and their files
             self.sums.update({"kind:" + k: v for k, v in _value_counts(occurrences["kind"]).items()})
             outside = occurrences.filter(pc.invert(occurrences["in_test"]))
             self.outside.update({"kind:" + k: v for k, v in _value_counts(outside["kind"]).items()})
+            self._add_pattern_paths(occurrences)
         for path, line, col in zip(*(calls[c].to_pylist() for c in ("path", "call_line", "call_col"))):
             if path != self._call_path:
                 self._call_path, self._calls = path, set()
             if (line, col) not in self._calls:
                 self._calls.add((line, col))
                 self.sums["calls_with_punnable"] += 1
+
+    def _add_pattern_paths(self, occurrences: Any) -> None:
+        import pyarrow.compute as pc
+        for name, paths in self.pattern_paths.items():
+            rows = occurrences.filter(pc.equal(occurrences["kind"], scalar(name)))
+            paths.update(_value_counts(rows["path"]))
 
     def add_functions(self, functions: Any) -> None:
         import pyarrow.compute as pc
@@ -224,6 +232,8 @@ class Totals:
             "punnable_nontest_pct": percent(self.outside["punnable"], self.outside["keywords"]),
             **({"code_lines": s[self.units["code_lines"]]} if "code_lines" in self.units else {}),
             **({"first_pattern_error": self.first_pattern_error} if self.first_pattern_error else {}),
+            **({"pattern_files": {name: {"files": len(paths), "top": _top(paths)}
+                                  for name, paths in self.pattern_paths.items()}} if self.patterns else {}),
         }
 
     def kinds(self, nontest: bool = False) -> Dict[str, int]:

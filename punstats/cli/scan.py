@@ -61,6 +61,9 @@ def _add_scan_command(commands: Any) -> None:
     p.add_argument("--rev", metavar="REV", help="scan this revision of the git repository PATH (no checkout)")
     p.add_argument("--python", metavar="PATH",
                    help="parse with this interpreter (Python >= 3.8): short for --engine python:PATH")
+    p.add_argument("--kind", metavar="NAME",
+                   help="what the summary printed is about: a pattern of the scan, or a built-in kind "
+                        "(default: the one --pattern when given one, else f(x=x), kind call)")
     p.add_argument("--compat", metavar="PROFILE",
                    help="count as a published script did, e.g. angelico-2023-10; prints its output lines")
     p.set_defaults(handler=cmd_scan)
@@ -156,6 +159,9 @@ def cmd_scan(args: argparse.Namespace) -> int:
                          % ("--csv" if args.csv else "-o"))
     rule = parse_test_rule("regex:" + args.test_pattern if args.test_pattern else args.test_rule)
     options = scan_options(args, test_rule=rule)  # user patterns are loaded here, before any work
+    if args.kind is not None:  # a kind the scan will not count: said before any file is read
+        from punstats.present.hits import chosen_kind
+        chosen_kind({"patterns": [k.provenance() for k in options.patterns]}, args.kind, "this scan")
     if args.compat:
         if options.patterns:
             raise UsageError("--compat counts as a published script did; it takes no --pattern")
@@ -177,7 +183,7 @@ def cmd_scan(args: argparse.Namespace) -> int:
             summary = dict(summary, stored=output)
         summaries.append(summary)
         if not args.json:
-            print(format_summary(summary))
+            print(format_summary(summary, args.kind))
         if not summary["files"]:  # a valid result, stored like any other: said, not refused
             print(terminal("punstats: warning: " + nothing_found(summary)), file=sys.stderr)
     if args.json:  # one shape for any number of paths: an array of summaries

@@ -6,7 +6,7 @@ from typing import Any, Dict, List, Optional, Sequence
 
 from punstats.analysis import units
 from punstats.model.escape import terminal
-from punstats.model.kinds import KIND_CALL, KIND_CLASS
+from punstats.model.kinds import KIND_CALL, KIND_CLASS, Kind
 from punstats.present.formats import percent_text
 
 
@@ -19,7 +19,25 @@ def _n(value: int) -> str:
     return format(value, ",")
 
 
-def format_summary(s: Dict[str, Any]) -> str:
+def format_summary(s: Dict[str, Any], kind: Optional[str] = None) -> str:
+    """The console summary of a scan, about ``kind`` (a name of its registry): by default the
+    scan's one user pattern when it was given exactly one, else ``f(x=x)``.  A kind other than
+    ``f(x=x)`` gets its own rows (``_kind_rows``) and one line for everything else counted."""
+    from punstats.present.hits import chosen_kind
+    subject = chosen_kind(s, kind, "the scan")
+    rows = _head_rows(s)
+    if subject == KIND_CALL:
+        rows += _call_rows(s)
+        rows += _user_pattern_rows(s)
+    else:
+        rows += _kind_rows(s, units.union([s])[subject])
+    rows += _tail_rows(s)
+    width = max(len(label) for label, _ in rows)
+    return "\n".join("%-*s  %s" % (width, label, terminal(value)) for label, value in rows)
+
+
+def _head_rows(s: Dict[str, Any]) -> List[Any]:
+    """What was scanned: the corpus, where, the parser, files, what was skipped, lines."""
     failed = ", ".join("%s %s" % (k, _n(v)) for k, v in s["failed_by_reason"].items())
     skipped = "; ".join("%s: %s" % (what, ", ".join("%s %s" % (k, _n(v)) for k, v in counts.items()))
                         for what, counts in (("directories", s.get("skipped_dirs", {})),
@@ -34,7 +52,12 @@ def format_summary(s: Dict[str, Any]) -> str:
     ]
     if "lines" in s:  # of parsed files; lines of code from extractor version 4 on
         rows.append(("lines", _n(s["lines"]) + ("   (code %s)" % _n(s["code_lines"]) if "code_lines" in s else "")))
-    rows += [
+    return rows
+
+
+def _call_rows(s: Dict[str, Any]) -> List[Any]:
+    """``f(x=x)`` and the keyword arguments around it: the summary of a scan about the headline."""
+    return [
         ("calls", _n(s["calls"])),
         ("keyword arguments", "%s   (plus %s ** unpackings)" % (_n(s["keywords"]), _n(s["double_star"]))),
         ("punnable f(x=x)", "%s   (%s of keyword arguments, in %s calls)"
@@ -50,8 +73,11 @@ def format_summary(s: Dict[str, Any]) -> str:
         ("top identifiers", ", ".join("%s %s" % (k, _n(v)) for k, v in s["top_identifiers"])),
         ("top callees", ", ".join("%s %s" % (k, _n(v)) for k, v in s["top_callees"])),
     ]
-    rows += _user_pattern_rows(s)
-    rows += _archive_rows(s)
+
+
+def _tail_rows(s: Dict[str, Any]) -> List[Any]:
+    """What any summary ends with: archive members, lines saved, the cache, where it is stored, labels."""
+    rows = _archive_rows(s)
     if "lines_saved" in s:
         saved = s["lines_saved"]
         rows.append(("lines saved", "%s   (punning as rewrite --rewrap: %s removed, %s added, %s files)" % (
@@ -66,8 +92,38 @@ def format_summary(s: Dict[str, Any]) -> str:
     if s.get("labels_carried"):
         from punstats.store.labels import describe
         rows += [("labels", line) for line in describe(sorted(s["labels_carried"].items()))]
-    width = max(len(label) for label, _ in rows)
-    return "\n".join("%-*s  %s" % (width, label, terminal(value)) for label, value in rows)
+    return rows
+
+
+def _kind_rows(s: Dict[str, Any], kind: Kind) -> List[Any]:
+    """A kind's rows: what it is, where it is defined, its count against its unit in all code and
+    outside tests, the files it is in, and one line for the rest that was counted."""
+    total, outside = units.count(s, kind), units.count(s, kind, nontest=True)
+    rows = [("pattern" if kind.user else "kind", "%s: %s" % (kind.name, _label(kind.label)))]
+    if kind.user:
+        on = ", ".join(cls.__name__ for cls in kind.on) if kind.on else "every node"
+        rows.append(("defined by", "%s (sha256 %s), called on %s" % (kind.source, kind.sha256[:12] or "n/a", on)))
+    rows += [("matches", "%s   (%s)" % (_count(total), _measure(s, kind.per, total, False))),
+             ("outside tests", "%s   (%s; test rule: %s)" % (_count(outside), _measure(s, kind.per, outside, True),
+                                                            s["test_rule"]))]
+    files = (s.get("pattern_files") or {}).get(kind.name)
+    if isinstance(files, dict) and isinstance(files.get("top"), list):
+        rows.append(("in files", "%s   (most: %s)" % (_n(int(files.get("files", 0))), ", ".join(
+            "%s %s" % (path, _n(int(n))) for path, n in files["top"][:5]) or "none")))
+    if "stored" in s:
+        rows.append(("see them", "punstats hits %s%s" % (s["stored"], " --kind " + kind.name
+                                                            if not _default_subject(s, kind) else "")))
+    others = ["f(x=x) %s (%s of keyword arguments)" % (_n(s["punnable"]), _pct(s, "punnable_pct"))]
+    others += ["%s %s" % (other.name, _count(units.count(s, other))) for other in units.union([s]).user
+               if other.name != kind.name]
+    rows.append(("also counted", ", ".join(others) + "; --kind NAME for a summary about one"))
+    return rows
+
+
+def _default_subject(s: Dict[str, Any], kind: Kind) -> bool:
+    """Whether ``kind`` is the scan's default subject (what ``--kind`` need not name)."""
+    user = units.union([s]).user
+    return kind.name == (user[0].name if len(user) == 1 else KIND_CALL)
 
 
 def _related_patterns(s: Dict[str, Any]) -> str:

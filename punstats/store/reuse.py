@@ -122,8 +122,8 @@ def cached_tables(state: CorpusState, cache: BlobCache, run: Runner, root: str, 
 
 
 #: Bumped when what a kept stored scan's totals hold changes (``analysis.summary.Totals``), so that a
-#: re-scan never answers with totals that lack a key: 2, ``first_pattern_error``.
-TOTALS_VERSION = 2
+#: re-scan never answers with totals that lack a key: 2, ``first_pattern_error``; 3, ``pattern_files``.
+TOTALS_VERSION = 3
 
 
 def _stored_key(state: CorpusState, summary: Dict[str, Any]) -> str:
