@@ -29,8 +29,9 @@ def rows(result):
 
 
 def _ast_counts(root):
-    """(keyword arguments, punnable keyword arguments of calls) of the files that parse, with ast alone."""
-    keywords = punnable = 0
+    """(keyword arguments, punnable keyword arguments of calls, calls with one or more) of the
+    files that parse, with ast alone."""
+    keywords = punnable = calls = 0
     for directory, dirs, files in os.walk(root):
         dirs[:] = [d for d in dirs if d != "__pycache__"]
         for name in files:
@@ -45,13 +46,15 @@ def _ast_counts(root):
                 if isinstance(node, ast.Call):
                     named = [k for k in node.keywords if k.arg is not None]
                     keywords += len(named)
-                    punnable += sum(isinstance(k.value, ast.Name) and k.value.id == k.arg for k in named)
-    return keywords, punnable
+                    same = sum(isinstance(k.value, ast.Name) and k.value.id == k.arg for k in named)
+                    punnable += same
+                    calls += same > 0
+    return keywords, punnable, calls
 
 
 def test_headline_equals_an_ast_count(result, stdlib_subset_dir):
     summary = analysis.summarize(result.occurrences, result.files, 10)
-    assert (summary["keywords"], summary["punnable"]) == _ast_counts(stdlib_subset_dir)
+    assert (summary["keywords"], summary["punnable"], summary["calls_with_punnable"]) == _ast_counts(stdlib_subset_dir)
     assert summary["punnable"] > 100
 
 
@@ -61,7 +64,6 @@ def test_summary_equals_plain_python_over_the_rows(result, rows):
     assert summary["long"] == len(long) and summary["long_threshold"] == 12
     assert summary["long_nontest"] == sum(not r["in_test"] for r in long)
     assert summary["punnable_test"] == sum(bool(r["in_test"]) for r in rows)
-    assert summary["calls_with_punnable"] == len({(r["path"], r["call_line"], r["call_col"]) for r in rows})
     assert summary["punnable_pct"] == round(100.0 * summary["punnable"] / summary["keywords"], 4)
     for key, column in (("top_identifiers", "name"), ("top_callees", "callee")):
         counts = Counter(r[column] for r in rows)
@@ -140,3 +142,17 @@ def test_files_stored_before_lines_of_code_keep_every_other_number(result):
         del summary[key]["code_lines"]
     del summary["code_lines"]
     assert older == summary
+
+
+def test_files_stored_before_calls_were_counted_tell_calls_apart_by_their_start(result, rows):
+    """Extractor version 4 stored no ``calls_with_punnable``: a re-classified old scan counts as it did."""
+    older = analysis.summarize(result.occurrences, result.files.drop(columns=["calls_with_punnable"]), 10)
+    assert older["calls_with_punnable"] == len({(r["path"], r["call_line"], r["call_col"]) for r in rows})
+
+
+def test_a_chain_is_as_many_calls_as_it_has(tmp_path):
+    """``f(a=a).g(b=b)`` and ``f(a=a)(b=b)``: two calls each, starting where the first does."""
+    (tmp_path / "m.py").write_text("f(a=a).g(b=b)\nf(a=a)(b=b)\nx.f(a=a).g(b=1)\n")
+    scanned = punstats.scan(str(tmp_path), jobs=1, cache=False)
+    assert analysis.summarize(scanned.occurrences, scanned.files, 10)["calls_with_punnable"] == 5
+    assert scanned.summary["calls_with_punnable"] == 5

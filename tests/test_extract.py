@@ -1,7 +1,9 @@
 """The definition of a punnable keyword argument, context by context."""
+import ast
 import codecs
 import sys
 import textwrap
+import warnings
 
 import pytest
 
@@ -357,3 +359,51 @@ def test_syntax_newer_than_the_parser_is_a_syntax_error(data):
     result = extract("new.py", data)
     assert result.record.status == SYNTAX_ERROR and result.record.error_line == 1
     assert result.occurrences == ()
+
+
+def _per_call(tree):
+    """(calls with an ``x=x`` keyword, calls whose every named keyword is one, most in one call)
+    with ``ast.walk`` alone."""
+    with_one = all_of_them = most = 0
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            named = [kw for kw in node.keywords if kw.arg is not None]
+            same = sum(isinstance(kw.value, ast.Name) and kw.value.id == kw.arg for kw in named)
+            with_one += same > 0
+            all_of_them += 0 < same == len(named)
+            most = max(most, same)
+    return with_one, all_of_them, most
+
+
+def _measured(record):
+    return record.calls_with_punnable, record.calls_all_punnable, record.max_call_punnable
+
+
+@pytest.mark.parametrize("source, expected", [
+    ("f(a=a).g(b=b)", (2, 2, 1)),  # a chain: both calls start at column 0
+    ("x.f(a=a).g(b=b, c=1)", (2, 1, 1)),
+    ("f(a=a)(b=b)", (2, 2, 1)),  # a call of a call's result, the same start again
+    ("f(a=a)(b=b)(c=c, d=d)", (3, 3, 2)),
+    ("f(a=g(b=b), c=c)", (2, 1, 1)),  # nested: the outer call's a= is not punnable
+    ("@d(x=x)\ndef f(y=y): pass", (1, 1, 1)),  # a decorator's call; a default is no call
+    ("@d(x=x)(y=y)\nclass C(m=m): pass", (2, 2, 1)),  # class keywords are not calls
+])
+def test_per_call_figures_count_each_call_node(source, expected):
+    """``calls_with_punnable`` counted ``f(a=a).g(b=b)`` once: two calls at one (line, col)."""
+    record = run(source).record
+    assert _measured(record) == _per_call(ast.parse(source)) == expected
+
+
+@pytest.mark.slow  # the whole standard library
+def test_per_call_figures_equal_an_ast_walk_file_by_file():
+    from patternwalk import stdlib_files
+    warnings.simplefilter("ignore")
+    differ, calls = {}, 0
+    for path, data in stdlib_files():
+        record = extract(path, data).record
+        if record.status == OK:
+            expected = _per_call(ast.parse(data))
+            calls += expected[0]
+            if _measured(record) != expected:
+                differ[path] = (_measured(record), expected)
+    assert differ == {} and calls > 1000

@@ -1,14 +1,16 @@
 """``punstats.discover.ignore``: .gitignore honoured by default, --no-ignore, --exclude, and the record of it."""
 import json
 import os
+import shutil
 import subprocess
 import sys
 
+import pytest
 from fakeindex import sdist
-from gitrepo import init
+from gitrepo import ENV, init
 
 from punstats.cli import main
-from punstats.discover.ignore import Ignore
+from punstats.discover.ignore import GITIGNORE_LINE, Ignore
 
 
 def _write(root, files):
@@ -108,3 +110,51 @@ def test_an_archive_s_own_gitignore_does_not_drop_what_it_shipped(tmp_path, caps
     on_disk = _scan([str(tmp_path / "tree")], capsys)
     assert (on_disk["files"], on_disk["punnable"]) == (1, 0)
     assert on_disk["skipped_dirs"] == {"cache": 1, "gitignore": 2} and on_disk["rules"]["gitignore"] is True
+
+
+#: Entries of the scratch repositories the .gitignore lines below are tried on ("/": a directory).
+_ENTRIES = ("a.py", "foo", "foo\\", "foo ", "!", "!!", "a", "b", "a\x0cb", "#c", "bar", "sub/")
+
+#: .gitignore contents git reads without complaint but pathspec refused, or that Python's
+#: splitlines and a byte-order mark would read otherwise than git; each after nothing and after "*".
+_GIT_READS = [b"!\n", b"foo\\\n", b"\\\n", b"*\\\n", b"!foo\\\n", b"!\\\n", b"sub\\/\n", b"foo\\\\\n",
+              b"foo\\  \n", b"foo\\ \n", b"foo  \n", b"\\!\n", b"!!\n", b"\\#c\n", b"/\n", b"a\x0cb\n",
+              b"\xef\xbb\xbfa.py\n", b"bar\r\n", b"\xff\xfe\n\x00\nbar\n"]
+
+
+def _git_ignored(repo, entries):
+    """The entries ``git check-ignore`` says are ignored, no configuration but the repository's read."""
+    env = dict(ENV, HOME=str(repo))
+    done = subprocess.run(["git", "check-ignore", "--no-index", "-z", "--stdin"], cwd=str(repo), env=env,
+                          input="".join(e.rstrip("/") + "\0" for e in entries).encode(),
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=False)
+    assert done.returncode in (0, 1), done.stderr  # 1: none ignored
+    return {e for e in entries if e.rstrip("/").encode() in done.stdout.split(b"\0")}
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+@pytest.mark.parametrize("before", [b"", b"*\n"], ids=["alone", "after-star"])
+@pytest.mark.parametrize("content", _GIT_READS)
+def test_a_gitignore_line_means_what_it_means_to_git(tmp_path, content, before):
+    """A lone ``!`` or a trailing backslash (black's sdist ships one) crashed the walk."""
+    repo = tmp_path / "repo"
+    init(repo)
+    for entry in _ENTRIES:
+        (repo / entry.rstrip("/")).mkdir() if entry.endswith("/") else (repo / entry).write_bytes(b"")
+    (repo / ".gitignore").write_bytes(before + content)
+    ignore = Ignore(str(repo))
+    ours = {e for e in _ENTRIES if ignore.reason(e.rstrip("/"), e.endswith("/"))}
+    assert ours == _git_ignored(repo, _ENTRIES)
+
+
+def test_a_scan_reads_past_lines_git_matches_nothing_with(tmp_path, capsys):
+    _write(tmp_path / "d", {".gitignore": "!\nfoo\\\nbuild/\n", "a.py": "f(x=x)\n", "build/b.py": "f(y=y)\n"})
+    summary = _scan([str(tmp_path / "d")], capsys)
+    assert (summary["files"], summary["punnable"], summary["calls_with_punnable"]) == (1, 1, 1)
+
+
+def test_a_line_too_long_for_any_path_is_left_out(tmp_path):
+    """Git would read ``a***…`` as ``a*``; pathspec would take minutes over a megabyte of it."""
+    (tmp_path / ".gitignore").write_text("a" + "*" * GITIGNORE_LINE + "\nb.py\n")
+    ignore = Ignore(str(tmp_path))
+    assert ignore.reason("a.py", False) is None and ignore.reason("b.py", False) == "gitignore"

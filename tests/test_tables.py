@@ -35,7 +35,7 @@ def stored_counts(scan_dir):
         "punnable": len(calls),
         "keywords": int(parsed["keywords"].sum()),
         "punnable_pct": 100.0 * len(calls) / int(parsed["keywords"].sum()),
-        "calls_with_punnable": len(calls[["path", "call_line", "call_col"]].drop_duplicates()),
+        "calls_with_punnable": int(parsed["calls_with_punnable"].sum()),
         "long": len(long),
         "long_nontest": int((~long["in_test"]).sum()),
         "parsed": len(parsed),

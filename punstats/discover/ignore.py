@@ -8,6 +8,11 @@ root itself: a directory the user names is scanned), with git's own rules
 ``!pattern`` re-includes, a pattern with ``/`` is anchored).  ``--exclude``
 patterns use the same syntax, relative to the scan's root.  The files are
 only read, never run; a ``.gitignore`` that cannot be read is treated as empty.
+
+Each line is read as git reads it (``_as_git_reads``): split on ``\n`` only, trailing
+spaces trimmed unless escaped, and a line git matches nothing with (a lone ``!``, a
+trailing unescaped backslash, any other line ``pathspec`` refuses) left out, as is a
+line over ``GITIGNORE_LINE`` characters, so no content of a ``.gitignore`` stops a scan.
 """
 from __future__ import annotations
 
@@ -21,9 +26,49 @@ GITIGNORE = "gitignore"
 EXCLUDED = "excluded"
 
 
+def _trim_trailing_spaces(line: str) -> str:
+    """``line`` without its trailing spaces (not tabs), as git's ``trim_trailing_spaces``:
+    a space escaped by a backslash stays, the spaces after it go."""
+    stripped = line.rstrip(" ")
+    if stripped == line:
+        return line
+    backslashes = len(stripped) - len(stripped.rstrip("\\"))
+    return stripped + " " if backslashes % 2 else stripped
+
+
+#: A longer line is left out, where git would read it: no path is this long, so only its
+#: wildcards could match, and pathspec takes time quadratic in a line's length (minutes
+#: for a line of a megabyte).
+GITIGNORE_LINE = 4096
+
+
+def _as_git_reads(line: str) -> Optional[str]:
+    """The pattern git makes of a line, or None for one it matches nothing with (or longer
+    than ``GITIGNORE_LINE``)."""
+    if len(line) > GITIGNORE_LINE:
+        return None
+    line = _trim_trailing_spaces(line)
+    # git's wildmatch fails on a pattern ending in an unescaped backslash, and the
+    # pattern of a lone "!" is empty: such a line neither ignores nor re-includes
+    if line == "!" or (len(line) - len(line.rstrip("\\"))) % 2:
+        return None
+    return line
+
+
+def _compiled(line: str) -> List[Any]:
+    """The pathspec pattern of one line; none for a line it refuses (git matches nothing with those)."""
+    import pathspec
+    try:
+        return list(pathspec.GitIgnoreSpec.from_lines([line]).patterns)
+    except ValueError:  # GitWildMatchPatternError (pathspec < 1), GitIgnorePatternError
+        return []
+
+
 def _spec(lines: Sequence[str]):
     import pathspec
-    return pathspec.GitIgnoreSpec.from_lines(lines)
+    kept = (_as_git_reads(line) for line in lines)
+    # one line at a time, so that a line pathspec refuses leaves out that line only
+    return pathspec.GitIgnoreSpec([pattern for line in kept if line is not None for pattern in _compiled(line)])
 
 
 #: A ``.gitignore`` larger than this is not read (none of a real project's comes near it).
@@ -34,7 +79,12 @@ def _read_lines(path: str) -> List[str]:
     """The lines of a ``.gitignore`` that is a regular file; none for a FIFO, a device or a
     file over ``GITIGNORE_BYTES``, which are never opened for a read that could block."""
     text = read_small(path, GITIGNORE_BYTES)
-    return text.splitlines() if text is not None else []
+    if not text:
+        return []
+    # as git splits them: on "\n" only (not on "\f" or "\x1c", as splitlines would), one
+    # "\r" before it dropped, and a byte-order mark at the start skipped
+    lines = text[1:].split("\n") if text.startswith("\ufeff") else text.split("\n")
+    return [line[:-1] if line.endswith("\r") else line for line in lines]
 
 
 def _work_tree_ancestors(root: str) -> List[str]:

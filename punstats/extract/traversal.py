@@ -61,9 +61,9 @@ from punstats.model.statuses import DECODE_ERROR, NULL_BYTES, OK, PATTERN_ERROR,
 #: Bumped whenever a change could alter any extracted value; cached results
 #: from another extractor version are never reused.  3: a shortened callee,
 #: base or value that is an attribute keeps its name (``text.short_segment``);
-#: 4: ``FileRecord.code_lines`` (``codelines``).  Notebooks add their own
-#: version (``notebook.NOTEBOOK_VERSION``) to their cache key.
-EXTRACTOR_VERSION = 4
+#: 4: ``FileRecord.code_lines`` (``codelines``); 5: ``FileRecord.calls_with_punnable``.
+#: Notebooks add their own version (``notebook.NOTEBOOK_VERSION``) to their cache key.
+EXTRACTOR_VERSION = 5
 
 
 def extract(path: str, data: bytes, max_bytes: int = DEFAULT_MAX_BYTES, patterns: Sequence[Kind] = ()) -> Extraction:
@@ -285,6 +285,7 @@ class _Collector:
             counts[kind] += 1
         if puns:
             counts["punnable"] += len(puns)
+            counts["calls_with_punnable"] += 1
             if named == len(puns):
                 counts["calls_all_punnable"] += 1
             if len(puns) > counts["max_call_punnable"]:

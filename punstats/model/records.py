@@ -97,6 +97,7 @@ class FileRecord:
     max_call_punnable: int = 0
     functions: int = 0  # definitions and lambdas (one FunctionShape each)
     code_lines: int = 0  # lines holding a token besides comments and line breaks (extract.codelines); 0 if not parsed
+    calls_with_punnable: int = 0  # calls with at least one punnable keyword argument
 
 
 @dataclass(frozen=True)

@@ -52,6 +52,7 @@ FILES: Columns = (
     "calls_no_arguments", "calls_positional_only", "calls_keyword_only", "calls_mixed",
     "calls_all_punnable", "max_call_punnable", "functions",
     "code_lines",  # added in extractor version 4: last, so the columns before it keep their places
+    "calls_with_punnable",  # added in extractor version 5, after it for the same reason
 ))
 
 
