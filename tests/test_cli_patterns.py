@@ -312,6 +312,50 @@ def test_corpus_and_history_take_patterns(tmp_path, fixture_dir, capsys):
 
 
 @pytest.mark.slow
+def test_a_history_measures_its_pattern_as_a_scan_of_each_revision_does(tmp_path, fixture_dir, capsys):
+    plugin = tmp_path / "return_in_finally.py"
+    plugin.write_text(readme_pattern().replace('per="lines"', 'per="code_lines"'))
+    repo = tmp_path / "repo"
+    init(repo)
+    commit(repo, {"a.py": SOURCE}, date="2023-01-01T12:00:00+00:00")
+    commit(repo, {"tests/test_b.py": SOURCE, "c.py": "x = 1\n"}, date="2023-02-01T12:00:00+00:00")
+    out = tmp_path / "h"
+    assert main(["history", str(repo), "-q", "--json", "--every", "commit", "-o", str(out),
+                 "--pattern", str(plugin)]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    for row in rows:  # each revision scanned whole, through the scan pipeline, not the sweep
+        scanned = scan_json(capsys, str(repo), "--rev", row["commit"], "--pattern", str(plugin))
+        assert (row["return_in_finally"], row["return_in_finally_nontest"]) == (
+            scanned["kinds"]["return_in_finally"], scanned["kinds_nontest"]["return_in_finally"])
+        assert row["return_in_finally_per_million_code_lines"] == pytest.approx(
+            1e6 * scanned["kinds"]["return_in_finally"] / scanned["units"]["code_lines"], abs=0.01)
+        assert row["return_in_finally_nontest_per_million_code_lines"] == pytest.approx(
+            1e6 * scanned["kinds_nontest"]["return_in_finally"] / scanned["units_nontest"]["code_lines"], abs=0.01)
+        assert row["pattern_errors"] == 0
+    assert [r["return_in_finally"] for r in rows] == [3, 6]
+    assert sorted(p.name for p in out.iterdir() if p.suffix == ".png") == ["repo-return_in_finally-history.png"]
+    assert main(["history", str(repo), "-q", "--every", "commit", "-o", str(tmp_path / "h2"),
+                 "--pattern", str(plugin), "--kind", "near_miss"]) == 2
+    assert capsys.readouterr().err == ("punstats: error: a history counts f(x=x) (--kind call) and its patterns "
+                                       "(return_in_finally), not near_miss\n")
+    assert not (tmp_path / "h2").exists()
+
+
+def test_a_history_whose_pattern_raises_ends_with_status_1(tmp_path, capsys):
+    plugin = tmp_path / "bad.py"
+    plugin.write_text(TRIES.replace("return bool(node.finalbody)", "return 1 / 0"))
+    repo = tmp_path / "repo"
+    init(repo)
+    commit(repo, {"a.py": "x = 1\n"}, date="2023-01-01T12:00:00+00:00")
+    commit(repo, {"b.py": SOURCE}, date="2023-02-01T12:00:00+00:00")
+    out = tmp_path / "h"
+    assert main(["history", str(repo), "-q", "--every", "commit", "-o", str(out), "--pattern", str(plugin)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("punstats: error: a pattern raised on files of 1 of 2 revisions (the first, ")
+    assert (out / "history.csv").exists()
+    assert list(pd.read_csv(out / "history.csv")["pattern_errors"]) == [0, 1]
+
+
 def test_standard_library_count_equals_an_independent_walk(tmp_path, capsys):
     plugin = tmp_path / "tries.py"
     plugin.write_text(TRIES)

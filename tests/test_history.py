@@ -187,19 +187,24 @@ def test_cli_history_json_is_an_array_of_plain_json_values(repo, tmp_path, capsy
 
 
 def test_each_pattern_of_a_revision_is_a_column_with_its_count_outside_tests():
-    """A scan with user patterns (its summary records them) adds two columns per pattern;
-    a name that is already a column is prefixed, and a scan without patterns adds none."""
+    """A scan with user patterns (its summary records them) adds four columns per pattern (its
+    count and its rate per million of its unit, in all code and outside tests) and the files a
+    pattern raised on; a name that is already a column is prefixed, and a scan without patterns adds none."""
     from punstats.sources.git import Commit
 
     patterns = [{"name": "ret", "label": "r", "per": "lines"}, {"name": "files", "label": "f", "per": "lines"}]
     base = {key: 1 for key in history.COUNT_COLUMNS}
-    summaries = [dict(base, patterns=patterns, kinds={"ret": 4, "files": 2}, kinds_nontest={"ret": 3}),
+    summaries = [dict(base, patterns=patterns, kinds={"ret": 4, "files": 2}, kinds_nontest={"ret": 3},
+                      units={"lines": 2000}, units_nontest={"lines": 1000}, failed_by_reason={"pattern_error": 1}),
                  dict(base)]
     commits = [Commit(c * 40, "2024-0%d-01T00:00:00+00:00" % (i + 1), "one") for i, c in enumerate("ab")]
     table = history.table_of([history.row(c, s) for c, s in zip(commits, summaries)])
-    added = ["ret", "ret_nontest", "pattern_files", "pattern_files_nontest"]
+    added = ["ret", "ret_nontest", "ret_per_million_lines", "ret_nontest_per_million_lines",
+             "pattern_files", "pattern_files_nontest", "pattern_files_per_million_lines",
+             "pattern_files_nontest_per_million_lines", "pattern_errors"]
     assert list(table.columns) == [*history.FIXED_COLUMNS, *added]
-    assert table.loc[0, ["ret", "ret_nontest", "pattern_files"]].tolist() == [4, 3, 2]
+    assert table.loc[0, ["ret", "ret_nontest", "pattern_files", "pattern_errors"]].tolist() == [4, 3, 2, 1]
+    assert table.loc[0, ["ret_per_million_lines", "ret_nontest_per_million_lines"]].tolist() == [2000.0, 3000.0]
     assert table.loc[1, added].isna().all()
     assert table.loc[0, "files"] == 1
 

@@ -71,6 +71,11 @@ def status_counts(statuses: Dict[str, int]) -> Dict[str, int]:
             "failed": sum(v for k, v in statuses.items() if k != OK and k not in SKIPPED_STATUSES)}
 
 
+def failed_by_reason(statuses: Dict[str, int]) -> Dict[str, int]:
+    """The files that failed, by status, sorted (a scan's totals, a revision's alike)."""
+    return dict(sorted((k, v) for k, v in statuses.items() if k != OK and k not in SKIPPED_STATUSES and v))
+
+
 def percent(part: int, whole: int) -> float:
     return round(100.0 * part / whole, 4) if whole else 0.0
 
@@ -215,10 +220,9 @@ class Totals:
     def counts(self) -> Dict[str, Any]:
         """What ``summarize`` returns."""
         s = self.sums
-        failed = {k: v for k, v in self.statuses.items() if k != OK and k not in SKIPPED_STATUSES}
         return {
             **status_counts(self.statuses),
-            "failed_by_reason": dict(sorted(failed.items())),
+            "failed_by_reason": failed_by_reason(self.statuses),
             "skipped_files": dict(sorted((k, v) for k, v in self.statuses.items() if k in SKIPPED_STATUSES)),
             "test_files": s["in_test"],
             **{name: s[name] for name in ("lines", "calls", "keywords", "double_star", "punnable")},

@@ -6,7 +6,7 @@ import argparse
 import json
 import os
 import sys
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from punstats.cli.common import (
     UsageError,
@@ -42,6 +42,9 @@ def _add_history_command(commands: Any) -> None:
     p.add_argument("--every", default="month", metavar="commit|month|N",
                    help="every commit, the last of each month (default), or every Nth commit")
     p.add_argument("-o", "--output", metavar="DIR", help="default: data/<repository>-history/")
+    p.add_argument("--kind", metavar="NAME",
+                   help="what the figure and the rows printed are about: call (f(x=x)) or a --pattern's name "
+                        "(default: the one --pattern when given one, else call)")
     p.set_defaults(handler=cmd_history)
 
 
@@ -71,13 +74,33 @@ def _place(output: str, repo: str) -> Any:
     return histories.staging(output, repo)  # a StoreError is the user's to fix (cli.main)
 
 
-def _figure(table: Any, name: str) -> Optional[Callable[[str], List[str]]]:
-    """What draws the trend figure into a directory; None without the plot extra (the table is the result)."""
+def _figure(table: Any, name: str, kind: Any) -> Optional[Callable[[str], List[str]]]:
+    """What draws the trend figure of ``kind`` (None: f(x=x)) into a directory; None without the plot
+    extra (the table is the result)."""
     try:
         from punstats.present import plots
+        from punstats.present.kind_figures import kind_trend
     except ImportError:
         return None
-    return lambda directory: plots.save(plots.history_trend(table, name), directory)
+    if kind is None:
+        return lambda directory: plots.save(plots.history_trend(table, name), directory)
+    from punstats.runs.history import pattern_columns
+    return lambda directory: plots.save(kind_trend(table, name, kind, *pattern_columns(kind)), directory)
+
+
+def _subject(args: argparse.Namespace, patterns: Sequence[Any]) -> Any:
+    """The pattern the history's figure and printed rows are about (``--kind``), or None for f(x=x):
+    a history counts f(x=x) and its patterns only."""
+    from punstats.model.kinds import KIND_CALL
+    from punstats.present.hits import chosen_kind
+    name = chosen_kind({"patterns": [k.provenance() for k in patterns]}, args.kind, "this history")
+    if name == KIND_CALL:
+        return None
+    found = [kind for kind in patterns if kind.name == name]
+    if not found:
+        raise UsageError("a history counts f(x=x) (--kind call) and its patterns (%s), not %s"
+                         % (", ".join(k.name for k in patterns) or "none given", name))
+    return found[0]
 
 
 def _repository(args: argparse.Namespace) -> Tuple[str, str, Optional[str]]:
@@ -114,6 +137,7 @@ def cmd_history(args: argparse.Namespace) -> int:
     _check_engine_options(args)
     _check_window(args)
     options = scan_options(args)
+    subject = _subject(args, options.patterns)  # before any work
     repo, rev_range, remote = _repository(args)
     gitdir = gitsource.git_dir(repo)  # its files checked once, before any git runs on it
     commits = histories.select(histories.commits_of(repo, args.since, args.until, rev_range, gitdir, args.last or 0),
@@ -140,17 +164,40 @@ def cmd_history(args: argparse.Namespace) -> int:
     try:
         written = histories.store(place, table, histories.provenance(args.repo, commits, dict(
                                       vars(args), pattern=[k.provenance() for k in options.patterns])),
-                                  _figure(table, name))
+                                  _figure(table, name, subject))
     except (OSError, StoreError) as exc:  # no room for the history files
         raise UsageError("cannot write %s: %s" % (place.name, _one_line(exc))) from None
     if args.json:
         print(json.dumps(_records(table), indent=2, ensure_ascii=False))
     else:
-        columns = table[["commit", "date", "files", "keywords", "punnable", "punnable_pct", "punnable_nontest_pct",
-                         "long", "long_nontest", "files_extracted"]].assign(commit=table["commit"].str[:12])
-        shown = columns.to_string(index=False, na_rep="n/a",  # a share of no keyword argument
-                                  formatters={c: "{:.2f}".format for c in ("punnable_pct", "punnable_nontest_pct")})
-        print("\n".join(terminal(line) for line in shown.splitlines()))
+        print("\n".join(terminal(line) for line in _rows_text(table, subject).splitlines()))
         print(terminal("stored: %s" % ", ".join(written)))
-    return 0
+    return _pattern_errors_said(table)
+
+
+def _rows_text(table: Any, subject: Any) -> str:
+    """The rows printed: f(x=x)'s columns, or the subject pattern's counts and measures."""
+    measured: Sequence[str] = ("punnable_pct", "punnable_nontest_pct")
+    middle = ["keywords", "punnable", *measured, "long", "long_nontest"]
+    if subject is not None:
+        from punstats.runs.history import pattern_columns
+        counted, measured = pattern_columns(subject)
+        middle = [*counted, *measured]
+    columns = table[["commit", "date", "files", *middle, "files_extracted"]].assign(commit=table["commit"].str[:12])
+    # a share or rate of nothing is n/a
+    return columns.to_string(index=False, na_rep="n/a", formatters={c: "{:,.2f}".format for c in measured})
+
+
+def _pattern_errors_said(table: Any) -> int:
+    """1 after a line on stderr when a pattern raised on files of some revision (recorded as
+    ``pattern_error``, not counted), else 0."""
+    if "pattern_errors" not in table or not table["pattern_errors"].sum():
+        return 0
+    failed = table[table["pattern_errors"] > 0]
+    first = failed.iloc[0]
+    print("punstats: error: a pattern raised on files of %d of %d revisions (the first, %s: %s of its files), "
+          "recorded as pattern_error, not counted; see where with punstats scan REPO --rev %s --pattern ..."
+          % (len(failed), len(table), first["commit"][:12], format(int(first["pattern_errors"]), ","),
+             first["commit"][:12]), file=sys.stderr)
+    return 1
 

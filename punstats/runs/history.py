@@ -15,14 +15,14 @@ import dataclasses
 import datetime
 import os
 import platform
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import pandas as pd
 
 from punstats import __version__
 from punstats.analysis import units
 from punstats.model.errors import OptionError
-from punstats.model.kinds import registry_of
+from punstats.model.kinds import Kind, registry_of
 from punstats.runs import revisions
 from punstats.runs.options import ScanOptions
 from punstats.sources import git as gitsource
@@ -43,15 +43,45 @@ COUNT_COLUMNS = ("files", "parsed", "failed", "calls", "keywords", "punnable", "
 FIXED_COLUMNS = ("commit", "date", "subject", *COUNT_COLUMNS, "files_from_cache", "files_extracted")
 
 
-def pattern_counts(summary: Dict[str, Any]) -> Dict[str, Optional[int]]:
+def pattern_counts(summary: Dict[str, Any]) -> Dict[str, Any]:
     """Each user pattern of a revision's scan (``model.kinds.registry_of``): its count and its
-    count outside tests (``<name>_nontest``); a name that is a column already gets ``pattern_``."""
-    counts: Dict[str, Optional[int]] = {}
-    for kind in registry_of(summary).user:
-        column = kind.name if kind.name not in FIXED_COLUMNS else "pattern_" + kind.name
+    count outside tests (``<name>_nontest``), each against the pattern's unit (``measure_columns``),
+    and the files a pattern raised on (``pattern_errors``); a name that is a column already gets
+    ``pattern_``."""
+    counts: Dict[str, Any] = {}
+    user = registry_of(summary).user
+    for kind in user:
+        column = pattern_column(kind.name)
         counts[column] = units.count(summary, kind)
         counts[column + "_nontest"] = units.count(summary, kind, nontest=True)
+        for name, nontest in zip(measure_columns(kind), (False, True)):
+            part = counts[column + "_nontest" if nontest else column]
+            whole = units.denominator(summary, kind.per, nontest)
+            counts[name] = units.share(part, whole) if units.is_share(kind.per) else units.rate(part, whole)
+    if user:
+        counts["pattern_errors"] = (summary.get("failed_by_reason") or {}).get("pattern_error", 0)
     return counts
+
+
+def pattern_columns(kind: Kind) -> Tuple[Tuple[str, str], Tuple[str, ...]]:
+    """A pattern's count columns (all code, outside tests) and its measure columns (``measure_columns``)."""
+    column = pattern_column(kind.name)
+    return (column, column + "_nontest"), measure_columns(kind)
+
+
+def pattern_column(name: str) -> str:
+    """A pattern's count column: its name, or ``pattern_<name>`` where that is a fixed column."""
+    return name if name not in FIXED_COLUMNS else "pattern_" + name
+
+
+def measure_columns(kind: Kind) -> Tuple[str, ...]:
+    """The columns of a pattern's measure in all code and outside tests: ``<name>_pct`` for a share
+    of a unit of syntax, else ``<name>_per_million_<unit>`` (``units.is_share``); none without a unit."""
+    if not kind.per:
+        return ()
+    column = pattern_column(kind.name)
+    suffix = "pct" if units.is_share(kind.per) else "per_million_" + kind.per
+    return column + "_" + suffix, column + "_nontest_" + suffix
 
 
 def select(commits: Sequence[gitsource.Commit], every: str = "commit") -> List[gitsource.Commit]:

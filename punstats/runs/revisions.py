@@ -12,7 +12,8 @@ of a revision grows with the files that changed, not with the files it holds.
 
 The counts are those ``analysis.summary.Totals`` gives a scan of the revision
 (``runs.scan``): the statuses, the sums of parsed files, the long ``f(x=x)``
-and each user pattern's occurrences, in all code and outside tests.  Files
+and each user pattern's occurrences and the total of the unit it is counted
+per (``Kind.per``), in all code and outside tests.  Files
 that could not be read or whose worker died are looked at again at the next
 revision, as a scan of it would.
 """
@@ -23,12 +24,12 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
-from punstats.analysis.summary import percent, status_counts
+from punstats.analysis.summary import failed_by_reason, percent, status_counts
 from punstats.cache import BlobCache
 from punstats.discover.revision import read_entries, select_entries, venv_dirs_of
 from punstats.engines.cached import extract_version, prepare, run_cached
 from punstats.model.discovery import Candidate
-from punstats.model.kinds import KIND_CALL, Kind
+from punstats.model.kinds import KIND_CALL, UNITS, Kind
 from punstats.model.records import Extraction
 from punstats.model.statuses import OK, UNREADABLE, WORKER_DIED
 from punstats.runs.options import ScanOptions
@@ -53,10 +54,12 @@ class FileCounts:
     entry: gitsource.TreeEntry
     status: str
     readable: bool  # named by its blob (not a link, a submodule or over the cap): cached or extracted
-    values: Tuple[int, ...]  # ``COUNTED``, then each user pattern's count and count outside tests
+    #: ``COUNTED``, then per user pattern its count, its count outside tests and the same two of its unit
+    values: Tuple[int, ...]
 
 
-def file_values(extraction: Extraction, in_test: bool, long_threshold: int, patterns: Sequence[str]) -> Tuple[int, ...]:
+def file_values(extraction: Extraction, in_test: bool, long_threshold: int,
+                patterns: Sequence[Kind]) -> Tuple[int, ...]:
     """What one file adds to each sum: its record's (a parsed file's) and its occurrences'."""
     record = extraction.record
     parsed = record.status == OK
@@ -64,8 +67,20 @@ def file_values(extraction: Extraction, in_test: bool, long_threshold: int, patt
     outside = 0 if in_test else 1
     long = sum(1 for o in extraction.occurrences if o.kind == KIND_CALL and o.name_len >= long_threshold)
     kinds = Counter(o.kind for o in extraction.occurrences) if patterns else Counter()
-    per_pattern = [n for name in patterns for n in (kinds[name], kinds[name] * outside)]
+    per_pattern = []
+    for kind in patterns:
+        unit = unit_total(extraction, kind.per) if parsed else 0
+        per_pattern += [kinds[kind.name], kinds[kind.name] * outside, unit, unit * outside]
     return (calls, keywords, punnable, keywords * outside, punnable * outside, long, long * outside, *per_pattern)
+
+
+def unit_total(extraction: Extraction, unit: str) -> int:
+    """How many of ``unit`` (``model.kinds.UNITS``, or an ``ast`` class a pattern counts per) a parsed file holds."""
+    if unit == "files":
+        return 1
+    if unit in UNITS:
+        return int(getattr(extraction.record, unit, 0) or 0) if unit else 0
+    return dict(extraction.units).get(unit, 0)
 
 
 class Tally:
@@ -75,7 +90,7 @@ class Tally:
         self.patterns = tuple(patterns)
         self.names = tuple(kind.name for kind in self.patterns)  # what each file's pattern values count
         self.statuses: Counter = Counter()
-        self.values = [0] * (len(COUNTED) + 2 * len(self.patterns))
+        self.values = [0] * (len(COUNTED) + 4 * len(self.patterns))
         self.readable = 0
 
     def add(self, part: FileCounts, sign: int = 1) -> None:
@@ -89,16 +104,21 @@ class Tally:
         s = dict(zip(COUNTED, self.values))
         statuses = {k: v for k, v in self.statuses.items() if v}
         pattern_counts = self.values[len(COUNTED):]
+        kinds = dict(zip(self.names, pattern_counts[0::4]))
+        kinds_nontest = dict(zip(self.names, pattern_counts[1::4]))
+        units = {kind.per: n for kind, n in zip(self.patterns, pattern_counts[2::4]) if kind.per}
+        units_nontest = {kind.per: n for kind, n in zip(self.patterns, pattern_counts[3::4]) if kind.per}
         return {
             **status_counts(statuses),
+            "failed_by_reason": failed_by_reason(statuses),
             **{name: s[name] for name in ("calls", "keywords", "punnable", "long", "long_nontest")},
             "punnable_pct": percent(s["punnable"], s["keywords"]),
             "keywords_nontest": s["keywords_nontest"],
             "punnable_nontest_pct": percent(s["punnable_nontest"], s["keywords_nontest"]),
-            "kinds": {KIND_CALL: s["punnable"], **dict(zip(self.names, pattern_counts[0::2]))},
-            "kinds_nontest": {KIND_CALL: s["punnable_nontest"], **dict(zip(self.names, pattern_counts[1::2]))},
-            "units": {"keywords": s["keywords"]},
-            "units_nontest": {"keywords": s["keywords_nontest"]},
+            "kinds": {KIND_CALL: s["punnable"], **kinds},
+            "kinds_nontest": {KIND_CALL: s["punnable_nontest"], **kinds_nontest},
+            "units": {**units, "keywords": s["keywords"]},
+            "units_nontest": {**units_nontest, "keywords": s["keywords_nontest"]},
             "patterns": [kind.provenance() for kind in self.patterns],
         }
 
@@ -197,7 +217,7 @@ class Sweep:
     def _count(self, candidate: Candidate, extraction: Extraction) -> None:
         options = self.options
         values = file_values(extraction, options.test_rule.is_test(candidate.path), options.long_threshold,
-                             self.tally.names)
+                             self.tally.patterns)
         part = FileCounts(self.tree[candidate.path], extraction.record.status, not candidate.status, values)
         self.files[candidate.path] = part
         self.tally.add(part)
