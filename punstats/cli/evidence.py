@@ -69,6 +69,9 @@ def _add_plot_and_report(commands: Any, stored_scans: Any) -> None:
     p.add_argument("-o", "--output", metavar="DIR", help="where to write them (default: reports/figures)")
     p.add_argument("--format", type=_figure_formats, default=["png", "svg"],
                    help="comma-separated: png, svg (default: png,svg)")
+    p.add_argument("--kind", metavar="NAME",
+                   help="also draw this kind per scan, against its unit (default: the scans' one --pattern, "
+                        "when they were given one)")
     p.set_defaults(handler=cmd_plot)
 
     p = commands.add_parser("report", help="a Markdown report of stored scans, sized for one forum post",
@@ -216,11 +219,27 @@ def cmd_plot(args: argparse.Namespace) -> int:
             paths = plots.save(ecosystem_plot(stored.records, stored.ecosystem),
                                args.output or plots.DEFAULT_DIRECTORY, args.format)
         else:
+            subject = _plot_subject(results, args.kind)  # an unknown kind: one line, before any figure
             paths = plots.write_plots(results, args.output or plots.DEFAULT_DIRECTORY, args.format)
+            if subject is not None:
+                from punstats.present.kind_figures import kind_projects
+                paths += plots.save(kind_projects(results, subject), args.output or plots.DEFAULT_DIRECTORY,
+                                    args.format)
     except OSError as exc:
         raise UsageError("cannot write the figures: %s" % _one_line(exc)) from None
     print("\n".join(terminal(path) for path in paths))
     return 0
+
+
+def _plot_subject(results: Sequence[Any], kind: Optional[str]) -> Any:
+    """The kind ``plot`` draws per scan besides its figures (``present.hits.chosen_kind`` over the
+    scans' patterns), or None for f(x=x), which the figures are about already."""
+    from punstats.analysis.units import union
+    from punstats.model.kinds import KIND_CALL
+    from punstats.present.hits import chosen_kind
+    registry = union([r.summary for r in results])
+    name = chosen_kind({"patterns": [k.provenance() for k in registry.user]}, kind, "their registry")
+    return None if name == KIND_CALL else registry[name]
 
 
 def cmd_report(args: argparse.Namespace) -> int:

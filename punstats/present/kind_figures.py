@@ -1,6 +1,8 @@
-"""Figures about one kind a user asked for (``--kind NAME``): a pattern's own trend.
+"""Figures about one kind a user asked for (``--kind NAME``): per scan, and a pattern's own trend.
 
-``kind_trend`` draws a user pattern over a repository's history (a
+``kind_projects`` draws a kind in each of several stored scans: two bars per
+scan, its measure against its unit in all code and outside tests, each
+labelled with the count it is made of.  ``kind_trend`` draws a user pattern over a repository's history (a
 ``runs.history`` table): its count in all code and outside tests (upper
 panel), and its measure against the unit it declared (lower panel), a share
 in % of a unit of syntax or a rate per million lines, lines of code or files
@@ -10,6 +12,7 @@ are left out, and the caption says how many.
 """
 from __future__ import annotations
 
+import textwrap
 from typing import Any, List, Sequence
 
 import matplotlib
@@ -21,8 +24,66 @@ from matplotlib.ticker import FuncFormatter
 from punstats.analysis import units
 from punstats.model.escape import figure_text
 from punstats.model.kinds import Kind
-from punstats.present.figure import DPI, STYLE, WIDTH, Plot, _count_axis, caption
+from punstats.present.figure import DPI, STYLE, WIDTH, Plot, _count_axis, _figure, _finish, caption
+from punstats.present.formats import percent_text
 from punstats.present.plots import SHARE_LINES
+from punstats.present.provenance import column_names, subject_of
+
+
+def kind_projects(results: Sequence[Any], kind: Kind) -> Plot:
+    """``kind`` in each scan of ``results``: its share of its unit (a unit of syntax) or its rate per
+    million of it (lines, lines of code, files), in all code and outside tests."""
+    summaries = [r.summary for r in results]
+    names = column_names(summaries)
+    data = pd.DataFrame(_measures(summaries, kind), index=pd.Index(names, name="scan"))
+    share = units.is_share(kind.per)
+    figure, axes = _figure(5.4, max(WIDTH * 0.8, 1.6 + 2.2 * len(names)))
+    with matplotlib.rc_context(STYLE):
+        positions = list(range(len(names)))
+        for offset, (colour, _, label), prefix in zip((-0.2, 0.2), SHARE_LINES.values(), ("", "nontest_")):
+            heights = data[prefix + "measure"].fillna(0.0)  # NaN: of nothing, labelled n/a
+            axes.bar([p + offset for p in positions], heights, width=0.38, color=colour, label=label)
+            for position, height, (_, row) in zip(positions, heights, data.iterrows()):
+                count = int(row[prefix + "count"])
+                axes.annotate("%s\n%s match%s" % (_measure_text(row[prefix + "measure"], share),
+                                                  format(count, ","), "" if count == 1 else "es"),
+                              xy=(position + offset, height), xytext=(0, 4), textcoords="offset points",
+                              ha="center", va="bottom", fontsize=9)
+        axes.set_xlim(-0.8, len(names) - 0.2)
+        axes.set_xticks(positions, [figure_text(name) for name in names], rotation=30 if len(names) > 4 else 0,
+                        ha="right" if len(names) > 4 else "center")
+        axes.set_title("\n".join(textwrap.wrap(figure_text("%s: all code and outside tests"
+                                                            % kind.label.replace("`", "")), 64)))
+        axes.set_xlabel("scan")
+        words = units.unit_words(kind.per).replace("`", "")
+        axes.set_ylabel("%% of %s" % words if share else "per million %s" % words)
+        top = max([float(v) for c in ("measure", "nontest_measure") for v in data[c] if v == v] + [1.0])
+        axes.set_ylim(0, top * 1.6)  # room for the labels and the legend
+        axes.yaxis.set_major_formatter(FuncFormatter(
+            (lambda value, _: "%g%%" % value) if share else (lambda value, _: format(value, ",g"))))
+        axes.legend(loc="upper center", ncols=2)
+    _finish(figure, summaries)
+    return Plot("%s-projects" % kind.name, subject_of(names), figure, data)
+
+
+def _measures(summaries: Sequence[Any], kind: Kind) -> dict:
+    """Per scan: ``kind``'s count and measure (``units``), in all code and outside tests."""
+    columns: dict = {"count": [], "measure": [], "nontest_count": [], "nontest_measure": []}
+    for summary in summaries:
+        for prefix, nontest in (("", False), ("nontest_", True)):
+            part = units.count(summary, kind, nontest)
+            whole = units.denominator(summary, kind.per, nontest)
+            columns[prefix + "count"].append(part or 0)
+            columns[prefix + "measure"].append(
+                units.share(part, whole) if units.is_share(kind.per) else units.rate(part, whole))
+    return columns
+
+
+def _measure_text(value: float, share: bool) -> str:
+    """A bar's label: ``1.25%``, ``39.4`` per million, or ``n/a``."""
+    if share or value != value:
+        return percent_text(value)
+    return format(value, ",.3g") if value < 1000 else format(round(value), ",")
 
 
 def kind_trend(table: pd.DataFrame, name: str, kind: Kind, counted: Sequence[str], measured: Sequence[str]) -> Plot:

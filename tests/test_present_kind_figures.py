@@ -1,0 +1,79 @@
+"""``present/kind_figures.py``: a kind per scan and a pattern over a history, and ``plot --kind``.
+
+The numbers drawn are checked against the stored occurrences counted with plain pandas.
+"""
+import os
+
+import pandas as pd
+import pytest
+
+import punstats
+from punstats.cli import main
+from punstats.model.kinds import registry_of
+from punstats.present.kind_figures import kind_projects, kind_trend
+
+SHIPPED = ("punstats.patterns.return_in_finally", "punstats.patterns.bare_except")
+
+
+@pytest.fixture(scope="module")
+def scans(stdlib_subset_dir, tmp_path_factory):
+    """Two stored scans of parts of the standard library subset, with two shipped patterns."""
+    base = tmp_path_factory.mktemp("kind-scans")
+    directories = []
+    for name in sorted(os.listdir(stdlib_subset_dir))[:2]:
+        directory = str(base / name)
+        punstats.scan(os.path.join(stdlib_subset_dir, name), patterns=list(SHIPPED), jobs=1).save(directory)
+        directories.append(directory)
+    return directories
+
+
+def plain_counts(directory, kind):
+    """(count, count outside tests) of ``kind`` in a stored scan, with pandas alone."""
+    rows = pd.read_parquet(os.path.join(directory, "occurrences.parquet"), columns=["kind", "in_test"])
+    rows = rows[rows["kind"] == kind]
+    return len(rows), int((~rows["in_test"]).sum())
+
+
+@pytest.mark.parametrize("name", ["return_in_finally", "bare_except"])
+def test_each_scan_s_bars_are_its_measure_of_the_kind(scans, name):
+    results = [punstats.load(directory) for directory in scans]
+    kind = registry_of(results[0].summary)[name]
+    data = kind_projects(results, kind).data
+    for directory, (_, row) in zip(scans, data.iterrows()):
+        count, outside = plain_counts(directory, name)
+        files = pd.read_parquet(os.path.join(directory, "files.parquet"))
+        parsed = files[files["status"] == "ok"]
+        # bare_except: a share of the except handlers (counted per file as nodes_ExceptHandler);
+        # return_in_finally: a rate per million lines of code
+        column, scale = ("nodes_ExceptHandler", 100.0) if name == "bare_except" else ("code_lines", 1e6)
+        wholes = parsed[column].sum(), parsed.loc[~parsed["in_test"], column].sum()
+        expected = [scale * part / whole if whole else float("nan") for part, whole in zip((count, outside), wholes)]
+        assert (row["count"], row["nontest_count"]) == (count, outside)
+        assert [row["measure"], row["nontest_measure"]] == pytest.approx(expected, abs=0.01, nan_ok=True)
+
+
+def test_a_history_trend_draws_the_columns_it_is_given():
+    from punstats.model.kinds import Kind
+    kind = Kind("ret", "return in finally", "code_lines", occurrence=True, source="p.py", sha256="0" * 64)
+    table = pd.DataFrame({"commit": ["a" * 40, "b" * 40, "c" * 40],
+                          "date": pd.to_datetime(["2024-01-01", "2024-02-01", None], utc=True),
+                          "ret": [1, 2, 5], "ret_nontest": [1, 1, 1],
+                          "ret_per_million_code_lines": [10.0, 15.0, 20.0],
+                          "ret_nontest_per_million_code_lines": [10.0, float("nan"), 1.0]})
+    plot = kind_trend(table, "repo", kind, ("ret", "ret_nontest"),
+                      ("ret_per_million_code_lines", "ret_nontest_per_million_code_lines"))
+    assert plot.name == "repo-ret-history"
+    assert list(plot.data["ret"]) == [1, 2]  # the undated revision is left out
+    lines = plot.figure.axes[1].get_lines()
+    assert [list(line.get_ydata()) for line in lines][0] == [10.0, 15.0]
+
+
+def test_plot_draws_the_one_pattern_or_the_kind_asked_for(scans, tmp_path, capsys):
+    out = tmp_path / "figures"
+    assert main(["plot", *scans, "-o", str(out), "--format", "png", "--kind", "bare_except"]) == 0
+    assert any(name.endswith("-bare_except-projects.png") for name in os.listdir(out))
+    assert main(["plot", *scans, "-o", str(tmp_path / "none"), "--kind", "bare_excep"]) == 2
+    assert capsys.readouterr().err == (
+        "punstats: error: unknown kind 'bare_excep' (did you mean bare_except?); their registry holds hits of call, "
+        "attribute, near_miss, dict_literal, class, return_in_finally, bare_except\n")
+    assert not (tmp_path / "none").exists()
