@@ -97,7 +97,7 @@ def test_a_run_s_pooled_tables_read_only_its_scanned_projects(run_dir, tmp_path,
     with_stray = capsys.readouterr().out
     assert main(["table", run_dir, "--by", "callee", "--format", "csv"]) == 0
     assert with_stray == capsys.readouterr().out
-    for by in ("directory", "label"):  # a project's own places: pooling them would mix projects
+    for by in ("directory",):  # a project's own places: pooling them would mix projects
         err = one_line_error(capsys, ["table", run_dir, "--by", by])
         assert "--by length|identifier|callee, pooled over its projects (--by %s" % by in err
 

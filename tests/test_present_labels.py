@@ -160,6 +160,7 @@ def test_the_report_has_a_labels_section_when_the_scan_has_labels(scanned):
     part = text.split("## Labels", 1)[1].split("## Reproduce")[0]
     assert "| incorrect    |        1 |    0 |   1 |" in part
     assert "| (unlabelled) |        1 |    2 |   3 |" in part
+    assert ": 1 of 4 labelled (25.00%): 1 incorrect.\n" in part  # the labelled share in words, above its table
 
 
 

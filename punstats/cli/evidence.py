@@ -178,6 +178,9 @@ def _table_of_run(args: argparse.Namespace, stored: Any) -> str:
 def cmd_table(args: argparse.Namespace) -> int:
     from punstats.present import tables
 
+    if args.by == "label":  # scans and ecosystem runs alike, alone or together
+        _write_text(_label_table(args), args.output)
+        return 0
     stored = _ecosystem_run(args)
     if stored is not None:
         _write_text(_table_of_run(args, stored), args.output)
@@ -204,6 +207,26 @@ def cmd_table(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     _write_text(text, args.output)
     return 0
+
+
+def _label_table(args: argparse.Namespace) -> str:
+    """``table --by label`` of the scans and runs ``args.dirs`` (``present.run_labels``)."""
+    from punstats.present import run_labels
+    from punstats.present.formats import render_all
+    from punstats.store.ecosystem import is_run
+
+    if args.rows is not None:
+        raise UsageError("--rows chooses the rows of the summary table, not of --by label: drop one of them")
+    runs = [directory for directory in args.dirs if is_run(directory)]
+    if runs and (args.test_rule is not None or args.long is not None):
+        raise UsageError("%s is an ecosystem run: its projects keep the rules they were scanned with "
+                         "(--test-rule and --long re-classify a stored scan)" % runs[0])
+    scans = _load_scans([d for d in args.dirs if d not in runs], args.test_rule, args.long)
+    found = run_labels.labelled(args.dirs, scans, args.kind)  # a LabelError (no labels, a foreign key): cli.main
+    if args.format == "csv":
+        from punstats.present import tidy
+        return tidy.to_csv(run_labels.labels_frame(found))
+    return render_all(run_labels.label_tables_of(found, len(args.dirs) > 1), args.format, links=args.links)
 
 
 def cmd_plot(args: argparse.Namespace) -> int:

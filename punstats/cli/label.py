@@ -1,4 +1,5 @@
-"""``punstats label``: the sheet on which a reader labels the occurrences of one kind.
+"""``punstats label``: the sheet on which a reader labels the occurrences of one kind, of a stored
+scan (``present.labels``) or of an ecosystem run (``present.run_labels``).
 """
 from __future__ import annotations
 
@@ -15,23 +16,28 @@ MAX_CONTEXT = 100
 
 
 def _add_label_command(commands: Any) -> None:
-    """``label``, which writes a labels sheet beside a stored scan."""
+    """``label``, which writes a labels sheet beside a stored scan or into an ecosystem run's folder."""
     p = commands.add_parser(
         "label", help=HELP,
         description="Write every occurrence of one kind of a stored scan, with a few lines of its source, "
                     "to DIR/labels-NAME.csv and DIR/labels-NAME.md. Fill the label column of the CSV (the "
                     "source of truth) and run the command again: the labels entered are kept, the Markdown "
                     "is rewritten from them, and punstats table DIR --by label counts them. A re-scan with "
-                    "punstats scan -o DIR keeps the labels of unchanged files.")
-    p.add_argument("dir", metavar="DIR", help="a stored scan, as written by punstats scan -o DIR")
+                    "punstats scan -o DIR keeps the labels of unchanged files. DIR may be an ecosystem run "
+                    "(punstats corpus top-pypi:N -o DIR): one sheet across its projects, in rank order.")
+    p.add_argument("dir", metavar="DIR", help="a stored scan (punstats scan -o DIR) or an ecosystem run "
+                                              "(punstats corpus top-pypi:N -o DIR)")
     p.add_argument("--kind", required=True, metavar="NAME",
                    help="the occurrence kind: call, class, attribute, dict_literal, near_miss or a pattern's name")
-    p.add_argument("--context", type=_from_zero(MAX_CONTEXT, "lines"), default=3, metavar="N",
-                   help="lines of source above and below each occurrence (default: %(default)s)")
+    p.add_argument("--context", type=_from_zero(MAX_CONTEXT, "lines"), default=None, metavar="N",
+                   help="lines of source above and below each occurrence (default: 3; a run has no source)")
     p.add_argument("--sample", type=_positive, default=None, metavar="N",
                    help="a random sample of N occurrences (plus the rows already in the sheet)")
     p.add_argument("--seed", type=_whole, default=None, metavar="S",
-                   help="with --sample: the sample's seed (default: 0)")
+                   help="with --sample or --per-project: the sample's seed (default: 0)")
+    p.add_argument("--per-project", type=_positive, default=None, metavar="K",
+                   help="an ecosystem run: at most K occurrences of each project (with --sample N: N in all, "
+                        "drawn at random, no project over K)")
     p.add_argument("-o", "--output", metavar="DIR", default=None,
                    help="write the sheet there instead (only labels in the scan's directory are counted "
                         "and kept by a re-scan)")
@@ -39,16 +45,33 @@ def _add_label_command(commands: Any) -> None:
 
 
 def cmd_label(args: argparse.Namespace) -> int:
-    from punstats.present.labels import write_labels
+    from punstats.store.ecosystem import is_run
 
-    if args.seed is not None and args.sample is None:  # a seed without a sample would be ignored
+    if args.seed is not None and args.sample is None and args.per_project is None:  # it would be ignored
         raise UsageError("--seed %d draws the sample of --sample N: give --sample N too, or drop --seed" % args.seed)
+    run = is_run(args.dir)
+    if run and args.context is not None:
+        raise UsageError("%s is an ecosystem run: it keeps no release files, so there is no source for "
+                         "--context to show (drop it)" % args.dir)
+    if not run and args.per_project is not None:
+        raise UsageError("--per-project K draws from the projects of an ecosystem run; %s is not one "
+                         "(--sample N draws from a scan)" % args.dir)
     try:  # a StoreError (not a stored scan, a sheet whose keys are not the scan's): cli.main
-        written = write_labels(args.dir, args.kind, context=args.context, sample=args.sample, seed=args.seed or 0,
-                               output=args.output)
+        written = _write(args, run)
     except OSError as exc:
         raise UsageError("cannot write the labels sheet: %s" % _one_line(exc)) from None
     print(terminal("%s: %d of %d occurrences of %s, %d labelled" % (
         written.csv, written.rows, written.occurrences, args.kind, written.labelled)))
     print(terminal(written.markdown))
     return 0
+
+
+def _write(args: argparse.Namespace, run: bool) -> Any:
+    """The sheet of a run (``present.run_labels``) or of a scan (``present.labels``), written."""
+    drawn = {"sample": args.sample, "seed": args.seed or 0, "output": args.output}
+    if run:
+        from punstats.present.run_labels import write_run_labels
+        return write_run_labels(args.dir, args.kind, per_project=args.per_project, **drawn)
+    from punstats.present.labels import DEFAULT_CONTEXT, write_labels
+    return write_labels(args.dir, args.kind, context=DEFAULT_CONTEXT if args.context is None else args.context,
+                        **drawn)

@@ -180,10 +180,8 @@ def _run_hits(directory: str, kind: Optional[str], tests: Optional[bool]) -> Hit
 
 def _run_columns(directory: str) -> Tuple[str, ...]:
     """``COLUMNS`` that the run's combined dataset holds (a run made before notebooks were read has no ``cell``)."""
-    import pyarrow.dataset as ds
-    location = os.path.join(directory, "occurrences")
-    names = ds.dataset(location, format="parquet").schema.names if os.path.isdir(location) else COLUMNS
-    return tuple(column for column in COLUMNS if column in names)
+    from punstats.store.ecosystem import stored_columns
+    return stored_columns(directory, COLUMNS)
 
 
 def hits_of(directory: str, kind: Optional[str] = None, tests: Optional[bool] = None) -> Hits:

@@ -7,8 +7,12 @@ file is unchanged; otherwise the cell says why not), and a ``label`` column
 for a reader to fill: ``labels-NAME.csv`` (the source of truth, edited by
 the reader) and ``labels-NAME.md`` (the same rows to read: a heading, the
 source and the label per occurrence).  Writing it again keeps every label
-already entered (merged by key, ``store.labels``).  ``label_counts`` and
-``label_tables`` count the occurrences per label, in and outside tests.
+already entered (merged by key, ``store.labels``).  The writing, and the
+draw of a sample (``draw``: seeded, optionally with a quota per project), are
+shared with an ecosystem run's sheet (``write`` over a ``Sheet``;
+``present.run_labels`` makes a run's).  ``label_counts`` and ``label_tables``
+count the occurrences per label, in and outside tests; ``labelled_share``
+words how many are labelled, and with what, for the reports.
 """
 from __future__ import annotations
 
@@ -17,7 +21,7 @@ import os
 import random
 import re
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 from punstats.model.escape import markdown_code, markdown_text, visible
 from punstats.store import labels as stored
@@ -87,7 +91,8 @@ class Sources:
         return lines[:-1] if lines and lines[-1] == "" else lines  # no line after the last line break
 
 
-def _shown(number: int, text: str, hit: bool) -> str:
+def shown_line(number: int, text: str, hit: bool) -> str:
+    """Source line ``number`` as a sheet shows it: numbered, marked ``>`` when it holds the hit, cut, escaped."""
     text = visible(text.expandtabs(8))
     if len(text) > LINE_CHARS:
         text = text[:LINE_CHARS] + "..."
@@ -107,7 +112,7 @@ def context_text(lines: Any, line: int, end_line: int, context: int) -> str:
     for number in numbers:
         if previous is not None and number != previous + 1:
             out.append("      ...")
-        out.append(_shown(number, lines[number - 1], line <= number <= end_line))
+        out.append(shown_line(number, lines[number - 1], line <= number <= end_line))
         previous = number
     return "\n".join(out) or "(source not shown: line %d is not in the file)" % line
 
@@ -118,14 +123,18 @@ def _test_rule(summary: Dict[str, Any]) -> Any:
 
 
 def sheet_row(occurrence: Row, sources: Sources, rule: Any, context: int, label: str = "") -> Row:
-    """One row of the sheet (every cell a string)."""
+    """One row of a scan's sheet (every cell a string)."""
+    lines = sources.lines(occurrence["path"], occurrence["sha256"], occurrence.get("cell"))
+    return row_of(occurrence, rule.is_test(occurrence["path"]), label,
+                  context_text(lines, occurrence["line"], occurrence["end_line"], context))
+
+
+def row_of(occurrence: Row, in_test: bool, label: str, source: str) -> Row:
+    """A sheet's row (every cell a string): the occurrence's place, and a run's project, as stored."""
+    row = {column: str(occurrence[column]) for column in stored.RUN_COLUMNS if column in occurrence}
     cell = occurrence.get("cell")
-    lines = sources.lines(occurrence["path"], occurrence["sha256"], cell)
-    row = {column: str(occurrence[column]) for column in ("key", "path", "line", "col", "end_line", "end_col",
-                                                          "sha256")}
-    row["cell"] = "" if cell is None else str(cell)
-    row.update(in_test=str(rule.is_test(occurrence["path"])), name=str(occurrence["name"] or ""), label=label,
-               source=context_text(lines, occurrence["line"], occurrence["end_line"], context))
+    row.update(cell="" if cell is None else str(cell), in_test=str(in_test), name=str(occurrence["name"] or ""),
+               label=label, source=source)
     return row
 
 
@@ -140,6 +149,61 @@ class Written:
     occurrences: int
 
 
+@dataclass(frozen=True)
+class Sheet:
+    """What a labels sheet is made of: the ``occurrences`` of ``kind`` in the stored scan or run
+    ``directory`` (in the sheet's order), its ``columns``, what its Markdown calls the corpus,
+    and ``row``, which makes an occurrence's row from it and its label."""
+
+    directory: str
+    kind: str
+    corpus: str
+    occurrences: List[Row]
+    columns: Sequence[str]
+    row: Callable[[Row, str], Row]
+
+
+def draw(occurrences: Sequence[Row], sample: Optional[int], seed: int, quota: Optional[int] = None,
+         stratum: str = "project") -> Set[str]:
+    """The keys of the occurrences drawn: every one when neither ``sample`` nor ``quota`` is given;
+    ``sample`` alone: ``random.Random(seed).sample`` of them; with ``quota``: a shuffle by
+    ``random.Random(seed)``, walked in order, taking each occurrence whose ``stratum`` (a run's
+    project) holds fewer than ``quota`` taken so far, until ``sample`` are taken (or all that fit)."""
+    if sample is None and quota is None:
+        return {o["key"] for o in occurrences}
+    if quota is None:
+        return {o["key"] for o in random.Random(seed).sample(occurrences, min(sample or 0, len(occurrences)))}
+    taken: Dict[Any, int] = {}
+    keys: Set[str] = set()
+    for occurrence in random.Random(seed).sample(occurrences, len(occurrences)):
+        if sample is not None and len(keys) == sample:
+            break
+        if taken.get(occurrence[stratum], 0) < quota:
+            taken[occurrence[stratum]] = taken.get(occurrence[stratum], 0) + 1
+            keys.add(occurrence["key"])
+    return keys
+
+
+def write(sheet: Sheet, output: Optional[str] = None, sample: Optional[int] = None, seed: int = 0,
+          quota: Optional[int] = None) -> Written:
+    """Write ``sheet`` as ``labels-KIND.csv`` and ``.md`` into ``output`` (default: its directory),
+    keeping the labels the CSV there holds: the rows ``draw`` chooses and every row already in it.
+    Nothing is written when it holds a key that is not an occurrence of the kind (``LabelError``)."""
+    target = output or sheet.directory
+    csv_path = os.path.join(target, stored.csv_name(sheet.kind))
+    existing = stored.labels_of(stored.read_sheet(csv_path), (o["key"] for o in sheet.occurrences),
+                                stored.csv_name(sheet.kind), sheet.kind)
+    drawn = draw(sheet.occurrences, sample, seed, quota)
+    rows = [sheet.row(o, existing.get(o["key"], {}).get("label", "")) for o in sheet.occurrences
+            if o["key"] in drawn or o["key"] in existing]
+    os.makedirs(target, exist_ok=True)
+    stored.write_sheet(csv_path, rows, sheet.columns)
+    md_path = os.path.join(target, stored.markdown_name(sheet.kind))
+    from punstats.store.staging import write_atomic
+    write_atomic(md_path, markdown(sheet.kind, rows, {"corpus": sheet.corpus}).encode("utf-8"))
+    return Written(csv_path, md_path, len(rows), sum(1 for r in rows if r["label"]), len(sheet.occurrences))
+
+
 def write_labels(directory: str, kind: str, context: int = DEFAULT_CONTEXT, sample: Optional[int] = None,
                  seed: int = 0, output: Optional[str] = None) -> Written:
     """Write the labels sheet of ``kind`` for the stored scan ``directory`` (into
@@ -152,22 +216,10 @@ def write_labels(directory: str, kind: str, context: int = DEFAULT_CONTEXT, samp
     occurrences = stored.occurrences_of(directory, stored.check_kind(kind))
     if not occurrences:
         _check_known(directory, summary, kind)
-    target = output or directory
-    csv_path = os.path.join(target, stored.csv_name(kind))
-    existing = stored.labels_of(stored.read_sheet(csv_path), (o["key"] for o in occurrences),
-                                stored.csv_name(kind), kind)
-    chosen = occurrences
-    if sample is not None:
-        drawn = {o["key"] for o in random.Random(seed).sample(occurrences, min(sample, len(occurrences)))}
-        chosen = [o for o in occurrences if o["key"] in drawn or o["key"] in existing]
     sources, rule = Sources(summary.get("root")), _test_rule(summary)
-    rows = [sheet_row(o, sources, rule, context, existing.get(o["key"], {}).get("label", "")) for o in chosen]
-    os.makedirs(target, exist_ok=True)
-    stored.write_sheet(csv_path, rows)
-    md_path = os.path.join(target, stored.markdown_name(kind))
-    from punstats.store.staging import write_atomic
-    write_atomic(md_path, markdown(kind, rows, summary).encode("utf-8"))
-    return Written(csv_path, md_path, len(rows), sum(1 for r in rows if r["label"]), len(occurrences))
+    sheet = Sheet(directory, kind, str(summary.get("corpus", "")), occurrences, stored.COLUMNS,
+                  lambda o, label: sheet_row(o, sources, rule, context, label))
+    return write(sheet, output, sample, seed)
 
 
 def _check_known(directory: str, summary: Dict[str, Any], kind: str) -> None:
@@ -188,6 +240,12 @@ def _fence(text: str) -> str:
     return "`" * max(3, max((len(run) + 1 for run in re.findall("`+", text)), default=0))
 
 
+def place(row: Row) -> str:
+    """A row's path; a run's under ``PROJECT-VERSION/``, where its release unpacks (as ``punstats hits`` shows it)."""
+    path = str(row.get("path", ""))
+    return "%s-%s/%s" % (row["project"], row.get("release", ""), path) if row.get("project") else path
+
+
 def markdown(kind: str, rows: Sequence[Row], summary: Optional[Dict[str, Any]] = None) -> str:
     """The sheet to read: one heading, source block and ``label:`` line per row."""
     corpus = " in %s" % markdown_text(str(summary.get("corpus", ""))) if summary else ""
@@ -202,7 +260,7 @@ def markdown(kind: str, rows: Sequence[Row], summary: Optional[Dict[str, Any]] =
         fence = _fence(source)
         label = row.get("label", "").strip()
         cell = " cell %s," % markdown_text(str(row["cell"])) if row.get("cell") else ""
-        parts += ["## %d. %s,%s line %s, column %s%s" % (number, markdown_code(str(row.get("path", ""))), cell,
+        parts += ["## %d. %s,%s line %s, column %s%s" % (number, markdown_code(place(row)), cell,
                                                          markdown_text(str(row.get("line", ""))),
                                                          markdown_text(str(row.get("col", ""))), test),
                   "%spython\n%s\n%s" % (fence, source, fence),
@@ -215,16 +273,47 @@ def label_counts(directory: str, summary: Dict[str, Any], kind: str) -> List[Tup
     """(label, outside tests, in tests) for the occurrences of ``kind``: the labels of
     the sheet stored in ``directory``, most common first, then ``UNLABELLED``."""
     occurrences = stored.occurrences_of(directory, stored.check_kind(kind))
+    rule = _test_rule(summary)
+    return tally(occurrences, sheet_labels(directory, kind, occurrences), lambda o: rule.is_test(o["path"]))
+
+
+def sheet_labels(directory: str, kind: str, occurrences: Sequence[Row]) -> Dict[str, str]:
+    """The labels of the sheet of ``kind`` stored in ``directory``, by key, once every key is one of
+    ``occurrences`` (``LabelError`` naming the first row that is not)."""
     sheet = stored.labels_of(stored.read_sheet(os.path.join(directory, stored.csv_name(kind))),
                              (o["key"] for o in occurrences), stored.csv_name(kind), kind)
-    rule = _test_rule(summary)
+    return {key: row["label"] for key, row in sheet.items()}
+
+
+def tally(occurrences: Sequence[Row], labels: Dict[str, str],
+          in_test: Callable[[Row], bool]) -> List[Tuple[str, int, int]]:
+    """(label, outside tests, in tests) of ``occurrences`` (``labels`` by key; none: ``UNLABELLED``),
+    most common first, then ``UNLABELLED``."""
     counts: Dict[str, List[int]] = {}
     for occurrence in occurrences:
-        label = sheet.get(occurrence["key"], {}).get("label", "") or UNLABELLED
-        counts.setdefault(label, [0, 0])[1 if rule.is_test(occurrence["path"]) else 0] += 1
-    order = sorted((label for label in counts if label != UNLABELLED), key=lambda text: (-sum(counts[text]), text))
-    order += [UNLABELLED] if UNLABELLED in counts else []
-    return [(label, counts[label][0], counts[label][1]) for label in order]
+        label = labels.get(occurrence["key"], "") or UNLABELLED
+        counts.setdefault(label, [0, 0])[1 if in_test(occurrence) else 0] += 1
+    return [(label, counts[label][0], counts[label][1]) for label in ordered({k: sum(v) for k, v in counts.items()})]
+
+
+def ordered(counts: Dict[str, int]) -> List[str]:
+    """The labels of ``counts`` (label: occurrences), most common first, then ``UNLABELLED``."""
+    order = sorted((label for label in counts if label != UNLABELLED), key=lambda text: (-counts[text], text))
+    return order + ([UNLABELLED] if UNLABELLED in counts else [])
+
+
+def labelled_share(counts: Sequence[Tuple[str, int, int]], escape: Callable[[str], str] = markdown_text) -> str:
+    """How many occurrences are labelled, of how many, and with which labels, in words:
+    "37 of 203 labelled (18.23%): 12 bug, 25 fine" (``counts``: a ``label_counts`` list; each label
+    as the readers wrote it, passed through ``escape``, the medium's function of ``model.escape``)."""
+    total = sum(nontest + test for _, nontest, test in counts)
+    labelled = [(label, nontest + test) for label, nontest, test in counts if label != UNLABELLED]
+    done = sum(n for _, n in labelled)
+    from punstats.analysis.units import share
+    from punstats.present.formats import percent_text
+    text = "%s of %s labelled (%s)" % (format(done, ","), format(total, ","), percent_text(share(done, total)))
+    return text + (": " + ", ".join("%s %s" % (format(n, ","), escape(label)) for label, n in labelled)
+                   if labelled else "")
 
 
 def labelled_kinds(directory: Optional[str], kind: Optional[str] = None) -> List[str]:
@@ -248,19 +337,27 @@ def labelled_counts(results: Sequence[Any], directories: Sequence[Optional[str]]
     return found
 
 
+def label_table(summary: Dict[str, Any], kind: str, counts: Sequence[Tuple[str, int, int]]) -> Any:
+    """The table of one scan's ``label_counts`` of ``kind`` (``counts_table``)."""
+    from punstats.present.provenance import provenance, source_url
+    return counts_table(kind, counts, summary["corpus"], provenance(summary), source_url(summary))
+
+
+def counts_table(kind: str, counts: Sequence[Tuple[str, int, int]], name: str, note: str, link: Optional[str],
+                 projects: Optional[Dict[str, int]] = None) -> Any:
+    """The counts per label of ``kind`` in the scan or run ``name``: outside tests, in tests and in all
+    (``projects``, a run's: in how many projects, by label); ``note``: its provenance, ``link``: its address."""
+    from punstats.present.formats import Label, Table
+    rows = tuple((Label(label) if label == UNLABELLED else label, nontest, test, nontest + test)
+                 + (() if projects is None else (projects.get(label, 0),)) for label, nontest, test in counts)
+    header = (Label("Label"), Label("Non-test"), Label("Test"), Label("All"))
+    return Table(header=header + (() if projects is None else (Label("Projects"),)), rows=rows,
+                 notes=(note,), note_links=(link,), title=(Label("Labels of `%s` occurrences in " % kind), name),
+                 title_note=0)
+
+
 def label_tables(results: Sequence[Any], directories: Sequence[Optional[str]], kind: Optional[str] = None,
                  required: bool = True) -> List[Any]:
-    """One table per scan and labelled kind: per label, the occurrences outside
-    tests, in tests and in all; ``required``: ``LabelError`` when there are none."""
-    from punstats.present.formats import Label, Table
-    from punstats.present.provenance import provenance, source_url
-    out = []
-    for index, name, counts in labelled_counts(results, directories, kind, required):
-        summary = results[index].summary
-        rows = tuple((Label(label) if label == UNLABELLED else label, nontest, test, nontest + test)
-                     for label, nontest, test in counts)
-        out.append(Table(header=(Label("Label"), Label("Non-test"), Label("Test"), Label("All")), rows=rows,
-                         notes=(provenance(summary),), note_links=(source_url(summary),),
-                         title=(Label("Labels of `%s` occurrences in " % name), summary["corpus"]),
-                         title_note=0))
-    return out
+    """One table per scan and labelled kind (``label_table``); ``required``: ``LabelError`` when there are none."""
+    return [label_table(results[index].summary, name, counts)
+            for index, name, counts in labelled_counts(results, directories, kind, required)]

@@ -27,7 +27,8 @@ PROVENANCE_COLUMNS = ("source", "revision", "commit_date", "python", "punstats_v
                       "long_threshold")
 
 
-def _provenance(summary: Dict[str, Any]) -> Dict[str, Any]:
+def provenance_columns(summary: Dict[str, Any]) -> Dict[str, Any]:
+    """The ``PROVENANCE_COLUMNS`` of a scan (or of a run's project, its summary) and their values."""
     return {"source": source_text(summary),
             "revision": "" if summary.get("source") == "stdlib" else summary.get("revision") or "",
             "commit_date": summary.get("commit_date") or "",
@@ -44,7 +45,7 @@ def _stack(results: Sequence[Any], frame_of) -> pd.DataFrame:
     for name, result in zip(names, results):
         frame = frame_of(result).reset_index()
         frame.insert(0, "scan", name)
-        for key, value in _provenance(with_outside_tests(result)).items():
+        for key, value in provenance_columns(with_outside_tests(result)).items():
             frame[key] = value
         parts.append(frame)
     return pd.concat(parts, ignore_index=True)
@@ -91,7 +92,7 @@ def kinds_frame(results: Sequence[Any], registry: Optional[Registry] = None) -> 
                              "per_million_unit": table["per_unit_%d" % index].astype(float),
                              "per_million_unit_nontest": table["nontest_per_unit_%d" % index].astype(float),
                              "per_million_code_lines": table["per_million_%d" % index].astype(float)})
-        for key, value in _provenance(result.summary).items():
+        for key, value in provenance_columns(result.summary).items():
             part[key] = value
         parts.append(part)
     return pd.concat(parts, ignore_index=True)
@@ -107,7 +108,7 @@ def labels_frame(results: Sequence[Any], directories: Sequence[Optional[str]],
         part = pd.DataFrame({"scan": names[index], "kind": labelled, "label": [c[0] for c in counts],
                              "nontest": [c[1] for c in counts], "test": [c[2] for c in counts],
                              "total": [c[1] + c[2] for c in counts]})
-        for key, value in _provenance(results[index].summary).items():
+        for key, value in provenance_columns(results[index].summary).items():
             part[key] = value
         parts.append(part)
     return pd.concat(parts, ignore_index=True)
@@ -138,4 +139,5 @@ def to_csv(frame: pd.DataFrame) -> str:
     return csv_ready(frame).to_csv(index=False, lineterminator="\n")
 
 
-__all__: List[str] = ["PROVENANCE_COLUMNS", "frame_of", "kinds_frame", "labels_frame", "summary_frame", "to_csv"]
+__all__: List[str] = ["PROVENANCE_COLUMNS", "frame_of", "kinds_frame", "labels_frame", "provenance_columns",
+                      "summary_frame", "to_csv"]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Any, Dict, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from punstats.model import jsondata
 from punstats.store.staging import StoreError, _one_line
@@ -143,14 +143,32 @@ def pooled_rows(stored: StoredRun, kind: str, columns: Sequence[str]) -> Any:
     """The rows of ``kind`` of the run's scanned projects, from its combined dataset, in ``columns``
     (``project`` and ``rank`` among them): only the projects its records list as scanned, at their
     rank, so that rows a file of another project left there are not counted."""
+    return _pooled(stored, "occurrences", columns, [("kind", "==", kind)])
+
+
+def pooled_files(stored: StoredRun, columns: Sequence[str]) -> Any:
+    """The rows of the run's combined ``files`` dataset of its scanned projects, as ``pooled_rows``."""
+    return _pooled(stored, "files", columns, [])
+
+
+def _pooled(stored: StoredRun, table: str, columns: Sequence[str], filters: List[Tuple[str, str, Any]]) -> Any:
     import pandas as pd
     scanned = {str(r["project"]): int(r["rank"]) for r in stored.records if r["status"] == "scanned"}
     if not scanned:
         return pd.DataFrame({column: [] for column in columns})
-    frame = pd.read_parquet(os.path.join(stored.directory, "occurrences"), columns=list(columns),
-                            filters=[("kind", "==", kind), ("project", "in", sorted(scanned))])
+    frame = pd.read_parquet(os.path.join(stored.directory, table), columns=list(columns),
+                            filters=filters + [("project", "in", sorted(scanned))])
     project = frame["project"].astype(str)
     return frame[project.map(scanned).eq(frame["rank"].astype("int64"))].reset_index(drop=True)
+
+
+def stored_columns(directory: str, columns: Sequence[str], table: str = "occurrences") -> Tuple[str, ...]:
+    """Those of ``columns`` that the run's combined ``table`` holds (a run made before notebooks were
+    read has no ``cell``)."""
+    import pyarrow.dataset as ds
+    location = os.path.join(directory, table)
+    names = ds.dataset(location, format="parquet").schema.names if os.path.isdir(location) else columns
+    return tuple(column for column in columns if column in names)
 
 
 def _json(path: str, what: str) -> Any:

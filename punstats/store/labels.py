@@ -31,6 +31,9 @@ PATTERNS = LABEL_PATTERNS
 COLUMNS = ("key", "path", "cell", "line", "col", "end_line", "end_col", "in_test", "name", "sha256", "label",
            "source")
 
+#: The columns of an ecosystem run's sheet: each row's project (its rank and the release scanned) first.
+RUN_COLUMNS = ("key", "rank", "project", "release") + COLUMNS[1:]
+
 #: The columns an edited sheet must keep.
 NEEDED = ("key", "label")
 
@@ -114,6 +117,29 @@ def occurrences_by_kind(directory: str, kinds: Sequence[str]) -> Dict[str, List[
 _OCCURRENCE_COLUMNS = ("path", "line", "col", "end_line", "end_col", "name", "kind")
 
 
+def run_occurrences(stored: Any, kind: str) -> List[Row]:
+    """The occurrences of ``kind`` in the ecosystem run ``stored`` (``store.ecosystem.StoredRun``), each
+    with its ``project``, ``rank``, ``release`` (the version scanned), ``in_test`` and ``value`` as stored,
+    its file's sha256 and its key, in rank, path, line, column order.  The key is that of the path
+    under ``PROJECT-VERSION/``: two projects may ship the same file at the same path."""
+    from punstats.store.ecosystem import pooled_files, pooled_rows, stored_columns
+    wanted = ("project", "rank", "in_test", "value") + _OCCURRENCE_COLUMNS + ("cell",)
+    frame = pooled_rows(stored, kind, stored_columns(stored.directory, wanted))
+    files = pooled_files(stored, ("project", "rank", "path", "sha256"))
+    sha = {(str(p), str(path)): str(h or "") for p, path, h in zip(files["project"], files["path"], files["sha256"])}
+    release = {str(r["project"]): str(r.get("version", "")) for r in stored.records}
+    rows = frame.astype(object).where(frame.notna(), None).to_dict("records")
+    for row in rows:
+        project = row["project"] = str(row["project"])
+        row.update(rank=int(row["rank"]), release=release[project], cell=row.get("cell"),
+                   sha256=sha.get((project, row["path"]), ""))
+        row["key"] = key_of("%s-%s/%s" % (project, row["release"], row["path"]), row["sha256"], kind, row["line"],
+                            row["col"], row["end_line"], row["end_col"], row["name"] or "", row["cell"])
+    rows.sort(key=lambda r: (r["rank"], r["path"], r["cell"] or 0, r["line"], r["col"], r["end_line"],
+                             r["end_col"], r["name"] or ""))
+    return rows
+
+
 def _rows(path: str, columns: Sequence[str], optional: Sequence[str] = ()) -> List[Row]:
     """The rows of a stored table, only ``columns`` and those of ``optional`` it has (None
     in each row if not: a scan stored before they were), as dicts.  Read column by column:
@@ -149,18 +175,18 @@ def read_sheet(path: str) -> List[Row]:
         raise LabelError("%s: cannot read the labels sheet: %s" % (name, " ".join(str(exc).split()))) from None
 
 
-def sheet_text(rows: Iterable[Row]) -> str:
-    """``rows`` as a labels sheet: the ``COLUMNS``, text cells guarded against spreadsheets."""
+def sheet_text(rows: Iterable[Row], columns: Sequence[str] = COLUMNS) -> str:
+    """``rows`` as a labels sheet: ``columns`` (a run's: ``RUN_COLUMNS``), text cells guarded against spreadsheets."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(COLUMNS)
+    writer.writerow(columns)
     for row in rows:
-        writer.writerow([csv_cell(str(row.get(column, ""))) for column in COLUMNS])
+        writer.writerow([csv_cell(str(row.get(column, ""))) for column in columns])
     return out.getvalue()
 
 
-def write_sheet(path: str, rows: Sequence[Row]) -> None:
-    write_atomic(path, sheet_text(rows).encode("utf-8"))
+def write_sheet(path: str, rows: Sequence[Row], columns: Sequence[str] = COLUMNS) -> None:
+    write_atomic(path, sheet_text(rows, columns).encode("utf-8"))
 
 
 def labels_of(rows: Sequence[Row], known: Iterable[str], sheet: str, kind: str) -> Dict[str, Row]:
