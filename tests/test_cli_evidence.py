@@ -27,7 +27,7 @@ def run_dir(tmp_path_factory):
 def test_table_of_a_run_lists_every_project_in_every_format(run_dir, capsys):
     stored = read_run(run_dir)
     for fmt in FORMATS:
-        assert main(["table", run_dir, "--format", fmt]) == 0
+        assert main(["table", run_dir, "--format", fmt, "--kind", "call"]) == 0  # its one pattern by default
         out = capsys.readouterr().out
         assert out == render(shown.project_table(stored.records, stored.ecosystem), fmt), fmt
         assert all(name in out for name in NAMES), fmt
@@ -44,7 +44,7 @@ def test_a_run_is_listed_whole_unless_top_is_given(run_dir, capsys, monkeypatch)
 
 
 def test_table_of_a_run_with_top_and_kinds(run_dir, capsys):
-    assert main(["table", run_dir, "--top", "2", "--format", "csv"]) == 0
+    assert main(["table", run_dir, "--top", "2", "--format", "csv", "--kind", "call"]) == 0
     rows = pd.read_csv(io.StringIO(capsys.readouterr().out), comment="#")
     assert list(rows["Rank"].fillna(0).astype(int)) == [1, 2, 0, 0]
     assert list(rows["Project"])[2:] == ["5 more projects (4 scanned), pooled", "All 6 scanned projects, pooled"]
@@ -114,7 +114,7 @@ def test_plot_of_a_run_writes_its_figure(run_dir, tmp_path, capsys):
 def test_report_of_a_run_holds_the_projects_the_patterns_the_figure_and_no_local_path(run_dir, tmp_path, capsys):
     pytest.importorskip("matplotlib")
     target = tmp_path / "reports" / "run.md"
-    assert main(["report", run_dir, "-o", str(target), "--top", "3"]) == 0
+    assert main(["report", run_dir, "-o", str(target), "--top", "3", "--kind", "call"]) == 0
     assert capsys.readouterr().out == str(target) + "\n"
     text = target.read_text()
     assert "4 more projects (4 scanned), pooled" in text and "All 6 scanned projects, pooled" in text
@@ -127,7 +127,7 @@ def test_report_of_a_run_holds_the_projects_the_patterns_the_figure_and_no_local
     assert ("punstats corpus top-pypi:7 -o data/top-pypi-7 --top-pypi-list list.json --index-url %s "
             "--pattern tries.py" % index) in text
     assert str(tmp_path) not in text and os.path.dirname(run_dir) not in text
-    assert main(["report", run_dir, "-o", str(tmp_path / "all.md"), "--no-figures"]) == 0
+    assert main(["report", run_dir, "-o", str(tmp_path / "all.md"), "--no-figures", "--kind", "call"]) == 0
     assert all("`%s`" % name in (tmp_path / "all.md").read_text() for name in NAMES)
 
 

@@ -283,6 +283,13 @@ def row_counts(row: Dict[str, Any]) -> Dict[str, Optional[int]]:
     return {column: None if pd.isna(row[column]) else int(row[column]) for column in PROJECT_COUNTS}
 
 
+def project_identity(record: Dict[str, Any]) -> Dict[str, Any]:
+    """What a row of a run's per-project tables says of its project: ``rank``, ``project``, ``status``,
+    ``reason`` (why it was not scanned) and ``version`` (the release read)."""
+    return {"rank": int(record["rank"]), "project": str(record["project"]), "status": record["status"],
+            "reason": record.get("reason", ""), "version": str(record.get("version", ""))}
+
+
 def per_project(records: Iterable[Dict[str, Any]]) -> pd.DataFrame:
     """One row per project of a run, in the records' order (rank): ``rank``, ``project``, ``status``,
     ``reason``, ``version`` and the counts of ``PROJECT_COUNTS`` (parsed files, lines of code, keyword
@@ -290,9 +297,7 @@ def per_project(records: Iterable[Dict[str, Any]]) -> pd.DataFrame:
     are missing (``pd.NA``), as is the lines of code of a project stored before they were counted."""
     rows = []
     for record in records:
-        row: Dict[str, Any] = {"rank": int(record["rank"]), "project": str(record["project"]),
-                               "status": record["status"], "reason": record.get("reason", ""),
-                               "version": str(record.get("version", ""))}
+        row = project_identity(record)
         if record["status"] == "scanned":
             a, n = record["measures"]["all"], record["measures"]["nontest"]
             row.update(files=a["files"], code_lines=units.denominator(record["summary"], "code_lines"),

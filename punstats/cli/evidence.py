@@ -42,7 +42,9 @@ def _add_evidence_commands(commands: Any) -> None:
     p.add_argument("--kinds", dest="by", action="store_const", const="kinds",
                    help="shorthand for --by kinds: one row per pattern, one column per scan")
     p.add_argument("--kind", metavar="NAME", default=None,
-                   help="with --by label: the labels of this occurrence kind only (default: every labelled kind)")
+                   help="the kind the summary table (of a run: its projects table) is about, e.g. a pattern's "
+                        "name or call for f(x=x) (default: the one pattern given with --pattern, else call); "
+                        "with --by label: the labels of this occurrence kind only (default: every labelled kind)")
     p.add_argument("-n", "--top", type=_positive, default=tables.TOP_ROWS, metavar="N", action=_Given,
                    help="rows of the identifier, callee and directory tables (default: %(default)s); of an "
                         "ecosystem run: the first N projects, then one row pooling the others "
@@ -87,6 +89,9 @@ def _add_plot_and_report(commands: Any, stored_scans: Any) -> None:
     p.add_argument("--links", action="store_true", help="link sources and write provenance as text, "
                                                         "instead of footnotes (for Discourse)")
     p.add_argument("--no-figures", action="store_true", help="tables and text only (no matplotlib needed)")
+    p.add_argument("--kind", metavar="NAME", default=None,
+                   help="the kind the report is about, e.g. a pattern's name, or call for f(x=x) (default: the "
+                        "one pattern given with --pattern, else call)")
     p.add_argument("--top", type=_positive, default=None, metavar="N",
                    help="an ecosystem run: list the first N projects, then one row pooling the others "
                         "(default: every project, or as many as fit one post; punstats table lists them all)")
@@ -162,17 +167,35 @@ def _table_of_run(args: argparse.Namespace, stored: Any) -> str:
     from punstats.present import ecosystem as shown
     from punstats.present.formats import render_all
 
-    if args.by not in ("summary", "kinds", *shown.POOLED_BY) or args.rows is not None or args.kind is not None:
+    if args.by not in ("summary", "kinds", *shown.POOLED_BY) or args.rows is not None:
         raise UsageError("an ecosystem run's tables are its projects (the default), --kinds and --by %s, "
-                         "pooled over its projects (--by %s, --rows and --kind are for a stored scan: a "
+                         "pooled over its projects (--by %s and --rows are for a stored scan: a "
                          "project's own places and labels are not pooled)" % ("|".join(shown.POOLED_BY), args.by))
+    if args.kind is not None and args.by != "summary":
+        raise UsageError("--kind chooses the kind of a run's projects table: drop --%s"
+                         % ("kinds" if args.by == "kinds" else "by " + args.by))
     if args.by in shown.POOLED_BY:
-        table = shown.pooled_table(stored, args.by, args.top)
-    elif args.by == "summary":
-        table = shown.project_table(stored.records, stored.ecosystem, args.top if args.top_given else None)
-    else:  # a run lists every project unless told
-        table = shown.kinds_table(stored.records, stored.ecosystem)
-    return render_all([table], args.format, links=args.links)
+        return render_all([shown.pooled_table(stored, args.by, args.top)], args.format, links=args.links)
+    if args.by == "kinds":
+        return render_all([shown.kinds_table(stored.records, stored.ecosystem)], args.format, links=args.links)
+    top = args.top if args.top_given else None  # a run lists every project unless told
+    kind = _subject(stored.registry, args.kind)
+    if kind is None:
+        return render_all([shown.project_table(stored.records, stored.ecosystem, top)], args.format, links=args.links)
+    from punstats.present import subject, tidy
+    if args.format == "csv":  # for other tools: one row per project, no pooled rows, no notes
+        return tidy.to_csv(subject.project_frame(stored, kind, top))
+    return render_all([subject.project_table(stored, kind, top)], args.format, links=args.links)
+
+
+def _subject(registry: Any, asked: Optional[str]) -> Any:
+    """The kind a table or report is about (``analysis.subject``), None for ``f(x=x)``, shown as today;
+    an unknown kind is a one-line ``OptionError``."""
+    from punstats.analysis.subject import subject
+    from punstats.model.kinds import KIND_CALL
+
+    kind = subject(registry, asked)
+    return None if kind.name == KIND_CALL else kind
 
 
 def cmd_table(args: argparse.Namespace) -> int:
@@ -185,8 +208,9 @@ def cmd_table(args: argparse.Namespace) -> int:
     if stored is not None:
         _write_text(_table_of_run(args, stored), args.output)
         return 0
-    if args.kind is not None and args.by != "label":
-        raise UsageError("--kind chooses the labels of one kind: use it with --by label")
+    if args.kind is not None and args.by not in ("summary", "label"):
+        raise UsageError("--kind chooses the kind of the summary table, or with --by label the labels of one "
+                         "kind: drop --%s" % ("kinds" if args.by == "kinds" else "by " + args.by))
     if args.rows is not None and args.by != "summary":
         raise UsageError("--rows chooses the rows of the summary table, not of --%s: drop one of them"
                          % ("kinds" if args.by == "kinds" else "by " + args.by))
@@ -195,6 +219,11 @@ def cmd_table(args: argparse.Namespace) -> int:
         tables.common_long_threshold([r.summary for r in results])
     except OptionError as exc:
         raise UsageError("%s with --long N" % exc) from None
+    if args.by == "summary":
+        kind = _scans_subject(results, args.kind, args.rows)
+        if kind is not None:
+            _write_text(_kind_table_of_scans(results, kind, args), args.output)
+            return 0
     try:
         labelled = {"directories": list(args.dirs), "label_kind": args.kind}
         if args.format == "csv":  # for other tools: one tidy table, provenance in columns
@@ -227,6 +256,25 @@ def _label_table(args: argparse.Namespace) -> str:
         from punstats.present import tidy
         return tidy.to_csv(run_labels.labels_frame(found))
     return render_all(run_labels.label_tables_of(found, len(args.dirs) > 1), args.format, links=args.links)
+
+
+def _scans_subject(results: Sequence[Any], asked: Optional[str], rows: Optional[List[str]]) -> Any:
+    """The kind stored scans' summary table is about (None: ``f(x=x)``); ``--rows`` chooses rows of
+    the ``f(x=x)`` summary, so without ``--kind`` it keeps that table."""
+    kind = _subject(_union(results), asked if asked is not None or rows is None else "call")
+    if kind is not None and rows is not None:
+        raise UsageError("--rows chooses rows of the f(x=x) summary table; the table of --kind %s has its own"
+                         % kind.name)
+    return kind
+
+
+def _kind_table_of_scans(results: Sequence[Any], kind: Any, args: argparse.Namespace) -> str:
+    from punstats.present import subject, tidy
+    from punstats.present.formats import render_all
+
+    if args.format == "csv":  # one row per scan, provenance in columns
+        return tidy.to_csv(tidy.kind_frame(results, kind))
+    return render_all([subject.scans_table(results, kind)], args.format, links=args.links)
 
 
 def cmd_plot(args: argparse.Namespace) -> int:
@@ -279,6 +327,13 @@ def cmd_report(args: argparse.Namespace) -> int:
     if args.top is not None:
         raise UsageError("--top lists the first N projects of an ecosystem run; %s is not one" % args.dirs[0])
     results = _load_scans(args.dirs, args.test_rule, args.long)
+    kind = _subject(_union(results), args.kind)
+    if kind is not None:
+        from punstats.present import subject_report
+        path = _writing(lambda: subject_report.write_scans_report(results, kind, args.output, list(args.dirs),
+                                                                  args.links))
+        print(terminal(path))
+        return 0
     try:
         path = report.write_report(results, args.output, figures=not args.no_figures,
                                    figures_dir=args.figures_dir, scan_dir=list(args.dirs), embed=args.embed,
@@ -292,13 +347,28 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def _report_of_run(args: argparse.Namespace, stored: Any) -> int:
-    from punstats.present import ecosystem_report
+    from punstats.present import ecosystem_report, subject_report
 
-    try:
-        path = ecosystem_report.write_report(stored, args.output, figures=not args.no_figures,
-                                             figures_dir=args.figures_dir, embed=args.embed, links=args.links,
-                                             top=args.top)
-    except OSError as exc:
-        raise UsageError("cannot write the report: %s" % _one_line(exc)) from None
+    kind = _subject(stored.registry, args.kind)
+    options = {"figures": not args.no_figures, "figures_dir": args.figures_dir, "embed": args.embed,
+               "links": args.links, "top": args.top}
+    if kind is None:
+        path = _writing(lambda: ecosystem_report.write_report(stored, args.output, **options))
+    else:
+        path = _writing(lambda: subject_report.write_run_report(stored, kind, args.output, **options))
     print(terminal(path))
     return 0
+
+
+def _writing(write: Any) -> str:
+    """``write()``, the path of the report it wrote; a file that cannot be written is a usage error."""
+    try:
+        return write()
+    except OSError as exc:
+        raise UsageError("cannot write the report: %s" % _one_line(exc)) from None
+
+
+def _union(results: Sequence[Any]) -> Any:
+    """The registry of stored scans: every row of theirs, each once (``analysis.units.union``)."""
+    from punstats.analysis.units import union
+    return union([r.summary for r in results])

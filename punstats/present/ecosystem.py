@@ -54,12 +54,16 @@ def _counts_cells(counts: Dict[str, Any]) -> List[Cell]:
             Percent(rates["pct"]), Percent(rates["nontest_pct"]), _rate(rates["per_million"])]  # NaN: n/a
 
 
+def not_scanned_words(row: Dict[str, Any]) -> str:
+    """Why a project of a run's tables was not scanned: "skipped: only platform wheels", "failed (...)"."""
+    if row["status"] == "skipped":
+        return "skipped: %s" % REASON_WORDS.get(row["reason"], row["reason"])
+    return "failed (%s)" % row["reason"]
+
+
 def _project_row(row: Dict[str, Any]) -> Tuple[Cell, ...]:
     if row["status"] != "scanned":
-        why = "skipped: %s" % REASON_WORDS.get(row["reason"], row["reason"]) if row["status"] == "skipped" \
-            else "failed (%s)" % row["reason"]
-        return (row["rank"], Code(row["project"]), Label(why),
-                *[Label("")] * 6)
+        return (row["rank"], Code(row["project"]), Label(not_scanned_words(row)), *[Label("")] * 6)
     return (row["rank"], Code(row["project"]), row["version"], *_counts_cells(row_counts(row)))
 
 
@@ -83,7 +87,7 @@ def project_table(records: Sequence[Dict[str, Any]], ecosystem: Dict[str, Any], 
     return Table(header=(first, Label("Project"), Label("Release"), Label("Files"), Label("Lines of code"),
                          Label("`f(x=x)`"), Label("Share"), Label("Share outside tests"),
                          Label("Per million lines of code")),
-                 rows=tuple(rows), notes=notes, title_note=0, note_links=(_list_url(ecosystem),),
+                 rows=tuple(rows), notes=notes, title_note=0, note_links=(list_url(ecosystem),),
                  title=(Label("`f(x=x)` in %s" % population(ecosystem, short=True)),))
 
 
@@ -101,7 +105,8 @@ def list_text(source: str) -> str:
     return "in a local file (%s)%s" % (os.path.basename(location), ", a copy of " + upstream[:-1] if copied else "")
 
 
-def _list_url(ecosystem: Dict[str, Any]) -> Optional[str]:
+def list_url(ecosystem: Dict[str, Any]) -> Optional[str]:
+    """The public address of a run's list (its tables' notes link to it), or None."""
     location = str(ecosystem["list"]["list"]).partition(" ")[0]
     return location if location.startswith(("https://", "http://")) else None
 
@@ -117,7 +122,7 @@ def kinds_table(records: Sequence[Dict[str, Any]], ecosystem: Dict[str, Any]) ->
                    corpus=run_name(ecosystem), python=ecosystem.get("python", "?"),
                    test_rule=(ecosystem.get("rules") or {}).get("test_rule", "?"))  # its note is replaced
     table = scan_kinds_table([SimpleNamespace(summary=summary)])
-    return replace(table, notes=(run_provenance(ecosystem),), note_links=(_list_url(ecosystem),),
+    return replace(table, notes=(run_provenance(ecosystem),), note_links=(list_url(ecosystem),),
                    title=(Label("Patterns counted in %s, pooled" % population(ecosystem, short=True)),))
 
 
@@ -154,7 +159,7 @@ def pooled_table(stored: Any, by: str, n: int) -> Table:
         projects = calls.groupby(column, observed=True)["project"].nunique().reindex(ranked, fill_value=0)
         table = replace(table, header=(*table.header, Label("Projects")),
                         rows=tuple((*row, int(used)) for row, used in zip(table.rows, projects)))
-    return replace(table, notes=(note,), note_links=(_list_url(ecosystem),),
+    return replace(table, notes=(note,), note_links=(list_url(ecosystem),),
                    title=(*table.title[:1], Label("%s, pooled" % population(ecosystem, short=True))))
 
 

@@ -18,8 +18,10 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
+from punstats.analysis import subject, units
 from punstats.analysis.ecosystem import at_least, per_project, row_counts, shares
 from punstats.model.escape import figure_text
+from punstats.model.kinds import Kind
 from punstats.present.ecosystem import run_provenance
 from punstats.present.figure import ALL_CODE_COLOUR, DPI, OUTSIDE_TESTS_COLOUR, STYLE, WIDTH, Plot, caption
 from punstats.store.ecosystem import population, run_name
@@ -38,17 +40,18 @@ def project_shares(records: Sequence[Dict[str, Any]]) -> pd.DataFrame:
                          "nontest": [r["nontest_pct"] for r in rates]}).set_index("project")
 
 
-def _per_project_panel(axes: Any, data: pd.DataFrame) -> None:
+def _per_project_panel(axes: Any, data: pd.DataFrame, ylabel: str = "% of keyword arguments",
+                       title: str = "f(x=x) share per project with keyword arguments", unit: str = "%") -> None:
     values = [[float(v) for v in data[scope] if v == v] for scope, _, _ in SERIES]
     axes.boxplot(values, showfliers=False, widths=0.5, medianprops={"color": "#444444"})
     for position, (points, (_, colour, _)) in enumerate(zip(values, SERIES), 1):
         jitter = [position + 0.18 * (((i * 7919) % 101) / 100.0 - 0.5) for i in range(len(points))]
         axes.scatter(jitter, points, s=12, alpha=0.6, color=colour, linewidths=0)
-    axes.set_xticks([1, 2], ["%s\n(%d projects)" % (label, len(points))  # those with keyword arguments there
+    axes.set_xticks([1, 2], ["%s\n(%d projects)" % (label, len(points))  # those with some of the unit there
                              for points, (_, _, label) in zip(values, SERIES)])
-    axes.set_ylabel("% of keyword arguments")
-    axes.yaxis.set_major_formatter(FuncFormatter(lambda value, _: "%g%%" % value))
-    axes.set_title("f(x=x) share per project with keyword arguments")
+    axes.set_ylabel(ylabel)
+    axes.yaxis.set_major_formatter(FuncFormatter(lambda value, _: "%g%s" % (value, unit)))
+    axes.set_title(title)
 
 
 def _length_panel(axes: Any, ecosystem: Dict[str, Any]) -> None:
@@ -85,3 +88,26 @@ def ecosystem_plot(records: Sequence[Dict[str, Any]], ecosystem: Dict[str, Any])
                            figure_text(str(ecosystem["list"]["last_update"])[:10])))
     caption(figure, [run_provenance(ecosystem)])
     return Plot("ecosystem", run_name(ecosystem), figure, data)
+
+
+def kind_plot(stored: Any, kind: Kind) -> Plot:
+    """The figure of one kind over a run (``kind`` ``<name>``): each project's count measured against
+    the kind's unit (``analysis.subject``), in all code and outside tests, a box plot with every
+    project a point."""
+    frame = subject.per_project(stored.records, kind)
+    frame = frame[frame["status"] == "scanned"]
+    data = pd.DataFrame({"project": list(frame["project"]), "all": list(frame["measure"]),
+                         "nontest": list(frame["measure_nontest"])}).set_index("project")
+    words = units.unit_words(kind.per).replace("`", "")
+    share = units.is_share(kind.per)
+    label = figure_text(kind.label.replace("`", ""))
+    with matplotlib.rc_context(STYLE):
+        figure = Figure(figsize=(WIDTH, 5.6), dpi=DPI)
+        FigureCanvasAgg(figure)
+        axes = figure.subplots(1, 1)
+        _per_project_panel(axes, data, ("%% of %s" if share else "per million %s") % words,
+                           "Each project's %s" % ("share" if share else "rate"), "%" if share else "")
+        axes.set_ylim(bottom=0)  # a count is never negative: no axis below 0 when every project has none
+        figure.suptitle("%s in %s" % (label, figure_text(population(stored.ecosystem, short=True))))
+    caption(figure, [run_provenance(stored.ecosystem)])
+    return Plot(kind.name, run_name(stored.ecosystem), figure, data)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import base64
 import os
 import shlex
-from typing import Any, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional
 
 from punstats.model.escape import visible
 from punstats.present import ecosystem as shown
@@ -58,7 +58,7 @@ def headline(ecosystem: Dict[str, Any]) -> str:
 NAMED_NOT_SCANNED = 8
 
 
-def _measured(stored: Any) -> List[str]:
+def measured_lines(stored: Any) -> List[str]:
     ecosystem = stored.ecosystem
     rules = ecosystem.get("rules") or {}
     reasons = shown.not_scanned_text(ecosystem, stored.records, NAMED_NOT_SCANNED, markdown_code)
@@ -97,7 +97,7 @@ def _endings(extensions: List[str]) -> str:
     return ", ".join(markdown_code(str(e)) for e in extensions) + notebooks
 
 
-def _commands(stored: Any) -> List[str]:
+def reproduce_commands(stored: Any) -> List[str]:
     """The commands that make the run and this report again, from any machine."""
     ecosystem, rules = stored.ecosystem, stored.run.get("rules") or {}
     directory = os.path.join("data", stored.name)
@@ -132,24 +132,31 @@ def render_report(stored: Any, figure: Optional[str] = None, top: Optional[int] 
             "[PEP 736](https://peps.python.org/pep-0736/) proposed to shorten to `f(x=)`.",
             "## Headline", headline(ecosystem), "## Projects"]
     tail = ["![%s](%s)\n\n*%s*" % (CAPTION, figure, CAPTION) if figure else "",
-            "## What was measured", "\n".join(_measured(stored)),
+            "## What was measured", "\n".join(measured_lines(stored)),
             "## Patterns", "Each pattern of the run (its own patterns too), pooled over the scanned projects "
                            "(the projects as in the note above).",
             table(shown.kinds_table(records, ecosystem), notes=False),
-            "## Reproduce", "```sh\n%s\n```" % "\n".join(visible(line) for line in _commands(stored))]
+            "## Reproduce", "```sh\n%s\n```" % "\n".join(visible(line) for line in reproduce_commands(stored))]
 
     def listing(shown_top: Optional[int], fitted: bool = False) -> str:
-        note = _fitted_note(stored, shown_top) if fitted and shown_top is not None else ""
+        note = fitted_note(stored, shown_top) if fitted and shown_top is not None else ""
         parts = head + [note, table(shown.project_table(records, ecosystem, shown_top))] + tail
         return "\n\n".join(part for part in parts if part) + "\n"
 
+    return fitted(stored, listing, figure, top)
+
+
+def fitted(stored: Any, listing: Callable[..., str], figure: Optional[str], top: Optional[int]) -> str:
+    """A run's report listing ``top`` projects, or by default every project if the report then fits
+    one post, else as many as fit: ``listing(top, fitted)`` renders it with the first ``top``
+    projects (None: all), ``fitted`` when it says the others are pooled to fit."""
     if top is not None:
         return listing(top)
     limit = POST_LIMIT + (len(figure) if figure and figure.startswith("data:") else 0)  # --embed: the text fits
     whole = listing(None)
     if len(whole) <= limit:
         return whole
-    low, high = 0, len(records)  # the most projects that fit: the text grows with them
+    low, high = 0, len(stored.records)  # the most projects that fit: the text grows with them
     while low < high:
         middle = (low + high + 1) // 2
         if len(listing(middle, fitted=True)) <= limit:
@@ -159,7 +166,7 @@ def render_report(stored: Any, figure: Optional[str] = None, top: Optional[int] 
     return listing(low, fitted=True)
 
 
-def _fitted_note(stored: Any, top: int) -> str:
+def fitted_note(stored: Any, top: int) -> str:
     """What a report cut to fit one post says about the projects it does not list."""
     order = "in the order drawn" if drawn_at_random(stored.ecosystem) else "by rank"
     return ("The first %d of the %d projects %s, then the others pooled, so that this report fits one "
@@ -173,19 +180,27 @@ def write_report(stored: Any, path: Optional[str] = None, figures: bool = True, 
     """Write the report of a run (``store.ecosystem.StoredRun``; default ``reports/top-pypi-N.md``), its
     figure in ``figures_dir`` (default ``<report>-figures``) or embedded; the path written."""
     path = path or report_path(stored)
-    report_dir = os.path.dirname(os.path.abspath(path))
     address = None
     if figures:
         from punstats.present.ecosystem_figure import ecosystem_plot
-        from punstats.present.figure import png_bytes, save
-        plot = ecosystem_plot(stored.records, stored.ecosystem)
-        if embed:
-            address = "data:image/png;base64," + base64.b64encode(png_bytes(plot)).decode("ascii")
-        else:
-            figures_dir = figures_dir or os.path.splitext(os.path.abspath(path))[0] + "-figures"
-            address = os.path.relpath(save(plot, figures_dir)[0], report_dir).replace(os.sep, "/")
-    text = render_report(stored, address, top, links)
-    os.makedirs(report_dir, exist_ok=True)
+        address = figure_address(ecosystem_plot(stored.records, stored.ecosystem), path, figures_dir, embed)
+    return write_text(path, render_report(stored, address, top, links))
+
+
+def figure_address(plot: Any, path: str, figures_dir: Optional[str], embed: bool) -> str:
+    """Where the report at ``path`` finds ``plot``: its PNG saved in ``figures_dir`` (default
+    ``<report>-figures``), relative to the report, or with ``embed`` a ``data:`` URI."""
+    from punstats.present.figure import png_bytes, save
+    if embed:
+        return "data:image/png;base64," + base64.b64encode(png_bytes(plot)).decode("ascii")
+    figures_dir = figures_dir or os.path.splitext(os.path.abspath(path))[0] + "-figures"
+    report_dir = os.path.dirname(os.path.abspath(path))
+    return os.path.relpath(save(plot, figures_dir)[0], report_dir).replace(os.sep, "/")
+
+
+def write_text(path: str, text: str) -> str:
+    """``text`` written to the report at ``path`` (its directory made); the path."""
     from punstats.store.staging import write_atomic
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     write_atomic(path, text.encode("utf-8"))
     return path

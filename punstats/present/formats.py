@@ -202,6 +202,9 @@ def _rst(table: Table, first_note: int) -> str:
     header = [_text(cell, _rst_plain, _rst_code) + (" [#]_" if mark is not None else "")
               for cell, mark in zip(table.header, header_marks)]
     body = [[_text(cell, _rst_plain, _rst_code) for cell in row] for row in table.rows]
+    # a row whose first cell is blank continues the row above it in a simple table: an empty
+    # comment ("..") starts a row of its own with an empty first cell (docutils' own advice)
+    body = [[".." if i == 0 and not cell.strip() else cell for i, cell in enumerate(row)] for row in body]
     widths = [max(_width(row[i]) for row in [header] + body) for i in range(len(header))]
     border = " ".join("=" * w for w in widths)
 

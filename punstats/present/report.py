@@ -91,7 +91,7 @@ def test_rule_text(label: str) -> str:
     return "rule `%s`." % label
 
 
-def _what_was_measured(summaries: Sequence[Dict[str, Any]], scan_dirs: Sequence[Optional[str]]) -> List[str]:
+def what_was_measured(summaries: Sequence[Dict[str, Any]], scan_dirs: Sequence[Optional[str]]) -> List[str]:
     """One row per fact, one column per scan; nothing that names a path of this machine."""
     names = column_names(summaries)
 
@@ -122,7 +122,7 @@ def _what_was_measured(summaries: Sequence[Dict[str, Any]], scan_dirs: Sequence[
     ]
     lines = ["| Scan | %s |" % " | ".join(_text(n) for n in names), "| --- |" + " --- |" * len(names)]
     lines += ["| %s | %s |" % (label, " | ".join(fact(s) for s in summaries)) for label, fact in facts]
-    stored = [_portable(d) for d in scan_dirs]
+    stored = [portable(d) for d in scan_dirs]
     if any(stored):
         lines.append("| Stored scan | %s |" % " | ".join(tables.markdown_code(d) if d else "" for d in stored))
     return lines
@@ -139,7 +139,7 @@ def _left_out(s: Dict[str, Any]) -> str:
     return ", ".join(parts)
 
 
-def _portable(path: Optional[str]) -> Optional[str]:
+def portable(path: Optional[str]) -> Optional[str]:
     """A path as a report may show it: relative ones only."""
     return path if path and not os.path.isabs(path) else None
 
@@ -228,7 +228,7 @@ def render(results: Any, figure_sources: Optional[Dict[str, str]] = None,
         table(tables.summary_table(results), notes=True),
         figure["projects"],
         "## What was measured",
-        "\n".join(_what_was_measured(summaries, scan_dirs)),
+        "\n".join(what_was_measured(summaries, scan_dirs)),
         "## Definitions and rules",
         "\n".join(_definitions(summaries)),
     ]
@@ -236,13 +236,13 @@ def render(results: Any, figure_sources: Optional[Dict[str, str]] = None,
         _compare_sections(results, figure, table)
     parts += ["## Patterns", _PATTERNS, table(tables.kinds_table(results))]
     parts += _labels_section(results, scan_dirs, table)
-    parts += ["## Reproduce", _REPRODUCE, "```sh\n%s\n```" % "\n".join(
-        visible(line) for line in commands(summaries, [_portable(d) for d in scan_dirs]))]
+    parts += ["## Reproduce", REPRODUCE, "```sh\n%s\n```" % "\n".join(
+        visible(line) for line in commands(summaries, [portable(d) for d in scan_dirs]))]
     return "\n\n".join(part for part in parts if part) + "\n"
 
 
 #: What the "Reproduce" section says before its commands.
-_REPRODUCE = ("The commands that make these numbers again, with `punstats` installed from a clone of its "
+REPRODUCE = ("The commands that make these numbers again, with `punstats` installed from a clone of its "
               "repository: each names what was scanned, pinned to the version or commit read, and the "
               "options that change the numbers.")
 

@@ -19,7 +19,7 @@ import pandas as pd
 from punstats import analysis
 from punstats.analysis import units
 from punstats.model.errors import OptionError
-from punstats.model.kinds import Registry
+from punstats.model.kinds import Kind, Registry
 from punstats.present.provenance import column_names, source_text
 
 #: The columns that say what each scan measured.
@@ -98,6 +98,26 @@ def kinds_frame(results: Sequence[Any], registry: Optional[Registry] = None) -> 
     return pd.concat(parts, ignore_index=True)
 
 
+def kind_frame(results: Sequence[Any], kind: Kind) -> pd.DataFrame:
+    """One row per scan about ``kind`` (``table --kind NAME``): its count and its unit's total, the
+    measure (``per_million_code_lines``, ``pct_of_try_nodes``: ``present.subject.column_words``), the
+    same outside tests, the files parsed and the lines of code."""
+    from punstats.present.subject import column_words, scan_counts
+    unit, measured = column_words(kind)
+
+    def one(result: Any) -> pd.DataFrame:
+        c = scan_counts(result.summary, kind)
+        row = {"kind": kind.name, "count": c["count"], unit: c["unit"], measured: c["measure"],
+               "count_nontest": c["count_nontest"], unit + "_nontest": c["unit_nontest"],
+               measured + "_nontest": c["measure_nontest"], "files_parsed": units.denominator(result.summary, "files"),
+               "code_lines": units.denominator(result.summary, "code_lines")}
+        return pd.DataFrame([row])
+    frame = _stack(results, one).drop(columns="index")
+    for column in ("count", unit, "count_nontest", unit + "_nontest", "files_parsed", "code_lines"):
+        frame[column] = frame[column].astype("Int64")
+    return frame
+
+
 def labels_frame(results: Sequence[Any], directories: Sequence[Optional[str]],
                  kind: Optional[str] = None) -> pd.DataFrame:
     """One row per scan, labelled kind and label: the occurrences outside tests, in tests, in all."""
@@ -139,5 +159,5 @@ def to_csv(frame: pd.DataFrame) -> str:
     return csv_ready(frame).to_csv(index=False, lineterminator="\n")
 
 
-__all__: List[str] = ["PROVENANCE_COLUMNS", "frame_of", "kinds_frame", "labels_frame", "provenance_columns",
-                      "summary_frame", "to_csv"]
+__all__: List[str] = ["PROVENANCE_COLUMNS", "frame_of", "kind_frame", "kinds_frame", "labels_frame",
+                      "provenance_columns", "summary_frame", "to_csv"]

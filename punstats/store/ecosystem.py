@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from punstats.model import jsondata
+from punstats.model.kinds import Registry, registry_of
 from punstats.store.staging import StoreError, _one_line
 
 JOURNAL = "journal.jsonl"
@@ -92,6 +93,11 @@ class StoredRun:
     run: Dict[str, Any]
     ecosystem: Dict[str, Any]
     records: Tuple[Dict[str, Any], ...]
+
+    @property
+    def registry(self) -> Registry:
+        """The rows the run counted: the built-in ones and the patterns its ``run.json`` records."""
+        return registry_of({"patterns": (self.run.get("rules") or {}).get("patterns")})
 
     @property
     def name(self) -> str:

@@ -1,0 +1,107 @@
+"""The kind a table or report is about (its subject), and that kind's numbers per project.
+
+``subject`` chooses the row of a registry (``model.kinds.registry_of``) that
+``table`` and ``report`` show: the one asked for (``--kind NAME``), or by
+default the single user pattern the scans or the run recorded, else
+``f(x=x)`` (``call``, the headline).  Only a row measured against a unit
+(``Kind.per``) can be a subject: a count with nothing to measure it
+against (a maximum, a number of parameters) has no rate to show.
+
+``per_project`` lists, for every project of an ecosystem run, the kind's
+count and its unit's total in all code and outside tests, read from the
+project's stored summary (``analysis.units``, as the run's kinds table);
+``measure`` turns a count and its unit into what the tables print: a share
+in % for a unit of syntax, a rate per million for lines or files
+(``units.is_share``); ``pooled`` sums the scanned projects and gives the
+per-project median of the measure (projects with some of the unit).
+"""
+from __future__ import annotations
+
+import difflib
+from typing import Any, Dict, Iterable, Optional
+
+import pandas as pd
+
+from punstats.analysis import units
+from punstats.analysis.ecosystem import project_identity
+from punstats.model.errors import OptionError
+from punstats.model.kinds import KIND_CALL, Kind, Registry
+
+#: The counts of ``per_project``: the kind's and its unit's, in all code and outside tests.
+COUNTS = ("count", "unit", "count_nontest", "unit_nontest")
+
+
+def default_kind(registry: Registry) -> str:
+    """The subject when none is asked for: the one user pattern of ``registry``, else ``call``."""
+    return registry.user[0].name if len(registry.user) == 1 else KIND_CALL
+
+
+def subject(registry: Registry, asked: Optional[str] = None) -> Kind:
+    """The row ``asked`` names (default: ``default_kind``); a one-line ``OptionError`` listing the
+    rows that can be a subject (those with a unit) for any other name."""
+    if asked is None:
+        return registry[default_kind(registry)]
+    choices = [kind.name for kind in registry if kind.per]
+    if asked in choices:
+        return registry[asked]
+    listed = "choose from %s" % ", ".join(choices)
+    if asked in registry:
+        raise OptionError("%s is a count without a unit (no rate to show); %s" % (asked, listed))
+    close = difflib.get_close_matches(asked, choices, n=1)
+    raise OptionError("unknown kind %r%s; %s" % (asked[:80], " (did you mean %s?)" % close[0] if close else "",
+                                                 listed))
+
+
+def measure(part: Any, whole: Any, unit: str) -> float:
+    """``part`` against ``whole`` of ``unit``: in % (a unit of syntax) or per million (lines,
+    files); NaN where it means nothing (no unit known, none of it)."""
+    part = None if part is None or pd.isna(part) else int(part)
+    whole = None if whole is None or pd.isna(whole) else int(whole)
+    return units.share(part, whole) if units.is_share(unit) else units.rate(part, whole)
+
+
+def per_project(records: Iterable[Dict[str, Any]], kind: Kind) -> pd.DataFrame:
+    """One row per project of a run, in rank order: ``rank``, ``project``, ``status``, ``reason``,
+    ``version``, the ``COUNTS`` (missing for a project not scanned, or a count its summary did
+    not record) and ``measure``, ``measure_nontest`` (``measure``)."""
+    rows = []
+    for record in records:
+        row = project_identity(record)
+        if record["status"] == "scanned":
+            summary = record["summary"]
+            row.update(count=units.count(summary, kind), unit=units.denominator(summary, kind.per),
+                       count_nontest=units.count(summary, kind, True),
+                       unit_nontest=units.denominator(summary, kind.per, True))
+        rows.append(row)
+    frame = pd.DataFrame(rows, columns=["rank", "project", "status", "reason", "version", *COUNTS])
+    for column in COUNTS:
+        frame[column] = frame[column].astype("Int64")
+    return with_measures(frame, kind)
+
+
+def with_measures(frame: pd.DataFrame, kind: Kind) -> pd.DataFrame:
+    """``frame`` (the ``COUNTS`` columns) with ``measure`` and ``measure_nontest`` added."""
+    for suffix in ("", "_nontest"):
+        frame["measure" + suffix] = pd.Series(
+            [measure(c, u, kind.per) for c, u in zip(frame["count" + suffix], frame["unit" + suffix])],
+            index=frame.index, dtype="float64")
+    return frame
+
+
+def pooled(frame: pd.DataFrame, kind: Kind) -> Dict[str, Any]:
+    """The ``COUNTS`` summed over the scanned projects of a ``per_project`` frame (None where some
+    project did not record one: a sum over the others would pass for all), their ``measure``s,
+    ``projects`` (how many), ``with_matches`` (how many with a match) and ``median`` /
+    ``median_nontest``: the per-project median measure over the projects with some of the unit
+    (``measured``: how many, in all code)."""
+    scanned = frame[frame["status"] == "scanned"]
+    result: Dict[str, Any] = {"projects": int(len(scanned)), "with_matches": int((scanned["count"] > 0).sum())}
+    for column in COUNTS:
+        values = scanned[column]
+        result[column] = None if values.isna().any() else int(values.sum())
+    for suffix in ("", "_nontest"):
+        result["measure" + suffix] = measure(result["count" + suffix], result["unit" + suffix], kind.per)
+        known = scanned["measure" + suffix].dropna()
+        result["median" + suffix] = float(known.median()) if len(known) else float("nan")
+    result["measured"] = int(scanned["measure"].notna().sum())
+    return result

@@ -1,0 +1,182 @@
+"""The Markdown report about one kind: ``report DIR --kind NAME`` (by default a run's or scans' one pattern).
+
+This module owns the wording of a report whose subject is not ``f(x=x)``: it
+is headed by the kind's label, says where its definition comes from (source,
+sha256, the ``ast`` classes its matcher is called for) and quotes that
+definition in its own words (the pattern's docstring), gives its count
+measured against its unit (``analysis.subject``: a share in % of a unit of
+syntax, a rate per million lines or files) pooled and outside tests, then per
+project (``present.subject``), and keeps what was measured and how to
+reproduce it.  The ``f(x=x)`` sections (identifier lengths, identifiers,
+callees) are left out: a kind need not have names.  A run's report fits one
+forum post as ``present.ecosystem_report`` fits it; the text of the pattern
+(its label, its docstring) is escaped for Markdown.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from typing import Any, List, Optional, Sequence
+
+from punstats.analysis import subject, units
+from punstats.model.escape import markdown_code, markdown_text, visible
+from punstats.model.kinds import Kind
+from punstats.present import ecosystem_report
+from punstats.present.commands import commands
+from punstats.present.formats import Table, percent_text, render
+from punstats.present.provenance import column_names
+from punstats.present.report import REPRODUCE, portable, what_was_measured
+from punstats.present.subject import project_table, scan_counts, scans_table
+from punstats.store.ecosystem import population
+
+DEFAULT_DIRECTORY = "reports"
+
+#: The confidence of the upper bound given when nothing was found (the rule of three: 3/n).
+NONE_FOUND_BOUND = 3.0
+
+
+def report_path(name: str, kind: Kind, directory: str = DEFAULT_DIRECTORY) -> str:
+    """Where the report about ``kind`` of a run or scans called ``name`` goes by default:
+    ``reports/top-pypi-30-return-in-finally.md``."""
+    return os.path.join(directory, "%s-%s.md" % (name, kind.name.replace("_", "-")))
+
+
+def measure_text(value: float, kind: Kind) -> str:
+    """A measure in words: "1.23 per million lines of code", "4.56% of `Try` nodes"; "n/a" for NaN."""
+    if value != value:
+        return "n/a"
+    if units.is_share(kind.per):
+        return "%s of %s" % (percent_text(value), units.unit_words(kind.per))
+    return "%s per million %s" % (format(value, ",.2f"), units.unit_words(kind.per))
+
+
+def definition_lines(kind: Kind) -> List[str]:
+    """Where the kind comes from and what it counts, its definition quoted in its own words."""
+    if not kind.user:
+        return ["- **The kind:** `%s`, built into punstats; its count is measured against %s." % (
+            kind.name, units.unit_words(kind.per))]
+    on = ", ".join(markdown_code("ast." + cls.__name__) for cls in kind.on) if kind.on else "every node"
+    lines = ["- **The kind:** %s, a pattern given with `--pattern`: %s, sha256 %s; its matcher is called for %s. "
+             "Files are parsed with `ast`, never imported or run." % (
+                 markdown_code(kind.name), markdown_code(kind.source), markdown_code(kind.sha256 or "not recorded"),
+                 on),
+             "- **Measured against:** %s." % ("its share in % of " + units.unit_words(kind.per)
+                                              if units.is_share(kind.per)
+                                              else "its rate per million " + units.unit_words(kind.per))]
+    if kind.doc:
+        quoted = "\n>\n".join("> " + prose(" ".join(paragraph.split()))
+                              for paragraph in kind.doc.split("\n\n") if paragraph.strip())
+        lines += ["- **Its definition, in its own words** (the pattern's docstring):", "", quoted]
+    return lines
+
+
+def headline(counts: dict, kind: Kind, test_rule: str, where: str) -> str:
+    """The sentence a PEP author quotes: the measure outside tests, then in all code; for none
+    found, the upper bound the lines (or nodes) read put on it."""
+    text = ("%s**%s** outside tests (%s in %s %s; test rule %s); in all code, **%s** (%s in %s)." % (
+        where, measure_text(counts["measure_nontest"], kind), _n(counts["count_nontest"]), _n(counts["unit_nontest"]),
+        units.unit_words(kind.per), markdown_code(test_rule), measure_text(counts["measure"], kind),
+        _n(counts["count"]), _n(counts["unit"])))
+    if counts["count"] == 0 and counts["unit"]:
+        bound = (100.0 if units.is_share(kind.per) else 1e6) * NONE_FOUND_BOUND / counts["unit"]
+        text += (" None was found: with none in %s %s, the rate is below %s at 95%% confidence (the rule of "
+                 "three, 3/n, treating each as an independent chance)." % (
+                     _n(counts["unit"]), units.unit_words(kind.per), measure_text(bound, kind)))
+    return text
+
+
+#: A code span in a pattern's words: reST's ``code`` (a docstring) or Markdown's `code` (a label).
+_CODE = re.compile(r"``(.+?)``|`([^`]+)`")
+
+
+def prose(text: str) -> str:
+    """A pattern's own words (its label, its docstring) as Markdown on one line: its code spans as
+    code spans (``markdown_code``), the rest escaped (``markdown_text``), so no markup of its own."""
+    parts, start = [], 0
+    for match in _CODE.finditer(text):
+        parts += [markdown_text(text[start:match.start()]), markdown_code(match.group(1) or match.group(2))]
+        start = match.end()
+    return "".join(parts) + markdown_text(text[start:])
+
+
+def _n(value: Any) -> str:
+    return "n/a" if value is None else format(int(value), ",")
+
+
+def render_run(stored: Any, kind: Kind, figure: Optional[str] = None, top: Optional[int] = None,
+               links: bool = False) -> str:
+    """The report of a run about ``kind``; ``figure``: the figure's address; ``top``: the projects
+    listed (default: as many as fit one post, ``ecosystem_report.fitted``)."""
+    def table(t: Table) -> str:
+        return render(t, "markdown", links=links).rstrip("\n")
+
+    ecosystem = stored.ecosystem
+    pooled = subject.pooled(subject.per_project(stored.records, kind), kind)
+    rule = str((ecosystem.get("rules") or {}).get("test_rule", "?"))
+    spread = ("%s of the %d scanned projects %s. Per project, the median is %s (outside tests, %s)."
+              % (pooled["with_matches"] or "None", pooled["projects"],
+                 "has one" if pooled["with_matches"] < 2 else "have at least one",
+                 measure_text(pooled["median"], kind), measure_text(pooled["median_nontest"], kind)))
+    head = ["# %s in %s" % (prose(kind.label), population(ecosystem, short=True)),
+            "Written by `punstats report`: one kind over a run of `punstats corpus`.",
+            "\n".join(definition_lines(kind)), "## Headline",
+            headline(pooled, kind, rule, "Pooled over the %d scanned projects, " % pooled["projects"]) + " " + spread,
+            "## Projects"]
+    caption = "Each project's %s, in all code and outside tests (a box plot, every project a point)." % (
+        "share of %s" % units.unit_words(kind.per) if units.is_share(kind.per)
+        else "rate per million " + units.unit_words(kind.per))
+    again = ecosystem_report.reproduce_commands(stored)[:1] + [
+        shlex.join(["punstats", "report", os.path.join("data", stored.name), "--kind", kind.name])]
+    tail = ["![%s](%s)\n\n*%s*" % (caption, figure, caption) if figure else "",
+            "## What was measured", "\n".join(ecosystem_report.measured_lines(stored)),
+            "## Reproduce", "```sh\n%s\n```" % "\n".join(visible(line) for line in again)]
+
+    def listing(shown_top: Optional[int], fitted: bool = False) -> str:
+        note = ecosystem_report.fitted_note(stored, shown_top) if fitted and shown_top is not None else ""
+        parts = head + [note, table(project_table(stored, kind, shown_top))] + tail
+        return "\n\n".join(part for part in parts if part) + "\n"
+
+    return ecosystem_report.fitted(stored, listing, figure, top)
+
+
+def render_scans(results: Sequence[Any], kind: Kind, scan_dirs: Sequence[Optional[str]], links: bool = False) -> str:
+    """The report of stored scans about ``kind``: its headline per scan, the scans' table, what was
+    measured and the commands that make it again."""
+    summaries = [r.summary for r in results]
+    names = column_names(summaries)
+    lines = commands(summaries, [portable(d) for d in scan_dirs])
+    lines[-1] = shlex.join([*shlex.split(lines[-1]), "--kind", kind.name])
+    several = len(summaries) > 1
+    parts = ["# %s in %s" % (prose(kind.label), markdown_text(", ".join(names))),
+             "Written by `punstats report`: one kind over stored scans.", "\n".join(definition_lines(kind)),
+             "## Headline",
+             "\n\n".join(headline(scan_counts(s, kind), kind, str(s.get("test_rule", "?")),
+                                  "%s: " % markdown_text(name) if several else "")
+                         for s, name in zip(summaries, names)),
+             render(scans_table(results, kind), "markdown", links=links).rstrip("\n"),
+             "## What was measured", "\n".join(what_was_measured(summaries, scan_dirs)),
+             "## Reproduce", REPRODUCE, "```sh\n%s\n```" % "\n".join(visible(line) for line in lines)]
+    return "\n\n".join(part for part in parts if part) + "\n"
+
+
+def write_run_report(stored: Any, kind: Kind, path: Optional[str] = None, figures: bool = True,
+                     figures_dir: Optional[str] = None, embed: bool = False, links: bool = False,
+                     top: Optional[int] = None) -> str:
+    """Write the report of a run about ``kind`` (default ``reports/<run>-<kind>.md``), its figure
+    (``present.ecosystem_figure.kind_plot``) beside it or embedded; the path written."""
+    path = path or report_path(stored.name, kind)
+    address = None
+    if figures:
+        from punstats.present.ecosystem_figure import kind_plot
+        address = ecosystem_report.figure_address(kind_plot(stored, kind), path, figures_dir, embed)
+    return ecosystem_report.write_text(path, render_run(stored, kind, address, top, links))
+
+
+def write_scans_report(results: Sequence[Any], kind: Kind, path: Optional[str] = None,
+                       scan_dirs: Sequence[Optional[str]] = (), links: bool = False) -> str:
+    """Write the report of stored scans about ``kind`` (default ``reports/<corpus>-<kind>.md``); no figure."""
+    from punstats.present.provenance import subject_of
+    path = path or report_path(subject_of(column_names([r.summary for r in results])), kind)
+    return ecosystem_report.write_text(path, render_scans(results, kind, list(scan_dirs) or [None] * len(results),
+                                                          links))

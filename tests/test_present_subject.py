@@ -1,0 +1,195 @@
+"""Tables and reports about one kind (``analysis.subject``, ``present.subject``, ``present.subject_report``,
+``table``/``report --kind``): the per-project numbers recomputed from the run's parquet dataset with plain
+pandas, the default kind (a run's one pattern, else f(x=x)), the one-line error for an unknown kind, every
+format (reST through docutils, Markdown as GFM, a tidy CSV for plain ``pd.read_csv``) and the report headed
+by the pattern's label with its definition quoted, within one forum post."""
+import io
+import os
+
+import pandas as pd
+import pytest
+from fakerun import NAMES, make_run
+from gfm import check_tables
+from test_tables import parse_rst, table_cells
+
+from punstats.analysis import subject
+from punstats.cli import main
+from punstats.present import subject_report
+from punstats.present.formats import FORMATS, render
+from punstats.present.report import POST_LIMIT
+from punstats.present.subject import project_table
+from punstats.store.ecosystem import read_run
+
+PEP765 = "punstats.patterns.return_in_finally"
+
+
+@pytest.fixture(scope="module")
+def two(tmp_path_factory):
+    """A run with two patterns: its own ``try_finally`` (per ``Try`` node) and PEP 765's (per line of code)."""
+    directory, _ = make_run(tmp_path_factory.mktemp("run"), "--no-figure", "--pattern", PEP765)
+    return directory
+
+
+@pytest.fixture(scope="module")
+def one(tmp_path_factory):
+    """The run with one pattern, ``try_finally``."""
+    directory, _ = make_run(tmp_path_factory.mktemp("run"), "--no-figure")
+    return directory
+
+
+def expected(directory, kind):
+    """Per project: the count of ``kind`` and its rate per million lines of code, in all code and outside
+    tests, from the run's datasets alone."""
+    files = pd.read_parquet(os.path.join(directory, "files"))
+    files = files[files["status"] == "ok"]
+    hits = pd.read_parquet(os.path.join(directory, "occurrences"))
+    hits = hits[hits["kind"] == kind]
+    result = {}
+    for project, lines in files.groupby("project"):
+        outside = lines[~lines["in_test"]]
+        mine = hits[hits["project"] == project]
+        count, nontest = len(mine), int((~mine["in_test"]).sum())
+        result[project] = (count, int(lines["code_lines"].sum()), 1e6 * count / lines["code_lines"].sum(),
+                           nontest, 1e6 * nontest / outside["code_lines"].sum() if len(outside) else float("nan"))
+    return result
+
+
+def test_the_per_project_table_agrees_with_the_run_s_dataset(two):
+    stored = read_run(two)
+    table = project_table(stored, stored.registry["return_in_finally"])
+    want = expected(two, "return_in_finally")
+    assert sum(w[0] for w in want.values()) == 4  # alpha: 1 + 2 in tests, iota: 1
+    rows = {row[1].text: row for row in table.rows[:len(NAMES)]}
+    for project, (count, lines, rate, nontest, rate_nontest) in want.items():
+        row = rows[project]
+        assert row[3:5] == (count, lines), project
+        assert row[5].value == pytest.approx(rate, abs=0.005) and row[6] == nontest, project
+        assert row[7].value == pytest.approx(rate_nontest, abs=0.005) or row[7].value != row[7].value, project
+    pooled, median = table.rows[-2], table.rows[-1]
+    total_lines = sum(w[1] for w in want.values())
+    assert pooled[3:5] == (4, total_lines) and pooled[5].value == pytest.approx(4e6 / total_lines, abs=0.005)
+    assert median[1].text == "Per-project median (6 projects)"
+    assert median[5].value == pytest.approx(pd.Series([w[2] for w in want.values()]).median(), abs=0.005)
+    assert table.header[5].text == "Per million lines of code" and "sha256" in table.notes[0]
+
+
+def test_the_default_kind_is_a_run_s_one_pattern_else_f_x_x(one, two):
+    assert subject.subject(read_run(one).registry).name == "try_finally"
+    assert subject.subject(read_run(two).registry).name == "call"
+    from punstats.model.kinds import KINDS
+    assert subject.default_kind(KINDS) == "call"
+
+
+def test_an_unknown_kind_is_a_one_line_error_listing_the_choices(one, capsys):
+    assert main(["table", one, "--kind", "try_finaly"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("punstats: error: unknown kind 'try_finaly' (did you mean try_finally?); choose from "
+                          "call, dict_call_punnable, attribute,") and err.endswith(", try_finally\n")
+    assert err.count("\n") == 1
+    assert main(["report", one, "--kind", "functions", "--no-figures"]) == 2
+    assert capsys.readouterr().err.startswith("punstats: error: functions is a count without a unit")
+
+
+def test_table_of_a_run_is_about_its_one_pattern_in_every_format(one, capsys):
+    stored = read_run(one)
+    for fmt in FORMATS:
+        assert main(["table", one, "--format", fmt]) == 0
+        out = capsys.readouterr().out
+        assert ("try_finally" if fmt == "csv" else "try with finally") in out and "f(x=x)" not in out, fmt
+        if fmt == "rst":
+            cells = table_cells(next(iter(parse_rst(out).findall(lambda n: n.tagname == "table"))))
+            assert cells[0][5] == "Share of Try nodes" and [c[1] for c in cells[1:8]] == NAMES
+        if fmt == "markdown":
+            assert check_tables(out) == 1
+            assert out == render(project_table(stored, stored.registry["try_finally"]), "markdown")
+    assert main(["table", one, "--kind", "call", "--format", "markdown"]) == 0  # today's table
+    assert "`f(x=x)` in the top 7 PyPI projects" in capsys.readouterr().out
+
+
+def test_the_csv_is_tidy_for_plain_read_csv(two, capsys):
+    assert main(["table", two, "--kind", "return_in_finally", "--format", "csv"]) == 0
+    frame = pd.read_csv(io.StringIO(capsys.readouterr().out))
+    assert list(frame.columns) == ["rank", "project", "release", "status", "kind", "count", "code_lines",
+                                   "per_million_code_lines", "count_nontest", "code_lines_nontest",
+                                   "per_million_code_lines_nontest"]
+    assert list(frame["project"]) == NAMES and frame["rank"].dtype == "int64"
+    assert all(pd.api.types.is_float_dtype(frame[c]) for c in ("count", "code_lines", "per_million_code_lines"))
+    want = expected(two, "return_in_finally")
+    alpha = frame.set_index("project").loc["alpha"]
+    assert alpha["count"] == want["alpha"][0] == 3 and alpha["count_nontest"] == 1
+    assert alpha["per_million_code_lines"] == pytest.approx(want["alpha"][2], abs=0.005)
+    assert frame.set_index("project").loc["gamma"].isna()["count"]  # skipped: empty, not 0
+
+
+def test_table_of_scans_is_about_their_one_pattern_in_every_format(one, capsys, tmp_path):
+    scan = scan_of(one, tmp_path / "s")
+    capsys.readouterr()
+    for fmt in FORMATS[:2] + FORMATS[3:]:  # CSV: test_scans_csv_and_report_about_their_pattern
+        assert main(["table", scan, "--format", fmt]) == 0
+        out = capsys.readouterr().out
+        assert "try with finally" in out and "Share of" in out and "nodes outside tests" in out, fmt
+        if fmt == "rst":
+            cells = table_cells(next(iter(parse_rst(out).findall(lambda n: n.tagname == "table"))))
+            assert cells[1][1:] == ["2"] and cells[2][1:] == ["66.67%"]
+        if fmt == "markdown":
+            assert check_tables(out) == 1
+    assert main(["table", scan, "--kind", "call"]) == 0
+    assert "Keyword arguments of the form ``f(x=x)``" in capsys.readouterr().out
+
+
+def scan_of(run_dir, target):
+    """A stored scan with the run's pattern: ``punstats scan`` of a directory holding try/finally."""
+    from fakerun import FINALLY, TRIES
+    if not target.exists():
+        (target / "src").mkdir(parents=True)
+        (target / "src" / "m.py").write_text(FINALLY * 2 + "try:\n    pass\nexcept OSError:\n    pass\n")
+        (target / "tries.py").write_text(TRIES)
+        assert main(["scan", str(target / "src"), "-o", str(target / "scan"), "-j", "1", "-q",
+                     "--pattern", str(target / "tries.py")]) == 0
+    return str(target / "scan")
+
+
+def test_scans_csv_and_report_about_their_pattern(one, tmp_path, capsys):
+    scan = scan_of(one, tmp_path / "s")
+    capsys.readouterr()
+    assert main(["table", scan, "--format", "csv"]) == 0
+    frame = pd.read_csv(io.StringIO(capsys.readouterr().out))
+    row = frame.iloc[0]
+    assert (row["kind"], row["count"], row["try_nodes"], row["pct_of_try_nodes"]) == ("try_finally", 2, 3,
+                                                                                       pytest.approx(66.6667))
+    assert main(["report", scan, "-o", str(tmp_path / "r.md"), "--no-figures"]) == 0
+    capsys.readouterr()
+    text = (tmp_path / "r.md").read_text()
+    assert text.startswith("# try with finally in ") and "**66.67% of `Try` nodes**" in text
+    assert "## Identifier lengths" not in text and "--kind try_finally" in text
+    assert check_tables(text) == 2  # the scan's table and what was measured
+
+
+def test_the_report_is_headed_by_the_pattern_quotes_its_definition_and_fits_one_post(two, tmp_path, capsys):
+    path = tmp_path / "pep765.md"
+    assert main(["report", two, "--kind", "return_in_finally", "-o", str(path), "--no-figures"]) == 0
+    text = path.read_text()
+    assert text.startswith("# return/break/continue leaving `finally` (PEP 765) in the top 7 PyPI projects\n")
+    assert "> return, break and continue that leave a `finally` block (PEP 765)." in text
+    assert "`punstats.patterns.return_in_finally`, sha256 `" in text and "`ast.Return`, `ast.Break`" in text
+    assert "## Identifier lengths" not in text and "keyword arguments outside tests are" not in text
+    assert "**%.2f per million lines of code**" % (4e6 / sum(w[1] for w in expected(two, "return_in_finally")
+                                                          .values())) in text.split("## Projects")[0]
+    assert "2 of the 6 scanned projects have at least one" in text
+    assert "punstats report data/top-pypi-7 --kind return_in_finally" in text
+    assert len(text) <= POST_LIMIT and check_tables(text) == 1
+    assert "## What was measured" in text and "## Reproduce" in text
+
+
+def test_a_report_of_none_found_gives_an_upper_bound():
+    kind = subject.subject(read_registry(), "return_in_finally")
+    counts = {"count": 0, "unit": 1_500_000, "count_nontest": 0, "unit_nontest": 1_000_000,
+              "measure": 0.0, "measure_nontest": 0.0}
+    text = subject_report.headline(counts, kind, "components", "")
+    assert "below 2.00 per million lines of code at 95% confidence" in text
+
+
+def read_registry():
+    from punstats.model.kinds import registry_of
+    return registry_of({"patterns": [{"name": "return_in_finally", "label": "l", "per": "code_lines",
+                                      "source": PEP765, "sha256": "ab"}]})
