@@ -2,6 +2,7 @@
 hung, killed or corrupted; each thing it does wrong is a recorded file status with a reason
 (``pattern_error``, ``pattern_timeout``, ``worker_died``) or a one-line error (exit 2)."""
 import ast
+import json
 import signal
 import subprocess
 import sys
@@ -170,3 +171,97 @@ def test_a_ctrl_c_while_a_plugin_loads_still_stops_punstats(tmp_path):
     finally:
         proc.kill()
     assert proc.returncode == 130, err
+
+
+MATCHER = """\
+import ast, os, sys, time
+
+import punstats
+
+
+@punstats.pattern("p", on=ast.Return)
+def match(node, parents):
+    if node.lineno == 3:
+{body}
+    return True
+"""
+
+
+def tree_of(tmp_path, files=3):
+    """``files`` files, each with a return at line 3 (where the matcher misbehaves) and one at line 7."""
+    root = tmp_path / "tree"
+    root.mkdir()
+    for i in range(files):
+        (root / ("m%d.py" % i)).write_bytes(SOURCE)
+    return root
+
+
+def run_scan(tmp_path, body, *args, files=3, timeout=120):
+    """``punstats scan --json`` of a small tree with a matcher doing ``body`` at line 3; (exit status,
+    {path: (status, error)} of the stored files, stdout, stderr)."""
+    import pandas as pd
+    plugin = tmp_path / "plugin.py"
+    plugin.write_text(MATCHER.format(body="\n".join("        " + line for line in body.splitlines())))
+    root = tree_of(tmp_path, files)
+    out = tmp_path / "out"
+    proc = subprocess.run([sys.executable, "-m", "punstats", "scan", "--json", "-q", "--no-cache", "-o", str(out),
+                           str(root), "--pattern", str(plugin), *args], capture_output=True, text=True,
+                          timeout=timeout, cwd=tmp_path)
+    files_table = pd.read_parquet(out / "files.parquet") if (out / "files.parquet").exists() else None
+    statuses = {} if files_table is None else dict(zip(files_table["path"], zip(files_table["status"],
+                                                                                 files_table["error"])))
+    return proc.returncode, statuses, proc.stdout, proc.stderr
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+@pytest.mark.parametrize("body, status", [
+    ("os._exit(3)", "worker_died"),
+    ("sys.exit(3)", "pattern_error"),
+    ("raise KeyboardInterrupt", "pattern_error"),
+    ("time.sleep(600)", "pattern_timeout"),
+    ("while True:\n    pass", "pattern_timeout"),
+    ("while True:\n    try:\n        time.sleep(600)\n    except BaseException:\n        pass", "worker_died"),
+])
+def test_a_matcher_that_exits_or_stalls_costs_its_files_not_the_run(tmp_path, jobs, body, status):
+    code, files, out, err = run_scan(tmp_path, body, "-j", jobs, "--pattern-timeout", "1")
+    assert {path: s for path, (s, _) in files.items()} == dict.fromkeys(("m0.py", "m1.py", "m2.py"), status), err
+    [summary] = json.loads(out)
+    assert summary["failed_by_reason"] == {status: 3}
+    if status == "worker_died":  # as when the out-of-memory killer ends a worker: said in the summary
+        assert code == 0
+    else:
+        assert code == 1 and err.count("\n") == 1 and "status %s" % status in err, err
+
+
+def test_a_timeout_says_the_deadline(tmp_path):
+    code, files, out, err = run_scan(tmp_path, "time.sleep(600)", "--pattern-timeout", "0.5", files=1)
+    assert files["m0.py"] == ("pattern_timeout", "pattern p: took longer than the deadline of 0.5 s per file "
+                                                 "(--pattern-timeout)")
+
+
+def test_prints_and_forks_of_a_matcher_do_not_reach_the_json_nor_outlive_the_scan(tmp_path):
+    marker = tmp_path / "children.txt"
+    body = ("print('noise', flush=True); os.write(1, b'raw noise\\n')\n"
+            "if os.fork() == 0:\n"
+            "    with open(%r, 'a') as f: f.write('%%d\\n' %% os.getpid())\n"
+            "    if node.col_offset >= 0: time.sleep(600)\n" % str(marker))
+    code, files, out, err = run_scan(tmp_path, body, files=2)
+    assert code == 0, err
+    [summary] = json.loads(out)
+    assert summary["kinds"]["p"] == 4 and set(s for s, _ in files.values()) == {"ok"}
+    assert "noise" in err and "raw noise" in err
+    children = [int(pid) for pid in marker.read_text().split()]
+    assert len(children) == 2
+    until = time.monotonic() + 10  # SIGKILL is delivered asynchronously
+    while not all(map(gone, children)) and time.monotonic() < until:
+        time.sleep(0.1)
+    assert all(map(gone, children))
+
+
+def gone(pid):
+    """The process ended (a zombie left for init to reap counts as ended)."""
+    try:
+        with open("/proc/%d/stat" % pid) as handle:
+            return handle.read().rpartition(")")[2].split()[0] in ("Z", "X")
+    except OSError:
+        return True
