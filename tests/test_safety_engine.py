@@ -33,13 +33,13 @@ def kill_on(marker):
     """A per-file extraction that kills its worker at killer.py (once, if ``marker``)."""
     real = local.extract_candidate
 
-    def candidate(candidate, max_bytes, patterns=()):
+    def candidate(candidate, max_bytes, patterns=(), timeout=None):
         if candidate.path == "killer.py":
             if marker is None or not os.path.exists(marker):
                 if marker is not None:
                     open(marker, "w").close()
                 os.kill(os.getpid(), signal.SIGKILL)
-        return real(candidate, max_bytes, patterns)
+        return real(candidate, max_bytes, patterns, timeout)
     return candidate  # the forked workers call it where the real one was
 
 

@@ -12,6 +12,7 @@ from typing import Any, Dict, Iterable, List, NoReturn, Optional, Sequence, Tupl
 
 from punstats.model.errors import PunstatsError
 from punstats.model.escape import terminal
+from punstats.model.limits import DEFAULT_PATTERN_TIMEOUT
 
 
 class Progress:
@@ -248,7 +249,20 @@ def pattern_options() -> argparse.ArgumentParser:
     p.add_argument("--pattern", action="append", default=[], metavar="FILE.py|MODULE:NAME|MODULE|PLUGIN",
                    help="also count this pattern (a function decorated with @punstats.pattern): a file, a "
                         "module's function, every pattern of a module, or an installed plugin; repeatable")
+    p.add_argument("--pattern-timeout", type=_seconds, default=DEFAULT_PATTERN_TIMEOUT, metavar="SECONDS",
+                   help="a file on which the patterns take longer is recorded as pattern_timeout (default: %g; "
+                        "0: no limit)" % DEFAULT_PATTERN_TIMEOUT)
     return p
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value < 1e6:
+        raise argparse.ArgumentTypeError("%r is not a number of seconds" % text[:40])
+    return value
 
 
 def _engine(text: str) -> str:
@@ -275,15 +289,17 @@ def pattern_errors_said(summaries: Sequence[Tuple[str, Dict[str, Any]]]) -> int:
     The files are stored with status ``pattern_error``: none of their counts is in the results."""
     status = 0
     for name, summary in summaries:
-        failed = (summary.get("failed_by_reason") or {}).get("pattern_error", 0)
-        if not failed:
+        reasons = summary.get("failed_by_reason") or {}
+        statuses = [status for status in ("pattern_error", "pattern_timeout") if reasons.get(status)]
+        if not statuses:
             continue
         first = summary.get("first_pattern_error") or {}
         where = "%s:%s: " % (first["path"], first["line"] or 1) if first.get("path") else ""
-        print(terminal("punstats: error: %s: %s%s (%s of %s files failed so: status pattern_error, not counted; "
-                       "fix the pattern and scan again)" % (name, where, first.get("error", "a pattern raised"),
-                                                            format(failed, ","), format(summary["files"], ","))),
-              file=sys.stderr)
+        print(terminal("punstats: error: %s: %s%s (%s of %s files failed so: status %s, not counted; "
+                       "fix the pattern and scan again)"
+                       % (name, where, first.get("error", "a pattern took longer than --pattern-timeout"),
+                          format(sum(reasons[s] for s in statuses), ","), format(summary["files"], ","),
+                          " or ".join(statuses))), file=sys.stderr)
         status = 1
     return status
 
@@ -319,7 +335,7 @@ def _cache(args: argparse.Namespace) -> Any:
 #: ``ScanOptions`` field -> the argument that gives it, for the options a command has
 _SCAN_ARGUMENTS = {"jobs": "jobs", "long_threshold": "long", "engine": "engine", "scheduler": "scheduler",
                    "python": "python", "extensions": "extensions", "follow_links": "follow_links",
-                   "max_bytes": "max_bytes", "lines_saved": "lines_saved"}
+                   "max_bytes": "max_bytes", "lines_saved": "lines_saved", "pattern_timeout": "pattern_timeout"}
 
 
 def scan_options(args: argparse.Namespace, **settings: Any) -> Any:

@@ -36,7 +36,7 @@ from punstats.model.discovery import Candidate
 from punstats.model.kinds import Kind
 from punstats.model.limits import DEFAULT_MAX_BYTES
 from punstats.model.records import Extraction, failure, from_plain, to_plain
-from punstats.model.statuses import UNREADABLE, WORKER_DIED
+from punstats.model.statuses import PATTERN_TIMEOUT, UNREADABLE, WORKER_DIED
 from punstats.sources.gitprocess import GitAborted
 
 #: Extracts candidates (an engine's ``run``), passing results to the sink as they arrive.
@@ -168,7 +168,7 @@ def run_cached(prepared: Prepared, cache: BlobCache, run: Runner, sink: Sink,
         sink([work[position][0] for position in positions], extractions)
         for position, extraction in zip(positions, extractions):
             index, candidate, blob = work[position]
-            if extraction.record.status == WORKER_DIED:  # a circumstance of this run, not of the file
+            if extraction.record.status in (WORKER_DIED, PATTERN_TIMEOUT):  # this run's circumstance, not the file's
                 died += 1
                 continue
             if prepared.digests.get(index, extraction.record.sha256) != extraction.record.sha256:

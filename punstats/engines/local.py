@@ -23,18 +23,35 @@ Every worker dies with the process that forked it (``model.processes.die_with_pa
 its pid passed down, so a parent that died first is seen too): a scan killed
 with ``kill -9`` leaves no worker behind holding its output pipe.  Pools are
 forked by the thread that uses them (the run's), which outlives them.
+
+User patterns are the user's code: they are matched only in workers (a pool of one
+for ``-j 1`` or a few files), never in this process, so that a matcher calling
+``os._exit`` costs its batch (``worker_died``), not the run.  Each worker leads a
+process group of its own: a Ctrl-C at the terminal reaches this process only (a
+``KeyboardInterrupt`` in a worker is a matcher's), and what a matcher forks is
+killed with its group when the pool closes (``close``); a forked copy returning
+to punstats' code exits at once.  A worker's standard output is its standard
+error, so a matcher's ``print`` cannot get into ``scan --json``.  A file's pattern
+walk has ``timeout`` seconds (``model.processes.deadline``: ``pattern_timeout``);
+a pool in which no batch has come back for longer than that and its grace
+(``stall_seconds``: a matcher that ignores the deadline) is killed, and its batches
+retried alone as after a death; a batch that stalls again is recorded as
+``pattern_timeout``.
 """
 from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import itertools
 import multiprocessing
 import operator
 import os
+import signal
+import sys
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from typing import Callable, Dict, List, Optional, Sequence
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from punstats.discover.read import candidate_bytes
 from punstats.engines.base import MAX_JOBS, Progress, Sink, default_jobs
@@ -46,7 +63,7 @@ from punstats.model.kinds import Kind, PatternError
 from punstats.model.limits import DEFAULT_MAX_BYTES
 from punstats.model.processes import die_with_parent
 from punstats.model.records import Extraction, failure
-from punstats.model.statuses import PATTERN_ERROR, WORKER_DIED
+from punstats.model.statuses import PATTERN_ERROR, PATTERN_TIMEOUT, WORKER_DIED
 
 #: Below this many files a pool costs more than it saves.
 MIN_FILES_FOR_POOL = 64
@@ -61,24 +78,44 @@ BATCH_BYTES = 512 * 1024
 
 
 WORKER_DIED_REASON = ("the worker process extracting this file's batch died twice "
-                      "(killed, e.g. by the out-of-memory killer)")
+                      "(killed, e.g. by the out-of-memory killer, or a pattern that ended it)")
+
+#: Seconds past a file's pattern deadline before a pool that stopped answering is killed.
+STALL_GRACE = 30.0
+
+
+def stall_seconds(timeout: Optional[float]) -> Optional[float]:
+    """How long a pool matching patterns may return nothing before it is killed (None: forever)."""
+    return timeout + STALL_GRACE if timeout else None
+
+
+def stalled_reason(timeout: Optional[float]) -> str:
+    return ("the worker extracting this file's batch did not answer within %g s, twice (a pattern that "
+            "ignores its deadline of %g s per file); it was killed" % (stall_seconds(timeout) or 0, timeout or 0))
 
 
 def extract_candidate(candidate: Candidate, max_bytes: int = DEFAULT_MAX_BYTES,
-                      patterns: Sequence[Kind] = ()) -> Extraction:
+                      patterns: Sequence[Kind] = (), timeout: Optional[float] = None) -> Extraction:
     """Read and extract one candidate (matching ``patterns``, loaded); never raises for a bad file."""
     data = candidate_bytes(candidate, max_bytes)
-    return data if isinstance(data, Extraction) else extract(candidate.path, data, max_bytes, patterns)
+    return data if isinstance(data, Extraction) else extract(candidate.path, data, max_bytes, patterns, timeout)
 
 
-def _extract_batch(batch: Sequence[tuple], max_bytes: int, patterns: Sequence[Wire] = ()) -> List[Extraction]:
+def _extract_batch(batch: Sequence[tuple], max_bytes: int, patterns: Sequence[Wire] = (),
+                   timeout: Optional[float] = None) -> List[Extraction]:
     """A worker's task; ``patterns`` as ``plugins.wire`` sends them, loaded here (once per process)."""
     candidates = [Candidate(*fields) for fields in batch]
     try:
         kinds = plugins.resolve(patterns)
     except PatternError as exc:  # e.g. the plugin file was edited while the scan ran
         return [failure(c.path, PATTERN_ERROR, str(exc), size=c.size) for c in candidates]
-    return [extract_candidate(candidate, max_bytes, kinds) for candidate in candidates]
+    pid = os.getpid()
+    done = []
+    for candidate in candidates:
+        done.append(extract_candidate(candidate, max_bytes, kinds, timeout))
+        if os.getpid() != pid:  # a copy a matcher forked, back in punstats: it must not answer for the worker
+            os._exit(0)
+    return done
 
 
 #: ``candidate`` as the tuple ``_extract_batch`` takes (``Candidate(*fields)``), in field order.
@@ -89,10 +126,39 @@ def _context():
     return multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
 
 
+def _worker_started(parent: int) -> None:
+    """In a new worker: die with ``parent``, lead a process group, write its output to standard error."""
+    die_with_parent(parent)
+    with contextlib.suppress(OSError):
+        os.setpgid(0, 0)
+    with contextlib.suppress(OSError, ValueError):
+        sys.stdout.flush()
+        os.dup2(2, 1)
+        sys.stdout = sys.stderr
+
+
 def new_pool(jobs: int) -> ProcessPoolExecutor:
     """A process pool of ``jobs`` workers (fork where there is fork) that die with this process."""
-    return ProcessPoolExecutor(jobs, _context(), initializer=die_with_parent,
-                               initargs=(os.getpid(),))
+    return ProcessPoolExecutor(jobs, _context(), initializer=_worker_started, initargs=(os.getpid(),))
+
+
+def kill_workers(pool: ProcessPoolExecutor) -> None:
+    """Kill the pool's workers and whatever they started (their process groups)."""
+    for pid in list(getattr(pool, "_processes", None) or ()):
+        with contextlib.suppress(OSError):
+            os.killpg(pid, signal.SIGKILL)
+
+
+def close(pool: ProcessPoolExecutor, failed: bool = False) -> None:
+    """Shut ``pool`` down (at once, its workers killed, if ``failed``: a stalled matcher must not hold
+    a Ctrl-C up), then kill what its workers left behind (a matcher's children, in their groups)."""
+    pids = list(getattr(pool, "_processes", None) or ())
+    if failed:
+        kill_workers(pool)
+    pool.shutdown(wait=not failed, cancel_futures=True)
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            os.killpg(pid, signal.SIGKILL)
 
 
 class Workers:
@@ -119,7 +185,7 @@ class Workers:
 
     def __exit__(self, *exc: object) -> None:
         if self.pool is not None:
-            self.pool.shutdown(wait=True, cancel_futures=True)
+            close(self.pool, failed=exc[0] is not None)
             self.pool = None
 
 
@@ -162,7 +228,8 @@ def _collector(count: int, progress: Optional[Progress], on_batch: Optional[Sink
 def run(candidates: Sequence[Candidate], jobs: Optional[int] = None,
         max_bytes: int = DEFAULT_MAX_BYTES, progress: Optional[Progress] = None,
         on_batch: Optional[Sink] = None, keep: bool = True,
-        workers: Optional[Workers] = None, patterns: Sequence[Kind] = ()) -> List[Extraction]:
+        workers: Optional[Workers] = None, patterns: Sequence[Kind] = (),
+        timeout: Optional[float] = None) -> List[Extraction]:
     """Extract every candidate; the result is in the order of ``candidates``.
 
     ``on_batch`` sees the results as they arrive (e.g. to store them before
@@ -170,57 +237,71 @@ def run(candidates: Sequence[Candidate], jobs: Optional[int] = None,
     empty and nothing is held here.  ``workers``: the pool to use (started
     here when it is not yet, and kept for the next run; without it, a pool of ``jobs``
     workers is forked for this run only).  ``patterns``: user
-    patterns to match too; workers load them again from their source
-    (``plugins.resolve``: a forked worker has them already)."""
+    patterns to match too, ``timeout`` seconds per file at most, only ever in workers; they load
+    them again from their source (``plugins.resolve``: a forked worker has them already)."""
     jobs = default_jobs() if jobs is None else jobs
     if jobs < 1:
         raise ValueError("jobs must be at least 1")
     slots, take = _collector(len(candidates), progress, on_batch, keep)
-    if jobs == 1 or len(candidates) < MIN_FILES_FOR_POOL:
+    if not patterns and (jobs == 1 or len(candidates) < MIN_FILES_FOR_POOL):
         for index, candidate in enumerate(candidates):
-            take([index], [extract_candidate(candidate, max_bytes, patterns)])
+            take([index], [extract_candidate(candidate, max_bytes)])
         return slots  # type: ignore[return-value]
-    if workers is not None and workers.pool is None:  # not started yet: started for this run and the next
+    if workers is not None and workers.pool is None and jobs > 1:  # started for this run and the next
         workers.start()
     started = workers.take() if workers is not None else None
-    sent = plugins.wire(patterns)
-    lost = _run_pool(candidates, batches(candidates), min(jobs, MAX_JOBS), max_bytes, take, started, sent)
-    for group in lost:  # once more, each alone, so that one bad batch cannot take others down
-        if not _run_pool(candidates, [group], 1, max_bytes, take, patterns=sent):
-            continue
-        take(group, [failure(candidates[i].path, WORKER_DIED, WORKER_DIED_REASON, size=candidates[i].size)
-                     for i in group])
+    task = functools.partial(_extract_batch, max_bytes=max_bytes, patterns=plugins.wire(patterns),
+                             timeout=timeout or None)
+    stall = stall_seconds(timeout) if patterns else None
+    jobs = min(jobs, MAX_JOBS, len(candidates)) or 1
+    lost = _run_pool(candidates, batches(candidates), jobs, task, take, started, stall)
+    for group, _ in lost:  # once more, each alone, so that one bad batch cannot take others down
+        for _, stalled in _run_pool(candidates, [group], 1, task, take, stall=stall):
+            status, reason = (PATTERN_TIMEOUT, stalled_reason(timeout)) if stalled else (WORKER_DIED,
+                                                                                         WORKER_DIED_REASON)
+            take(group, [failure(candidates[i].path, status, reason, size=candidates[i].size) for i in group])
     return slots  # type: ignore[return-value]
 
 
-def _run_pool(candidates: Sequence[Candidate], groups: Sequence[Sequence[int]], jobs: int, max_bytes: int,
+def _run_pool(candidates: Sequence[Candidate], groups: Sequence[Sequence[int]], jobs: int,
+              task: Callable[[Sequence[tuple]], List[Extraction]],
               take: Callable[[Sequence[int], Sequence[Extraction]], None],
-              started: Optional[ProcessPoolExecutor] = None, patterns: Sequence[Wire] = ()) -> List[Sequence[int]]:
-    """Run ``groups`` in ``started`` (else in a fresh pool of ``jobs``), handing each result
-    to ``take``; the groups whose results never came because a worker died.  Only a few
-    batches are in flight at a time: the others are not yet copied for the workers."""
-    lost: List[Sequence[int]] = []
+              started: Optional[ProcessPoolExecutor] = None,
+              stall: Optional[float] = None) -> List[Tuple[Sequence[int], bool]]:
+    """Run ``task`` on ``groups`` in ``started`` (else in a fresh pool of ``jobs``), handing each result
+    to ``take``; the groups whose results never came, each with whether the pool was killed for
+    returning nothing for ``stall`` seconds (else a worker died).  Only a few batches are in flight
+    at a time: the others are not yet copied for the workers."""
+    lost: List[Tuple[Sequence[int], bool]] = []
     waiting = iter(groups)
-    with contextlib.nullcontext(started) if started else new_pool(jobs) as executor:
-        running: Dict[Future, Sequence[int]] = {}
+    executor = started or new_pool(jobs)
+    running: Dict[Future, Sequence[int]] = {}
+    stalled = False
 
-        def submit(group: Sequence[int]) -> None:
-            try:
-                running[executor.submit(_extract_batch, [_fields(candidates[i]) for i in group], max_bytes,
-                                        patterns)] = group
-            except BrokenProcessPool:
-                lost.append(group)
+    def submit(group: Sequence[int]) -> None:
+        try:
+            running[executor.submit(task, [_fields(candidates[i]) for i in group])] = group
+        except BrokenProcessPool:
+            lost.append((group, stalled))
+    try:
         for group in itertools.islice(waiting, IN_FLIGHT_PER_WORKER * jobs):
             submit(group)
         while running:
-            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            done, _ = wait(running, timeout=stall, return_when=FIRST_COMPLETED)
+            if not done:  # nothing came back for ``stall`` seconds: a matcher ignores its deadline
+                stalled = True
+                kill_workers(executor)
+                done, _ = wait(running)
             for future in done:
                 group = running.pop(future)  # popped: a finished batch is not held
                 try:
                     take(group, future.result())
                 except BrokenProcessPool:
-                    lost.append(group)
+                    lost.append((group, stalled))
                 for group in itertools.islice(waiting, 1):
                     submit(group)
-    lost.extend(waiting)  # never sent: the pool broke first
+    finally:
+        if not started:
+            close(executor, failed=sys.exc_info()[0] is not None)
+    lost.extend((group, stalled) for group in waiting)  # never sent: the pool broke first
     return lost

@@ -49,6 +49,7 @@ class Setup:
     progress: Optional[Progress] = None
     workers: Any = None  # the local engine's pool, started while discovering (``engines.local.Workers``)
     patterns: Tuple[Any, ...] = ()  # user patterns (``model.kinds.Kind``) every file is matched with too
+    pattern_timeout: float = 0.0  # seconds they may take per file (0: no limit)
 
 
 @dataclass(frozen=True)
@@ -84,7 +85,7 @@ def _local(setup: Setup) -> Iterator[Opened]:
 
     def extract(chunk: Sequence[Candidate], sink: Optional[Sink] = None) -> List[Extraction]:
         return run(chunk, jobs=setup.jobs, max_bytes=setup.max_bytes, progress=setup.progress, on_batch=sink,
-                   keep=False, workers=setup.workers, patterns=setup.patterns)
+                   keep=False, workers=setup.workers, patterns=setup.patterns, timeout=setup.pattern_timeout)
     yield Opened(extract, _this_python())
 
 
@@ -110,7 +111,7 @@ def _python(setup: Setup) -> Iterator[Opened]:
     with interp.Pool(setup.argument, jobs=min(setup.jobs or 1, 2)) as pool:
         def extract(chunk: Sequence[Candidate], sink: Optional[Sink] = None) -> List[Extraction]:
             extractions = interp.extract_candidates(chunk, pool, setup.max_bytes, None, setup.progress,
-                                                      setup.patterns)
+                                                      setup.patterns, setup.pattern_timeout)
             if sink is not None:
                 sink(range(len(extractions)), extractions)
             return []

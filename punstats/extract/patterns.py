@@ -32,17 +32,26 @@ from typing import Any, Dict, List, Sequence, Set, Tuple
 
 from punstats.extract.fields import SPECS, learn
 from punstats.extract.grammar import Reach, wanted_classes
-from punstats.extract.text import SourceText, short_segment
+from punstats.extract.text import SourceText, said, short_segment, shorten
 from punstats.model.kinds import UNITS, Kind, node_class
+from punstats.model.processes import DeadlinePassed
 from punstats.model.records import Occurrence
+from punstats.model.statuses import PATTERN_ERROR, PATTERN_TIMEOUT
 
 
 class PatternFailure(Exception):
     """A matcher raised (or returned what cannot be stored): the pattern, why, and where."""
 
-    def __init__(self, name: str, message: str, line: int) -> None:
+    def __init__(self, name: str, message: str, line: int, status: str = PATTERN_ERROR) -> None:
         super().__init__("pattern %s: %s" % (name, message))
-        self.name, self.line = name, line
+        self.name, self.line, self.status = name, line, status
+
+
+#: The most characters of a dict result's JSON text (the ``value`` of its row).
+VALUE_LIMIT = 10_000
+
+#: The most characters of a matcher's exception message kept in a file's ``error``.
+MESSAGE_LIMIT = 500
 
 
 def node_units(kinds: Sequence[Kind]) -> Tuple[str, ...]:
@@ -77,7 +86,7 @@ def match_tree(path: str, tree: ast.AST, source: SourceText,
     plan = _plan(kinds)
     table = plan.table
     counts = dict.fromkeys(plan.units, 0)
-    found: List[Tuple[str, ast.AST, Tuple[ast.AST, ...], Any]] = []
+    found: List[Occurrence] = []
     add = found.append
     skip = plan.skip
     stack: List[Any] = [tree]
@@ -104,8 +113,8 @@ def match_tree(path: str, tree: ast.AST, source: SourceText,
                     parents = tuple(route)
                 for name, match in calls:
                     result = match(node, parents)
-                    if result:
-                        add((name, node, parents, result))
+                    if result:  # its __bool__ is the user's code too, so inside the try
+                        add(_occurrence(path, source, name, node, parents, result))
             if units:
                 for unit in units:
                     counts[unit] += 1
@@ -119,10 +128,30 @@ def match_tree(path: str, tree: ast.AST, source: SourceText,
                         extend(value)
                     elif value is not None:
                         push(value)
-    except Exception as exc:  # the user's matcher: the file fails, naming the pattern
-        raise PatternFailure(name, "%s: %s" % (type(exc).__name__, " ".join(str(exc).split())),
-                             _anchor(node, route)[0]) from None
-    return [_occurrence(path, source, *item) for item in found], tuple(sorted(counts.items()))
+    except BaseException as exc:  # noqa: B036 -- whatever the matcher raises (``_failure``)
+        raise exc if isinstance(exc, PatternFailure) else _failure(name, exc, node, route) from None
+    return found, tuple(sorted(counts.items()))
+
+
+def _failure(name: str, exc: BaseException, node: Any, route: Sequence[ast.AST]) -> PatternFailure:
+    """What the matcher of ``name`` raising ``exc`` at ``node`` is recorded as: anything, SystemExit and
+    KeyboardInterrupt too, fails the file.  Matchers run in worker processes of their own process group,
+    which a Ctrl-C at the terminal does not reach (``engines.local``), so a KeyboardInterrupt here is
+    the matcher's own; ``DeadlinePassed`` (``model.processes.deadline``) is a timeout."""
+    line = _line_of(node, route)
+    if isinstance(exc, DeadlinePassed):
+        return PatternFailure(name, "took longer than the deadline of %s s per file (--pattern-timeout)"
+                              % format(exc.seconds, "g"), line, PATTERN_TIMEOUT)
+    return PatternFailure(name, "%s: %s" % (type(exc).__name__, said(exc, MESSAGE_LIMIT)), line)
+
+
+def _line_of(node: Any, route: Sequence[ast.AST]) -> int:
+    """The line of ``node``, else of its nearest ancestor with one, for a failure (1 when none is whole)."""
+    for candidate in (node, *reversed(route)):
+        line = getattr(candidate, "lineno", None)
+        if type(line) is int:
+            return line
+    return 1
 
 
 #: The plan of the patterns of the last files walked, by their names and matchers.
@@ -170,7 +199,7 @@ class _Plan:
         return todo
 
 
-def _anchor(node: Any, parents: Sequence[ast.AST]) -> Tuple[int, int, int, int, Any]:
+def _anchor(node: Any, parents: Sequence[ast.AST]) -> Tuple[Any, Any, Any, Any, Any]:
     """(line, byte col, end line, end byte col, positioned node): the node's, else its nearest
     positioned ancestor's, else the start of the file."""
     for candidate in (node, *reversed(parents)):
@@ -178,19 +207,57 @@ def _anchor(node: Any, parents: Sequence[ast.AST]) -> Tuple[int, int, int, int, 
         if line is not None:
             end_line = getattr(candidate, "end_lineno", None) or line
             end_col = getattr(candidate, "end_col_offset", None)
-            return line, candidate.col_offset, end_line, end_col if end_col is not None else candidate.col_offset, \
-                candidate
+            col = getattr(candidate, "col_offset", None)
+            return line, col, end_line, end_col if end_col is not None else col, candidate
     return 1, 0, 1, 0, None
+
+
+def _position(name: str, source: SourceText, node: Any, parents: Sequence[ast.AST]) -> Tuple[int, int, int, int, Any]:
+    """``_anchor``, checked to be whole numbers: a matcher that set ``lineno`` to text fails its file."""
+    position = _anchor(node, parents)
+    for field, value in zip(_POSITION_FIELDS, position):
+        if type(value) is not int or value < 0:
+            raise PatternFailure(name, "the %s node's %s is %s, not a position (a matcher must not change the "
+                                 "tree)" % (type(position[4]).__name__, field, _short(value)), 1)
+    if not 1 <= position[0] <= position[2] <= len(source.lines) + 1:
+        raise PatternFailure(name, "the %s node's lines %d-%d are not in the file (a matcher must not change "
+                             "the tree)" % (type(position[4]).__name__, position[0], position[2]), 1)
+    return position
+
+
+_POSITION_FIELDS = ("lineno", "col_offset", "end_lineno", "end_col_offset")
+
+
+def _fields(name: str, result: Dict[Any, Any], line: int) -> str:
+    """A dict result as JSON text (sorted keys): string keys, at most ``VALUE_LIMIT`` characters."""
+    odd = [key for key in result if not isinstance(key, str)]
+    if odd:
+        raise PatternFailure(name, "its fields must have string keys, not %s" % _short(odd[0]), line)
+    try:
+        value = json.dumps(result, sort_keys=True, default=str, ensure_ascii=False)
+    except Exception as exc:  # noqa: BLE001 -- a value whose str() raises, a cycle
+        raise PatternFailure(name, "its fields cannot be stored as JSON (%s: %s)"
+                             % (type(exc).__name__, said(exc, MESSAGE_LIMIT)), line) from None
+    if len(value) > VALUE_LIMIT:
+        raise PatternFailure(name, "its fields are %s characters as JSON, over the limit of %s"
+                             % (format(len(value), ","), format(VALUE_LIMIT, ",")), line)
+    return value
+
+
+def _short(value: Any) -> str:
+    """``repr(value)``, cut short; a ``repr`` that raises is said so."""
+    try:
+        return shorten(repr(value), 60)
+    except Exception as exc:  # noqa: BLE001 -- the user's __repr__
+        return "a %s whose repr raised %s" % (type(value).__name__, type(exc).__name__)
 
 
 def _occurrence(path: str, source: SourceText, name: str, node: ast.AST, parents: Tuple[ast.AST, ...],
                 result: Any) -> Occurrence:
-    line, col, end_line, end_col, anchor = _anchor(node, parents)
+    """The row of a match, made when it matched (a later matcher changing the tree cannot move it)."""
+    line, col, end_line, end_col, anchor = _position(name, source, node, parents)
     if isinstance(result, dict) and result:
-        try:
-            value = json.dumps(result, sort_keys=True, default=str, ensure_ascii=False)
-        except (TypeError, ValueError) as exc:
-            raise PatternFailure(name, "its fields cannot be stored as JSON (%s)" % exc, line) from None
+        value = _fields(name, result, line)
     else:
         value = short_segment(source, anchor) if anchor is not None else ""
     char_col = source.char_col(line, col)

@@ -29,8 +29,10 @@ import traceback
 from dataclasses import replace
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from punstats.extract.text import said, shorten
 from punstats.model import kinds as kinds_module
 from punstats.model.kinds import PATTERN_ATTRIBUTE, Kind, PatternError, Registry, check_matcher, check_on, check_per
+from punstats.model.processes import interrupts_noted
 
 #: The entry-point group of installed pattern plugins.
 ENTRY_POINT_GROUP = "punstats.patterns"
@@ -131,17 +133,19 @@ def _load_file(spec: str) -> List[Kind]:
     module = importlib.util.module_from_spec(module_spec)
     mark = kinds_module.defined_count()
     sys.modules[name] = module  # what it defines can be pickled by reference within this process
-    try:
-        code = compile(data, spec, "exec", dont_inherit=True)
-        exec(code, module.__dict__)  # noqa: S102 -- the user's own plugin, never corpus code
-    except PatternError as exc:
-        sys.modules.pop(name, None)
-        raise PatternError("%s: %s" % (spec, exc)) from None
-    except BaseException as exc:  # a syntax error, an import that fails: the user's file, in one line
-        sys.modules.pop(name, None)
-        if isinstance(exc, (KeyboardInterrupt, SystemExit)):
-            raise
-        raise PatternError("pattern file %s: %s" % (spec, _where(exc, spec))) from None
+    with interrupts_noted() as ctrl_c:
+        try:
+            code = compile(data, spec, "exec", dont_inherit=True)
+            exec(code, module.__dict__)  # noqa: S102 -- the user's own plugin, never corpus code
+        except PatternError as exc:
+            sys.modules.pop(name, None)
+            raise PatternError("%s: %s" % (spec, exc)) from None
+        # a syntax error, an import that fails, sys.exit(), a KeyboardInterrupt it raised: in one line
+        except BaseException as exc:  # noqa: B036
+            sys.modules.pop(name, None)
+            if ctrl_c:  # the user's Ctrl-C while it loaded: punstats stops
+                raise
+            raise PatternError("pattern file %s: %s" % (spec, _where(exc, spec))) from None
     digest = hashlib.sha256(data).hexdigest()
     return [replace(k, source=spec, sha256=digest) for k in kinds_module.defined_since(mark)]
 
@@ -152,20 +156,27 @@ def _where(exc: BaseException, spec: str) -> str:
     if line is None:
         frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == spec]
         line = frames[-1].lineno if frames else None
-    text = " ".join(str(getattr(exc, "msg", None) or exc).split())
+    text = shorten(exc.msg, ECHO_LIMIT) if isinstance(exc, SyntaxError) and exc.msg else said(exc, ECHO_LIMIT)
     return "%s%s%s" % ("line %d: " % line if line else "", type(exc).__name__, ": " + text if text else "")
 
 
+#: The most characters of a user's text (a message, a name) an error repeats.
+ECHO_LIMIT = 200
+
+
 def _import(spec: str, module: str):
-    try:
-        return importlib.import_module(module)
-    except PatternError as exc:
-        raise PatternError("%s: %s" % (spec, exc)) from None
-    except ImportError as exc:
-        raise PatternError("pattern %s: cannot import %s (%s)" % (spec, module, exc)) from None
-    except Exception as exc:  # noqa: BLE001 -- whatever the user's module raises
-        raise PatternError("pattern %s: importing %s raised %s: %s"
-                           % (spec, module, type(exc).__name__, " ".join(str(exc).split()))) from None
+    with interrupts_noted() as ctrl_c:
+        try:
+            return importlib.import_module(module)
+        except PatternError as exc:
+            raise PatternError("%s: %s" % (spec, exc)) from None
+        except ImportError as exc:
+            raise PatternError("pattern %s: cannot import %s (%s)" % (spec, module, said(exc, ECHO_LIMIT))) from None
+        except BaseException as exc:  # noqa: B036 -- whatever the user's module raises, sys.exit() too
+            if ctrl_c:  # the user's Ctrl-C while it loaded: punstats stops
+                raise
+            raise PatternError("pattern %s: importing %s raised %s: %s"
+                               % (spec, module, type(exc).__name__, said(exc, ECHO_LIMIT))) from None
 
 
 def _load_attribute(spec: str, module: str, name: str) -> List[Kind]:

@@ -125,6 +125,14 @@ def shorten(text: str, limit: int = CALLEE_MAX_CHARS) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "\u2026"
 
 
+def said(exc: BaseException, limit: int) -> str:
+    """``str(exc)`` of a user's exception as ``shorten`` gives it; one whose ``__str__`` raises is said so."""
+    try:
+        return shorten(str(exc), limit)
+    except Exception as inner:  # noqa: BLE001 -- the user's __str__
+        return "(its message raised %s)" % type(inner).__name__
+
+
 def shorten_attribute(text: str, attr: str, limit: int = CALLEE_MAX_CHARS) -> str:
     """``shorten`` of ``text``, the source of an attribute ``<value>.attr``, keeping ``.attr``
     whole and cutting the value instead: ``"'{name}' must be\u2026".format``.  When ``.attr``

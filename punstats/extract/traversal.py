@@ -55,8 +55,9 @@ from punstats.model.kinds import (
     Kind,
 )
 from punstats.model.limits import DEFAULT_MAX_BYTES
+from punstats.model.processes import deadline
 from punstats.model.records import Extraction, FileRecord, FunctionShape, Occurrence, count_lines, failure
-from punstats.model.statuses import DECODE_ERROR, NULL_BYTES, OK, PATTERN_ERROR, SYNTAX_ERROR, TOO_DEEP, TOO_LARGE
+from punstats.model.statuses import DECODE_ERROR, NULL_BYTES, OK, SYNTAX_ERROR, TOO_DEEP, TOO_LARGE
 
 #: Bumped whenever a change could alter any extracted value; cached results
 #: from another extractor version are never reused.  3: a shortened callee,
@@ -66,30 +67,31 @@ from punstats.model.statuses import DECODE_ERROR, NULL_BYTES, OK, PATTERN_ERROR,
 EXTRACTOR_VERSION = 5
 
 
-def extract(path: str, data: bytes, max_bytes: int = DEFAULT_MAX_BYTES, patterns: Sequence[Kind] = ()) -> Extraction:
+def extract(path: str, data: bytes, max_bytes: int = DEFAULT_MAX_BYTES, patterns: Sequence[Kind] = (),
+            timeout: Optional[float] = None) -> Extraction:
     """Parse ``data`` (the bytes of ``path``) and collect its keyword arguments.
 
-    Never raises for bad input: every failure becomes a FileRecord status.
-    Never executes anything from the source.  ``patterns``: user patterns, matched
-    in one more walk (``extract.patterns``).  The cyclic garbage collector is
-    paused meanwhile: a syntax tree has no cycles, and collections triggered
-    by its many allocations would otherwise scan the caller's whole heap.
+    Never raises for bad input: every failure becomes a FileRecord status.  Never executes anything
+    from the source.  ``patterns``: user patterns, matched in one more walk (``extract.patterns``) of
+    at most ``timeout`` seconds (``processes.deadline``).  The cyclic garbage collector is paused
+    meanwhile: a syntax tree has no cycles, and collections triggered by its many allocations would
+    otherwise scan the caller's whole heap.
     """
     enabled = gc.isenabled()
     gc.disable()
     try:
-        return _extract(path, data, max_bytes, patterns)
+        return _extract(path, data, max_bytes, patterns, timeout)
     finally:
         if enabled:
             gc.enable()
 
 
-def _extract(path: str, data: bytes, max_bytes: int, patterns: Sequence[Kind] = ()) -> Extraction:
+def _extract(path: str, data: bytes, max_bytes: int, patterns: Sequence[Kind], timeout: Optional[float]) -> Extraction:
     if len(data) > max_bytes:
         return failure(path, TOO_LARGE, "%d bytes, over the cap of %d" % (len(data), max_bytes), size=len(data))
     if path.endswith(NOTEBOOK_SUFFIX):  # its code cells (``notebook``), collected here
         return extract_notebook(path, data, lambda text, tree: _collect(
-            path, text.encode("utf-8", "surrogatepass"), "utf-8", tree, SourceText(text), patterns))
+            path, text.encode("utf-8", "surrogatepass"), "utf-8", tree, SourceText(text), patterns, timeout))
     if b"\0" in data:
         line = data[: data.index(b"\0")].count(b"\n") + 1
         return failure(path, NULL_BYTES, "source contains a null byte", line, data)
@@ -109,7 +111,7 @@ def _extract(path: str, data: bytes, max_bytes: int, patterns: Sequence[Kind] = 
         return failure(path, TOO_DEEP, message, None, data, encoding)
     except ValueError as exc:  # e.g. null bytes on interpreters that say so this way
         return failure(path, SYNTAX_ERROR, str(exc), None, data, encoding)
-    return _collect(path, data, encoding, tree, SourceText(text), patterns)
+    return _collect(path, data, encoding, tree, SourceText(text), patterns, timeout)
 
 
 def is_punnable(kw: ast.keyword) -> bool:
@@ -380,21 +382,19 @@ class _Collector:
 _COUNT_FIELDS = tuple(f.name for f in dataclasses.fields(FileRecord) if f.default == 0 and f.name != "code_lines")
 
 
-def _collect(path: str, data: bytes, encoding: str, tree: ast.AST, source: SourceText,
-             patterns: Sequence[Kind] = ()) -> Extraction:
+def _collect(path: str, data: bytes, encoding: str, tree: ast.AST, source: SourceText, patterns: Sequence[Kind] = (),
+             timeout: Optional[float] = None) -> Extraction:
     collector = _Collector(path, source)
     collector.run(tree)
-    try:  # user patterns: one more walk
-        matched, units = match_tree(path, tree, source, patterns) if patterns else ([], ())
-    except PatternFailure as exc:
-        return failure(path, PATTERN_ERROR, str(exc), exc.line, data, encoding)
     lines = count_lines(data)
-    record = FileRecord(
-        path=path, status=OK, error="", error_line=None, bytes=len(data), lines=lines, encoding=encoding,
-        sha256=hashlib.sha256(data).hexdigest(), **collector.counts,
-        code_lines=code_lines(tree, source, lines, collector.scopes),
-    )
+    code = code_lines(tree, source, lines, collector.scopes)  # before a matcher can change the tree
+    try:  # user patterns: one more walk, within the deadline
+        with deadline(timeout):
+            matched, units = match_tree(path, tree, source, patterns) if patterns else ([], ())
+    except PatternFailure as exc:
+        return failure(path, exc.status, str(exc), exc.line, data, encoding)
+    record = FileRecord(path=path, status=OK, error="", error_line=None, bytes=len(data), lines=lines,
+                        encoding=encoding, sha256=hashlib.sha256(data).hexdigest(), **collector.counts, code_lines=code)
     occurrences = sorted(collector.occurrences + matched, key=lambda o: (o.line, o.col, o.kind))
     functions = sorted(collector.functions, key=lambda f: (f.line, f.col))
     return Extraction(record, tuple(occurrences), tuple(functions), units)
-

@@ -9,8 +9,9 @@ punstats installed for it.  Protocol, one JSON object per line:
 - ``{"op": "hello"}`` -> ``{"python": "3.12.1", "implementation": ..., "extractor_version": ...,
   "compat_version": ...}``
 - ``{"op": "work", "path": P, "data": BASE64, "max_bytes": N, "modes": ["extract", "compat", "definitions"],
-  "patterns": [[SOURCE, NAME, SHA256], ...]}`` (patterns optional: user patterns, loaded by the
-  worker from their source, a file relative to the working directory or an importable module)
+  "patterns": [[SOURCE, NAME, SHA256], ...], "timeout": SECONDS}`` (patterns optional: user patterns,
+  loaded by the worker from their source, a file relative to the working directory or an importable
+  module, each file's walk within ``timeout`` seconds; what they print goes to standard error)
   -> ``{"extract": EXTRACTION, "compat": RESULT}`` (modes asked for only)
 - end of input: the worker exits.
 
@@ -55,15 +56,16 @@ def hello() -> Dict[str, Any]:
     }
 
 
-def handle(path: str, data: bytes, max_bytes: int, modes, patterns=()) -> Dict[str, Any]:
+def handle(path: str, data: bytes, max_bytes: int, modes, patterns=(), timeout=None) -> Dict[str, Any]:
     """The per-file results asked for, as JSON-serialisable values.  ``patterns``: user
-    patterns as ``plugins.wire`` sends them, loaded here (once) and matched by ``extract``."""
+    patterns as ``plugins.wire`` sends them, loaded here (once) and matched by ``extract``
+    within ``timeout`` seconds."""
     out: Dict[str, Any] = {}
     if "extract" in modes:
         extract = _punstats_module("extract.traversal")
         records = _punstats_module("model.records")
         kinds = _punstats_module("extract.plugins").resolve([tuple(p) for p in patterns]) if patterns else ()
-        out["extract"] = records.to_plain(extract.extract(path, data, max_bytes, kinds))
+        out["extract"] = records.to_plain(extract.extract(path, data, max_bytes, kinds, timeout))
     if "compat" in modes:
         out["compat"] = _punstats_module("extract.compat").compat_file(data)
     if "definitions" in modes:
@@ -73,7 +75,10 @@ def handle(path: str, data: bytes, max_bytes: int, modes, patterns=()) -> Dict[s
 
 def main() -> int:
     stdin = sys.stdin.buffer
-    stdout = sys.stdout
+    # the replies keep the real standard output; what a pattern prints goes to standard error
+    stdout = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
     for raw in stdin:
         if not raw.strip():
             continue
@@ -84,7 +89,8 @@ def main() -> int:
             else:
                 data = base64.b64decode(request["data"])
                 reply = handle(request["path"], data, request.get("max_bytes", 20 << 20),
-                               request.get("modes", ["extract"]), request.get("patterns") or ())
+                               request.get("modes", ["extract"]), request.get("patterns") or (),
+                               request.get("timeout"))
         except Exception as exc:  # never die on one file; say why instead
             reply = {"error": "%s: %s" % (type(exc).__name__, exc)}
         stdout.write(json.dumps(reply, ensure_ascii=True) + "\n")

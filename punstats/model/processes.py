@@ -6,7 +6,9 @@ parent dies, even by ``kill -9``, when no clean-up code of the parent can run.
 Elsewhere it does nothing.  ``terminated_raises`` makes a SIGTERM (``kill``,
 ``timeout``, a scheduler ending a job) end the command as Ctrl-C does, by an
 exception (``Terminated``), so that its clean-up runs: a scan's temporary or
-half-written directory is removed.  Standard library only.
+half-written directory is removed.  ``deadline`` bounds code of the user's that
+runs in a worker (a pattern's matcher): past it, ``DeadlinePassed`` is raised in
+it, and a process that goes on regardless is ended.  Standard library only.
 """
 from __future__ import annotations
 
@@ -14,8 +16,9 @@ import contextlib
 import ctypes
 import os
 import signal
+import sys
 import threading
-from typing import Any, Iterator, Optional
+from typing import Any, Iterator, List, Optional
 
 
 class Terminated(BaseException):
@@ -44,6 +47,31 @@ def terminated_raises() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+@contextlib.contextmanager
+def interrupts_noted() -> Iterator[List[int]]:
+    """Within it, a SIGINT (Ctrl-C) to this process is noted in the list it gives, then handled as
+    before (``KeyboardInterrupt``): a ``KeyboardInterrupt`` that code raised itself is told from
+    the user's Ctrl-C by the list being empty.  Off the main thread, nothing is noted."""
+    received: List[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield received
+        return
+    previous = signal.getsignal(signal.SIGINT)
+
+    def note(signum: int, frame: Any) -> None:
+        received.append(signum)
+        if callable(previous):
+            previous(signum, frame)
+        elif previous == signal.SIG_DFL:
+            raise KeyboardInterrupt
+    signal.signal(signal.SIGINT, note)
+    try:
+        yield received
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
 
 _PR_SET_PDEATHSIG = 1
 
@@ -77,3 +105,48 @@ def die_with_parent(parent: int = 0) -> bool:
     if taken and os.getppid() != expected:  # the parent died before the request was made
         os.kill(os.getpid(), signal.SIGKILL)
     return taken
+
+
+class DeadlinePassed(BaseException):
+    """Code under ``deadline`` ran past it; not an ``Exception``, so that an ``except Exception``
+    of that code does not take it."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__("over the deadline of %g s" % seconds)
+        self.seconds = seconds
+
+
+#: The exit status of a process that ran on past its deadline and its grace (``deadline``).
+OVERRAN_EXIT = 124
+
+
+def _on_alarm(seconds: float, grace: float) -> Any:
+    fired: List[bool] = []
+
+    def handler(signum: int, frame: Any) -> None:
+        if fired:  # it caught DeadlinePassed and went on: nothing short of ending the process stops it
+            os._exit(OVERRAN_EXIT)
+        fired.append(True)
+        signal.setitimer(signal.ITIMER_REAL, grace)
+        raise DeadlinePassed(seconds)
+    return handler
+
+
+@contextlib.contextmanager
+def deadline(seconds: Optional[float], grace: float = 5.0) -> Iterator[None]:
+    """Within it, ``seconds`` after it began, ``DeadlinePassed`` is raised in the code running
+    (SIGALRM); if that code is still running ``grace`` seconds later (it caught the exception),
+    the process exits at once (``OVERRAN_EXIT``).  Only in the main thread of a POSIX process,
+    and only given ``seconds``: elsewhere nothing changes (the process running it is then
+    watched from outside, ``engines.local``)."""
+    if not seconds or threading.current_thread() is not threading.main_thread() \
+            or not hasattr(signal, "setitimer") or sys.platform == "win32":
+        yield
+        return
+    previous = signal.signal(signal.SIGALRM, _on_alarm(seconds, grace))
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)

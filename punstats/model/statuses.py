@@ -52,6 +52,9 @@ SUBMODULE = "submodule"  # a git submodule in a revision scan, not followed (ski
 PATTERN_ERROR = "pattern_error"  # a user pattern's matcher raised on it (the error names the pattern)
 
 
+PATTERN_TIMEOUT = "pattern_timeout"  # a user pattern took longer than its deadline on it (never cached)
+
+
 NOTEBOOK_ERROR = "notebook_error"  # an ``.ipynb`` that is not a notebook (bad JSON, no cell list)
 
 

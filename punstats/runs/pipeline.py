@@ -186,7 +186,7 @@ def open_engine(options: ScanOptions, progress: Progress, workers: Any = None) -
     from punstats.engines import registry
     engine, argument = registry.split(options.engine_spec)
     return engine.factory(registry.Setup(argument, options.jobs, options.max_bytes, progress, workers,
-                                                 options.patterns))
+                                         options.patterns, options.pattern_timeout))
 
 
 Tables = Tuple[Dict[str, Any], Dict[str, int], Optional[Dict[str, int]]]  # (counts, rows, cache counts)

@@ -31,7 +31,7 @@ from punstats.engines.cached import extract_version, prepare, run_cached
 from punstats.model.discovery import Candidate
 from punstats.model.kinds import KIND_CALL, UNITS, Kind
 from punstats.model.records import Extraction
-from punstats.model.statuses import OK, UNREADABLE, WORKER_DIED
+from punstats.model.statuses import OK, PATTERN_TIMEOUT, UNREADABLE, WORKER_DIED
 from punstats.runs.options import ScanOptions
 from punstats.runs.pipeline import open_cache, open_engine, worker_pool
 from punstats.sources import git as gitsource
@@ -44,7 +44,7 @@ COUNTED = ("calls", "keywords", "punnable", "keywords_nontest", "punnable_nontes
 DIFFS_AT_ONCE = 200
 
 #: Statuses of a file that a scan of the next revision would try again: circumstances, not the file.
-RETRIED = frozenset({UNREADABLE, WORKER_DIED})
+RETRIED = frozenset({UNREADABLE, WORKER_DIED, PATTERN_TIMEOUT})
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,267 @@
+"""Hostile and careless patterns (issue 27): whatever a user's matcher does, the run is not
+hung, killed or corrupted; each thing it does wrong is a recorded file status with a reason
+(``pattern_error``, ``pattern_timeout``, ``worker_died``) or a one-line error (exit 2)."""
+import ast
+import json
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from punstats.cli import main
+from punstats.extract.traversal import extract
+from punstats.model.kinds import Kind
+
+SOURCE = b"def f(a):\n    g(a=a)\n    return a\n\n\ndef h():\n    return 2\n"
+
+
+def kind(match, name="p", on=None):
+    return Kind(name, name, "lines", occurrence=True, matcher=match, source="test", on=on)
+
+
+def record_of(*matchers, source=SOURCE):
+    return extract("m.py", source, patterns=[kind(m, "p%d" % i) for i, m in enumerate(matchers)])
+
+
+class Truthy:
+    def __init__(self, exc):
+        self.exc = exc
+
+    def __bool__(self):
+        raise self.exc
+
+
+def raising(exc):
+    def match(node, parents):
+        raise exc
+    return match
+
+
+@pytest.mark.parametrize("match, said", [
+    (raising(SystemExit(3)), "pattern p0: SystemExit: 3"),
+    (raising(KeyboardInterrupt()), "pattern p0: KeyboardInterrupt: "),
+    (lambda node, parents: Truthy(SystemExit("bye")), "pattern p0: SystemExit: bye"),
+    (lambda node, parents: Truthy(KeyboardInterrupt()), "pattern p0: KeyboardInterrupt: "),
+    (lambda node, parents: Truthy(GeneratorExit()), "pattern p0: GeneratorExit: "),
+])
+def test_sys_exit_and_keyboard_interrupt_of_a_matcher_are_pattern_errors(match, said):
+    record = record_of(match).record
+    assert (record.status, record.error.rstrip()) == ("pattern_error", said.rstrip())
+
+
+class Loud(Exception):
+    def __str__(self):
+        raise RuntimeError("no")
+
+
+class BadRepr:
+    def __repr__(self):
+        raise RuntimeError("no")
+
+    def __str__(self):
+        raise RuntimeError("no")
+
+    def __hash__(self):
+        return 1
+
+
+def at_return(value):
+    return lambda node, parents: value if isinstance(node, ast.Return) else None
+
+
+@pytest.mark.parametrize("match, said", [
+    (raising(Loud()), "pattern p0: Loud: (its message raised RuntimeError)"),
+    (raising(ValueError("x" * 1_000_000)), "pattern p0: ValueError: " + "x" * 499 + "\u2026"),
+    (at_return({"k": BadRepr()}), "pattern p0: its fields cannot be stored as JSON (RuntimeError: no)"),
+    (at_return({BadRepr(): 1}), "pattern p0: its fields must have string keys, not a BadRepr whose repr raised "
+                                "RuntimeError"),
+    (at_return({1: "a", "1": "b"}), "pattern p0: its fields must have string keys, not 1"),
+    (at_return({"k": "v" * 20_000}), "pattern p0: its fields are 20,009 characters as JSON, over the limit of 10,000"),
+    (at_return({"k": (lambda: 1)}), None),  # a value that does not pickle is stored as its str()
+])
+def test_results_that_cannot_be_stored_are_pattern_errors(match, said):
+    record = record_of(match).record
+    if said is None:
+        assert record.status == "ok"
+    else:
+        assert (record.status, record.error) == ("pattern_error", said)
+
+
+def set_line(value):
+    def match(node, parents):
+        if isinstance(node, ast.Return):
+            node.lineno = value
+            return True
+    return match
+
+
+@pytest.mark.parametrize("value, said", [
+    ("3", "pattern p0: the Return node's lineno is '3', not a position (a matcher must not change the tree)"),
+    (None, None),  # a node without a line takes its ancestor's
+    (10**9, "pattern p0: the Return node's lines 1000000000-7 are not in the file"),
+])
+def test_a_matcher_that_breaks_positions_fails_its_file(value, said):
+    record = record_of(set_line(value)).record
+    if said is None:
+        assert record.status == "ok"
+    else:
+        assert record.status == "pattern_error" and record.error.startswith(said), record.error
+
+
+def test_a_matcher_that_changes_the_tree_changes_no_other_row():
+    honest = extract("m.py", SOURCE)
+
+    def vandal(node, parents):
+        if isinstance(node, ast.Module):
+            for other in ast.walk(node):
+                if hasattr(other, "lineno") and not isinstance(other, ast.Return):
+                    other.lineno = other.end_lineno = 1
+            node.body[:] = node.body[:1]
+        return isinstance(node, ast.Return)
+
+    def returns(node, parents):
+        if isinstance(node, ast.Return):
+            node.lineno = node.end_lineno = 1  # after the vandal's row was made: that row keeps its place
+        return isinstance(node, ast.Return)
+
+    result = record_of(vandal, returns)
+    assert result.record.status == "ok"
+    builtin = [o for o in result.occurrences if o.kind not in ("p0", "p1")]
+    assert builtin == list(honest.occurrences) and result.functions == honest.functions
+    assert result.record.code_lines == honest.record.code_lines
+    assert [(o.kind, o.line) for o in result.occurrences if o.kind in ("p0", "p1")] == [("p1", 1), ("p0", 3)]
+
+
+LOADS = "import punstats\n{top}\n@punstats.pattern('p')\ndef match(node, parents):\n    return False\n"
+
+
+@pytest.mark.parametrize("top, said", [
+    ("raise SystemExit(0)", "line 2: SystemExit: 0"),
+    ("import sys; sys.exit('bye')", "line 2: SystemExit: bye"),
+    ("raise KeyboardInterrupt", "line 2: KeyboardInterrupt"),
+])
+def test_a_plugin_that_exits_while_loaded_is_a_one_line_error(tmp_path, capsys, top, said):
+    plugin = tmp_path / "exits.py"
+    plugin.write_text(LOADS.format(top=top))
+    (tmp_path / "tree").mkdir()
+    (tmp_path / "tree" / "a.py").write_text("f(x=x)\n")
+    assert main(["scan", "-q", "--no-save", str(tmp_path / "tree"), "--pattern", str(plugin)]) == 2
+    assert capsys.readouterr().err == "punstats: error: pattern file %s: %s\n" % (plugin, said)
+
+
+def punstats_process(args, cwd, **kwargs):
+    return subprocess.Popen([sys.executable, "-m", "punstats", *args], cwd=cwd, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, **kwargs)
+
+
+def test_a_ctrl_c_while_a_plugin_loads_still_stops_punstats(tmp_path):
+    plugin = tmp_path / "slow.py"
+    plugin.write_text(LOADS.format(top="import pathlib, time; pathlib.Path('started').touch(); time.sleep(60)"))
+    (tmp_path / "tree").mkdir()
+    (tmp_path / "tree" / "a.py").write_text("f(x=x)\n")
+    proc = punstats_process(["scan", "-q", "--no-save", "tree", "--pattern", str(plugin)], tmp_path)
+    try:
+        deadline = time.monotonic() + 30
+        while not (tmp_path / "started").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, err
+
+
+MATCHER = """\
+import ast, os, sys, time
+
+import punstats
+
+
+@punstats.pattern("p", on=ast.Return)
+def match(node, parents):
+    if node.lineno == 3:
+{body}
+    return True
+"""
+
+
+def tree_of(tmp_path, files=3):
+    """``files`` files, each with a return at line 3 (where the matcher misbehaves) and one at line 7."""
+    root = tmp_path / "tree"
+    root.mkdir()
+    for i in range(files):
+        (root / ("m%d.py" % i)).write_bytes(SOURCE)
+    return root
+
+
+def run_scan(tmp_path, body, *args, files=3, timeout=120):
+    """``punstats scan --json`` of a small tree with a matcher doing ``body`` at line 3; (exit status,
+    {path: (status, error)} of the stored files, stdout, stderr)."""
+    import pandas as pd
+    plugin = tmp_path / "plugin.py"
+    plugin.write_text(MATCHER.format(body="\n".join("        " + line for line in body.splitlines())))
+    root = tree_of(tmp_path, files)
+    out = tmp_path / "out"
+    proc = subprocess.run([sys.executable, "-m", "punstats", "scan", "--json", "-q", "--no-cache", "-o", str(out),
+                           str(root), "--pattern", str(plugin), *args], capture_output=True, text=True,
+                          timeout=timeout, cwd=tmp_path)
+    files_table = pd.read_parquet(out / "files.parquet") if (out / "files.parquet").exists() else None
+    statuses = {} if files_table is None else dict(zip(files_table["path"], zip(files_table["status"],
+                                                                                 files_table["error"])))
+    return proc.returncode, statuses, proc.stdout, proc.stderr
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+@pytest.mark.parametrize("body, status", [
+    ("os._exit(3)", "worker_died"),
+    ("sys.exit(3)", "pattern_error"),
+    ("raise KeyboardInterrupt", "pattern_error"),
+    ("time.sleep(600)", "pattern_timeout"),
+    ("while True:\n    pass", "pattern_timeout"),
+    ("while True:\n    try:\n        time.sleep(600)\n    except BaseException:\n        pass", "worker_died"),
+])
+def test_a_matcher_that_exits_or_stalls_costs_its_files_not_the_run(tmp_path, jobs, body, status):
+    code, files, out, err = run_scan(tmp_path, body, "-j", jobs, "--pattern-timeout", "1")
+    assert {path: s for path, (s, _) in files.items()} == dict.fromkeys(("m0.py", "m1.py", "m2.py"), status), err
+    [summary] = json.loads(out)
+    assert summary["failed_by_reason"] == {status: 3}
+    if status == "worker_died":  # as when the out-of-memory killer ends a worker: said in the summary
+        assert code == 0
+    else:
+        assert code == 1 and err.count("\n") == 1 and "status %s" % status in err, err
+
+
+def test_a_timeout_says_the_deadline(tmp_path):
+    code, files, out, err = run_scan(tmp_path, "time.sleep(600)", "--pattern-timeout", "0.5", files=1)
+    assert files["m0.py"] == ("pattern_timeout", "pattern p: took longer than the deadline of 0.5 s per file "
+                                                 "(--pattern-timeout)")
+
+
+def test_prints_and_forks_of_a_matcher_do_not_reach_the_json_nor_outlive_the_scan(tmp_path):
+    marker = tmp_path / "children.txt"
+    body = ("print('noise', flush=True); os.write(1, b'raw noise\\n')\n"
+            "if os.fork() == 0:\n"
+            "    with open(%r, 'a') as f: f.write('%%d\\n' %% os.getpid())\n"
+            "    if node.col_offset >= 0: time.sleep(600)\n" % str(marker))
+    code, files, out, err = run_scan(tmp_path, body, files=2)
+    assert code == 0, err
+    [summary] = json.loads(out)
+    assert summary["kinds"]["p"] == 4 and set(s for s, _ in files.values()) == {"ok"}
+    assert "noise" in err and "raw noise" in err
+    children = [int(pid) for pid in marker.read_text().split()]
+    assert len(children) == 2
+    until = time.monotonic() + 10  # SIGKILL is delivered asynchronously
+    while not all(map(gone, children)) and time.monotonic() < until:
+        time.sleep(0.1)
+    assert all(map(gone, children))
+
+
+def gone(pid):
+    """The process ended (a zombie left for init to reap counts as ended)."""
+    try:
+        with open("/proc/%d/stat" % pid) as handle:
+            return handle.read().rpartition(")")[2].split()[0] in ("Z", "X")
+    except OSError:
+        return True
