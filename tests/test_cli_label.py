@@ -96,7 +96,8 @@ def test_a_sheet_with_a_foreign_key_is_one_line_exit_2_and_nothing_is_lost(scann
     (["label", "{out}", "--kind", "call", "--context", "-1"],
      "argument --context: expected 0 to 100 lines, got -1"),
     (["table", "{out}", "--by", "label"], "no labels in {out}: punstats label DIR --kind NAME writes a sheet to fill"),
-    (["table", "{out}", "--kind", "call"], "--kind chooses the labels of one kind: use it with --by label"),
+    (["table", "{out}", "--kind", "call", "--by", "length"],
+     "--kind chooses the kind of the summary table, or with --by label the labels of one kind: drop --by length"),
     (["label", "{out}", "--kind", "call", "--seed", "3"],  # issue 27: the seed was ignored
      "--seed 3 draws the sample of --sample N: give --sample N too, or drop --seed"),
 ])

@@ -256,13 +256,11 @@ def pattern_options() -> argparse.ArgumentParser:
 
 
 def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not 0 <= value < 1e6:
+    """A number of seconds, from 0 up to a million (written as digits, with a decimal point or not)."""
+    import re
+    if not re.fullmatch(r"\s*(\d{1,6}(\.\d*)?|\.\d+)\s*", text) or not float(text) < 1e6:
         raise argparse.ArgumentTypeError("%r is not a number of seconds" % text[:40])
-    return value
+    return float(text)
 
 
 def _engine(text: str) -> str:
