@@ -12,7 +12,7 @@ only) -> ``engines`` -> ``store`` -> ``analysis`` -> ``present``, driven by
 """
 __version__ = "0.1.0"
 
-__all__ = ["NoPythonFilesWarning", "ScanResult", "load", "load_or_scan", "pattern", "scan", "__version__"]
+__all__ = ["NoPythonFilesWarning", "ScanResult", "load", "load_or_scan", "pattern", "row", "scan", "__version__"]
 
 
 def __getattr__(name):
@@ -22,9 +22,9 @@ def __getattr__(name):
     if name == "NoPythonFilesWarning":
         from punstats.model.errors import NoPythonFilesWarning
         return NoPythonFilesWarning
-    if name == "pattern":
-        from punstats.model.kinds import pattern
-        return pattern
+    if name in ("pattern", "row"):
+        from punstats.model import kinds
+        return getattr(kinds, name)
     raise AttributeError("module 'punstats' has no attribute %r" % name)
 
 

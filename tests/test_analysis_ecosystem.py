@@ -12,7 +12,7 @@ from fakerun import NAMES, make_run, stdlib_unittest
 
 from punstats.analysis import ecosystem as eco
 from punstats.analysis import units
-from punstats.model.kinds import registry_of
+from punstats.patterns.built_in import registry_of
 from punstats.store.ecosystem import read_run
 
 

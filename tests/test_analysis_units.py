@@ -9,7 +9,8 @@ import pytest
 import punstats
 from punstats import analysis
 from punstats.analysis import units
-from punstats.model.kinds import KINDS, UNITS, Kind
+from punstats.model.kinds import UNITS, Kind
+from punstats.patterns.built_in import KINDS
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,9 @@ import textwrap
 
 from punstats.extract import fields
 from punstats.extract.text import SourceText
-from punstats.extract.traversal import _Collector, extract
+from punstats.extract.traversal import extract
+from punstats.extract.walk import walk
+from punstats.patterns.built_in import PATTERNS
 
 #: code in which functions (their shapes are recorded in the order they are met) sit in every kind of child
 ORDERED = textwrap.dedent("""\
@@ -39,9 +41,8 @@ def _walk_order(tree):
 def test_the_traversal_meets_nodes_in_the_order_of_a_plain_walk():
     """So that records equal in their sort key keep the order they always had."""
     tree = ast.parse(ORDERED)
-    collector = _Collector("m.py", SourceText(ORDERED))
-    collector.run(tree)
-    met = [(f.line, f.col) for f in collector.functions]
+    walked = walk("m.py", tree, SourceText(ORDERED), PATTERNS)
+    met = [(f.line, f.col) for f in walked.functions]
     assert len(met) == 19 == len(set(met))
     assert met == _walk_order(tree)
     assert sorted(met) != met  # the order checked is not simply the sorted one
@@ -87,10 +88,9 @@ def test_a_list_where_a_node_was_expected_is_still_descended_into():
     tree = ast.parse("x = f(a=a)\n")
     assign = tree.body[0]
     assign.value = [assign.value]  # a list in a field the traversal knows as holding one node
-    collector = _Collector("m.py", SourceText("x = f(a=a)\n"))
     if ast.Assign not in fields.SPECS:
         fields.learn(ast.parse("x = 1").body[0])
     assert ("value", False) in fields.SPECS[ast.Assign]
-    collector.run(tree)
-    assert [o.name for o in collector.occurrences] == ["a"]
+    walked = walk("m.py", tree, SourceText("x = f(a=a)\n"), PATTERNS)
+    assert [o.name for o in walked.occurrences] == ["a"]
     assert extract("m.py", b"x = f(a=a)\n").record.punnable == 1

@@ -1,4 +1,4 @@
-"""``extract/patterns.py`` and ``extract/grammar.py``: the walk that matches user patterns.
+"""``extract/walk.py``, ``extract/patterns.py`` and ``extract/grammar.py``: the walk that matches user patterns.
 
 Checked against plain recursive walks (every node, its ancestors as a tuple) on
 fixtures and on the running interpreter's standard library.
@@ -10,9 +10,10 @@ import warnings
 
 import pytest
 
-from punstats.extract import grammar, patterns
+from punstats.extract import grammar
 from punstats.extract.text import SourceText
 from punstats.extract.traversal import extract
+from punstats.extract.walk import walk
 from punstats.model.kinds import Kind
 
 STDLIB = os.path.dirname(os.__file__)
@@ -20,6 +21,13 @@ STDLIB = os.path.dirname(os.__file__)
 
 def kind(match, name="p", per="lines", on=None):
     return Kind(name, name, per, occurrence=True, matcher=match, source="test", on=on)
+
+
+def match_tree(path, tree, source, kinds):
+    """The rows of ``kinds`` (user patterns only) in ``tree``, and the node counts their ``per`` ask for."""
+    walked = walk(path, tree, source, kinds)
+    walked.match(path, source)
+    return walked.occurrences, walked.units
 
 
 def every_node(tree, parents=()):
@@ -50,7 +58,7 @@ def test_every_node_is_visited_once_with_its_ancestors():
         return False
 
     tree = ast.parse(SAMPLE)
-    found, units = patterns.match_tree("s.py", tree, SourceText(SAMPLE), [kind(match)])
+    found, units = match_tree("s.py", tree, SourceText(SAMPLE), [kind(match)])
     assert found == [] and units == ()
     expected = list(every_node(tree))
     assert sorted(map(id, (n for n, _ in seen))) == sorted(map(id, (n for n, _ in expected)))
@@ -79,7 +87,7 @@ def test_a_dict_is_stored_as_json_and_unpositioned_nodes_take_their_ancestor():
             return {"parent": type(parents[-1]).__name__, "n": len(node.args)}
         return False
 
-    found, _ = patterns.match_tree("s.py", ast.parse(SAMPLE), SourceText(SAMPLE), [kind(match)])
+    found, _ = match_tree("s.py", ast.parse(SAMPLE), SourceText(SAMPLE), [kind(match)])
     by_line = {o.line: o for o in found}
     assert json.loads(by_line[1].value) == {"n": 1, "parent": "FunctionDef"}
     assert (by_line[1].col, by_line[1].end_line) == (0, 5)  # the def's position
@@ -90,7 +98,7 @@ def test_depth_and_fstring_of_a_match():
     def match(node, parents):
         return isinstance(node, ast.Constant) and node.value == 1
 
-    found, _ = patterns.match_tree("s.py", ast.parse(SAMPLE), SourceText(SAMPLE), [kind(match)])
+    found, _ = match_tree("s.py", ast.parse(SAMPLE), SourceText(SAMPLE), [kind(match)])
     [inner] = [o for o in found if o.line == 6]
     assert (inner.depth, inner.in_fstring) == (2, True)
 
@@ -113,7 +121,7 @@ def test_node_class_units_are_counted_in_the_same_walk():
 
     tree = ast.parse(SAMPLE)
     kinds = [kind(never, "a", per="Try"), kind(never, "b", per="stmt"), kind(never, "c", per="Try")]
-    _, units = patterns.match_tree("s.py", tree, SourceText(SAMPLE), kinds)
+    _, units = match_tree("s.py", tree, SourceText(SAMPLE), kinds)
     walked = [type(n) for n in ast.walk(tree)]
     assert dict(units) == {"Try": walked.count(ast.Try),
                            "stmt": sum(issubclass(t, ast.stmt) for t in walked)}
@@ -132,11 +140,11 @@ def test_a_pattern_is_called_for_the_classes_it_declares_only():
         return True
 
     tree = ast.parse(SAMPLE)
-    found, _ = patterns.match_tree("s.py", tree, SourceText(SAMPLE), [kind(match, on=(ast.Return, ast.Lambda))])
+    found, _ = match_tree("s.py", tree, SourceText(SAMPLE), [kind(match, on=(ast.Return, ast.Lambda))])
     assert sorted(t.__name__ for t in called) == ["Lambda", "Return"]
     assert sorted((o.line, o.name) for o in found) == [(5, "Return"), (7, "Lambda")]
     called.clear()
-    patterns.match_tree("s.py", tree, SourceText(SAMPLE), [kind(match, on=(ast.stmt,))])
+    match_tree("s.py", tree, SourceText(SAMPLE), [kind(match, on=(ast.stmt,))])
     assert called and all(issubclass(t, ast.stmt) for t in called)
     assert len(called) == sum(isinstance(n, ast.stmt) for n in ast.walk(tree))
 
@@ -184,7 +192,7 @@ def test_declared_and_pruned_walk_equals_a_plain_walk_on_the_standard_library():
         source = SourceText(text)
         expected = sorted((line, source.char_col(line, col)) for line, col in naive_matches(unguarded, tree))
         for declared in (kind(unguarded, on=(ast.Return, ast.Break)), kind(unguarded)):
-            found, _ = patterns.match_tree(path, tree, source, [declared])
+            found, _ = match_tree(path, tree, source, [declared])
             assert sorted((o.line, o.col) for o in found) == expected, path
         total += len(expected)
     assert total > 100

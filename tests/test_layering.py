@@ -1,9 +1,10 @@
 """The house rules (``ARCHITECTURE.md``), checked on the package's source.
 
 - ``model``, ``patterns`` and ``extract`` import only the standard library
-  (and ``model``; ``extract`` and ``patterns`` also themselves, ``patterns``
-  the root ``punstats`` for ``punstats.pattern``) and parse as Python 3.8, so
-  that a worker under an old interpreter can run them.
+  (and ``model``; ``extract`` and ``patterns`` also themselves, ``extract``
+  the built-in kinds of ``patterns``, ``patterns`` the root ``punstats`` for
+  ``punstats.pattern``) and parse as Python 3.8, so that a worker under an
+  old interpreter can run them.
 - A stage imports only earlier stages, ``model`` and ``punstats.cache``.  The
   order is ``model < patterns < cache < sources < discover < extract < engines
   < store < analysis < present < runs < cli``.  ``rewrite`` and ``reproduce`` sit beside
@@ -13,8 +14,8 @@
   count as much as those at the top of a module.
 - No import cycles among modules (imports executed when a module is imported).
 - No module over 400 lines, no function (or method) over 60 lines.  The
-  traversal (``extract/traversal.py``, class ``_Collector``) is the one
-  exception: one branch per occurrence kind keeps every kind in one place.
+  walk (``extract/walk.py``, function ``walk``) is the one exception: its
+  loop is the hot path of every scan, and a helper would cost a call per node.
 - ``punstats --version`` and ``--help`` import no heavy library (pandas,
   pyarrow, matplotlib, dask, tqdm): those are imported where used.
 
@@ -45,8 +46,8 @@ ROOT_NAMES = {"scan": "punstats.runs.scan", "load": "punstats.runs.scan", "ScanR
 
 MAX_MODULE_LINES = 400
 MAX_FUNCTION_LINES = 60
-#: (file, class) whose methods may be longer: the traversal
-LONG_FUNCTIONS_ALLOWED = {("extract/traversal.py", "_Collector")}
+#: (file, function) that may be longer: the walk
+LONG_FUNCTIONS_ALLOWED = {("extract/walk.py", "walk")}
 #: known violations, each removed by the change that fixes it (a fixed entry fails the test, so the
 #: list only shrinks); the value says what the fix is
 PENDING = {
@@ -170,7 +171,7 @@ def test_portable_stages_parse_as_old_python(stage):
 
 @pytest.mark.parametrize("stage", sorted(PORTABLE))
 def test_portable_stages_import_only_the_standard_library(stage):
-    allowed = {"model", stage}
+    allowed = {"model", stage} | ({"patterns"} if stage == "extract" else set())
     bad = []
     for module in (m for m in MODULES if m.split(".")[1:2] == [stage]):
         for name, _, line in IMPORTS[module]:
@@ -261,7 +262,7 @@ def _long_functions(tree, relpath):
             inner = classes + (child.name,) if isinstance(child, ast.ClassDef) else classes
             if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 length = child.end_lineno - child.lineno + 1
-                allowed = any((relpath, cls) in LONG_FUNCTIONS_ALLOWED for cls in classes)
+                allowed = (relpath, child.name) in LONG_FUNCTIONS_ALLOWED
                 if length > MAX_FUNCTION_LINES and not allowed:
                     found.append("%s::%s" % (relpath, child.name))
             walk(child, inner)

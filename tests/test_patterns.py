@@ -13,7 +13,7 @@ import punstats.patterns
 from punstats.model import kinds
 
 PACKAGE_DIR = os.path.dirname(punstats.patterns.__file__)
-MODULES = sorted(info.name for info in pkgutil.iter_modules([PACKAGE_DIR]))
+MODULES = sorted(info.name for info in pkgutil.iter_modules([PACKAGE_DIR]) if not info.ispkg)
 README = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "README.md")
 
 

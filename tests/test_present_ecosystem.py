@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from fakerun import NAMES, make_run
 
-from punstats.model.kinds import KINDS
+from punstats.patterns.built_in import KINDS
 from punstats.present import ecosystem as shown
 from punstats.present.formats import FORMATS, Code, Label, Percent, Rate, render
 from punstats.store.ecosystem import read_run

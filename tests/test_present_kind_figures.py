@@ -9,7 +9,7 @@ import pytest
 
 import punstats
 from punstats.cli import main
-from punstats.model.kinds import registry_of
+from punstats.patterns.built_in import registry_of
 from punstats.present.kind_figures import kind_projects, kind_trend
 
 SHIPPED = ("punstats.patterns.return_in_finally", "punstats.patterns.bare_except")

@@ -14,8 +14,9 @@ import pandas as pd
 import pytest
 
 import punstats
-from punstats.model import kinds as model_kinds
-from punstats.model.kinds import BUILT_IN, KINDS, Kind, Registry
+from punstats.model.kinds import Kind, Registry
+from punstats.patterns import built_in
+from punstats.patterns.built_in import BUILT_IN, KINDS
 from punstats.present import console, plots, report, tables, tidy
 
 
@@ -78,7 +79,7 @@ def test_a_user_pattern_a_scan_recorded_is_in_every_output(result):
 
 def test_one_more_row_of_model_kinds_is_in_every_output(result, monkeypatch):
     row = Kind("keyword_star", "`f(x=*y)` made up", "keywords", occurrence=True)
-    monkeypatch.setattr(model_kinds, "KINDS", Registry(BUILT_IN + (row,)))
+    monkeypatch.setattr(built_in, "KINDS", Registry(BUILT_IN + (row,)))
     scan = with_counts(result, "keyword_star", 30, 10)
     text = assert_everywhere(scan, "keyword_star", "`f(x=*y)` made up", 100.0 * 30 / result.summary["keywords"])
     assert "f(x=*y) made up 30" in text.split("related patterns", 1)[1].splitlines()[0]

@@ -76,7 +76,7 @@ def test_the_per_project_table_agrees_with_the_run_s_dataset(two):
 def test_the_default_kind_is_a_run_s_one_pattern_else_f_x_x(one, two):
     assert subject.subject(read_run(one).registry).name == "try_finally"
     assert subject.subject(read_run(two).registry).name == "call"
-    from punstats.model.kinds import KINDS
+    from punstats.patterns.built_in import KINDS
     assert subject.default_kind(KINDS) == "call"
 
 
@@ -190,6 +190,6 @@ def test_a_report_of_none_found_gives_an_upper_bound():
 
 
 def read_registry():
-    from punstats.model.kinds import registry_of
+    from punstats.patterns.built_in import registry_of
     return registry_of({"patterns": [{"name": "return_in_finally", "label": "l", "per": "code_lines",
                                       "source": PEP765, "sha256": "ab"}]})

@@ -21,7 +21,8 @@ from punstats.store import disk, frames, schema, spill
 
 def extraction(number):
     path = "pkg/m%03d.py" % number
-    record = FileRecord(path, "ok", "", None, 10 + number, 3, "utf-8", "%064d" % number, calls=number % 3)
+    record = FileRecord(path, "ok", "", None, 10 + number, 3, "utf-8", "%064d" % number,
+                        counts={"calls": number % 3})
     occurrences = tuple(Occurrence(path, line, 0, line, 3, "x%d" % line, 2, "call", "f", line, 0, 1, 1, 0,
                                    False, "x", "", "", False) for line in range(number % 4))
     functions = tuple(FunctionShape(path, line, 0, "g", "def", 0, line, 0, False, False, 0, 0)

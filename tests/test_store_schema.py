@@ -4,17 +4,28 @@ import dataclasses
 import pandas as pd
 
 from punstats.model.records import Extraction, FileRecord, FunctionShape, Occurrence, failure
+from punstats.patterns.built_in import COUNT_COLUMNS, PATTERNS
 from punstats.store import frames, schema
 
 
 def test_every_record_field_has_a_stored_column_in_order():
     assert schema.names(schema.OCCURRENCES) == list(Occurrence._fields)
-    assert schema.names(schema.FILES) == [f.name for f in dataclasses.fields(FileRecord)]
+    facts = [f.name for f in dataclasses.fields(FileRecord) if f.name != "counts"]
+    assert schema.names(schema.FILES) == facts + list(COUNT_COLUMNS)
     assert schema.names(schema.FUNCTIONS) == list(FunctionShape._fields)
 
 
+def test_a_count_column_is_declared_by_one_built_in_kind_and_read_from_the_record():
+    declared = [column for kind in PATTERNS for column in kind.columns]
+    assert len(declared) == len(set(declared)) and tuple(declared) == COUNT_COLUMNS
+    record = FileRecord("a.py", "ok", "", None, 10, 1, "utf-8", "0" * 64, counts={"punnable": 2})
+    row = dict(zip(schema.names(schema.FILES), schema.file_row(record)))
+    assert row["punnable"] == record.punnable == 2 and row["calls"] == record.calls == 0
+
+
 def extraction():
-    record = FileRecord("a.py", "ok", "", None, 10, 1, "utf-8", "0" * 64, calls=1, keywords=1, punnable=1)
+    record = FileRecord("a.py", "ok", "", None, 10, 1, "utf-8", "0" * 64,
+                        counts={"calls": 1, "keywords": 1, "punnable": 1})
     occurrence = Occurrence("a.py", 1, 2, 1, 5, "x", 1, "call", "f", 1, 0, 1, 1, 0, False, "x", "", "", False)
     function = FunctionShape("a.py", 1, 0, "f", "def", 0, 1, 0, False, True, 0, 0)
     return [Extraction(record, (occurrence,), (function,)), failure("b.py", "syntax_error", "bad", 3)]

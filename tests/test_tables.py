@@ -12,7 +12,7 @@ from docutils.core import publish_doctree
 
 import punstats
 from punstats.cli import main
-from punstats.model.kinds import KINDS
+from punstats.patterns.built_in import KINDS
 from punstats.present import tables, tidy
 
 BORDER = re.compile(r"^=+( =+)+$")

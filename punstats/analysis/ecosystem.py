@@ -30,8 +30,9 @@ import pandas as pd
 
 from punstats.analysis import units
 from punstats.analysis.summary import call_occurrences, nonzero_counts, percent, scanned_files
-from punstats.model.kinds import Kind, registry_of
+from punstats.model.kinds import Kind
 from punstats.model.statuses import OK
+from punstats.patterns.built_in import registry_of
 
 SCOPES = ("all", "nontest")
 
@@ -166,7 +167,7 @@ def _cumulative(lengths: Counter) -> List[List[Any]]:
 
 
 class _Kinds:
-    """Each registry row's count pooled over the projects' summaries (``model.kinds.registry_of``),
+    """Each registry row's count pooled over the projects' summaries (``patterns.built_in.registry_of``),
     in all code and outside tests, and its pooled share of its unit: null where a project did not
     record the count (or the unit), since a sum over some projects would pass for all of them."""
 

@@ -1,6 +1,6 @@
 """The kind a table or report is about (its subject), and that kind's numbers per project.
 
-``subject`` chooses the row of a registry (``model.kinds.registry_of``) that
+``subject`` chooses the row of a registry (``patterns.built_in.registry_of``) that
 ``table`` and ``report`` show: the one asked for (``--kind NAME``), or by
 default the single user pattern the scans or the run recorded, else
 ``f(x=x)`` (``call``, the headline).  Only a row measured against a unit

@@ -9,8 +9,9 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Set, Tuple, Union
 
-from punstats.model.kinds import BUILT_IN, KIND_ATTRIBUTE, KIND_CALL, KIND_CLASS, Kind
+from punstats.model.kinds import KIND_ATTRIBUTE, KIND_CALL, KIND_CLASS, Kind
 from punstats.model.statuses import OK, PATTERN_ERROR, SKIPPED_STATUSES
+from punstats.patterns.built_in import BUILT_IN
 from punstats.store.frames import as_stored
 from punstats.store.schema import NODE_PREFIX, scalar
 
@@ -29,7 +30,7 @@ _COUNTED_ELSEWHERE = (KIND_CALL, KIND_CLASS, "max_call_punnable")
 #: Units a summary has always held in ``kinds`` (the denominators of ``{"x": x}`` and ``*args``).
 _UNITS_IN_KINDS = ("dict_entries", "functions")
 
-#: The rows of ``kinds``: the built-in rows of that section (``model.kinds.BUILT_IN``).
+#: The rows of ``kinds``: the built-in rows of that section (``patterns.built_in.BUILT_IN``).
 _KIND_ROWS = tuple(kind.name for kind in BUILT_IN if kind.section == "kinds")
 
 #: Per-file counters summed into ``kinds``: the built-in rows counted in the files table, and two units.

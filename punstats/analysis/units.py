@@ -27,7 +27,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, Optional, Sequence
 
-from punstats.model.kinds import UNITS, Kind, Registry, registry_of
+from punstats.model.kinds import UNITS, Kind, Registry
+from punstats.patterns.built_in import registry_of
 
 Summary = Dict[str, Any]
 
@@ -123,7 +124,7 @@ def per_million(summary: Summary, part: Optional[int], nontest: bool = False) ->
 
 
 def union(summaries: Sequence[Summary]) -> Registry:
-    """The rows of every scan's registry (``model.kinds.registry_of``), each once, in order."""
+    """The rows of every scan's registry (``patterns.built_in.registry_of``), each once, in order."""
     rows: Dict[str, Kind] = {}
     for summary in summaries:
         for kind in registry_of(summary):

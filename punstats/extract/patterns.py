@@ -1,37 +1,26 @@
-"""Matching user patterns: one walk of a parsed file calling each pattern's matcher.
+"""The rows of user patterns' matches, and how a failing matcher is recorded.
 
-``match_tree`` visits every node of the tree once, over an explicit stack,
-and calls ``match(node, parents)`` of each pattern (``model.kinds.Kind``)
-whose ``on`` holds the node's class (every node, for a pattern without ``on``);
-``parents`` is a tuple of the node's ancestors, outermost first (the module
-first), one tuple shared by all children of a node.  Every ``ast`` node is
-visited except the ``expr_context`` singletons (``Load``, ``Store``,
-``Del``), which carry no position and are shared by all nodes.
+The walk (``extract.walk``) calls a user's ``match(node, parents)`` and
+makes each match (a true result) a row with ``matched_row``: kind = the
+pattern's name; its position is the node's (character columns,
+``SourceText``; a node without one, such as ``arguments`` or an operator,
+takes its nearest ancestor's); ``name`` is the node's class name
+(``Return``); ``value`` is the node's source text, shortened, or, when the
+matcher returned a non-empty dict, that dict as JSON text (sorted keys);
+``depth`` counts the enclosing calls and ``in_fstring`` says whether an
+f-string encloses it, as for the built-in kinds; ``callee`` is empty.
 
-A match (a true result) becomes an ``Occurrence`` of kind = the pattern's
-name: its position is the node's (character columns, ``SourceText``; a node
-without one, such as ``arguments`` or an operator, takes its nearest
-ancestor's); ``name`` is the node's class name (``Return``); ``value`` is the
-node's source text, shortened, or, when the matcher returned a non-empty
-dict, that dict as JSON text (sorted keys); ``depth`` counts the enclosing
-calls and ``in_fstring`` says whether an f-string encloses it, as for the
-built-in kinds; ``callee`` is empty.
-
-The same walk counts the nodes of each ``ast`` class a pattern's ``per``
-names (``per="Try"``: the ``Try`` nodes; an abstract class such as ``stmt``
-counts its subclasses), returned as ``{class name: count}``.  A matcher
-that raises ends the walk with ``PatternFailure`` naming the pattern; the
-file is then recorded as failed (``traversal``).  Standard library only,
-Python 3.8 syntax.
+``node_units`` names the ``ast`` classes the patterns' ``per`` count per
+file.  A matcher that raises ends the walk with ``PatternFailure``
+(``failure_at``) naming the pattern; the file is then recorded as failed
+(``traversal``).  Standard library only, Python 3.8 syntax.
 """
 from __future__ import annotations
 
 import ast
 import json
-from typing import Any, Dict, List, Sequence, Set, Tuple
+from typing import Any, Dict, List, Sequence, Tuple
 
-from punstats.extract.fields import SPECS, learn
-from punstats.extract.grammar import Reach, wanted_classes
 from punstats.extract.text import SourceText, said, short_segment, shorten
 from punstats.model.kinds import UNITS, Kind, node_class
 from punstats.model.processes import DeadlinePassed
@@ -63,77 +52,7 @@ def node_units(kinds: Sequence[Kind]) -> Tuple[str, ...]:
     return tuple(seen)
 
 
-class _Exit:
-    """Under a node's children on the stack: popping it leaves the node."""
-
-    __slots__ = ()
-
-
-_EXIT = _Exit()
-_NOT_A_NODE: Tuple[Any, ...] = ((), (), ())
-
-
-def match_tree(path: str, tree: ast.AST, source: SourceText,
-               kinds: Sequence[Kind]) -> Tuple[List[Occurrence], Tuple[Tuple[str, int], ...]]:
-    """The occurrences of ``kinds`` in ``tree`` and the node counts their ``per`` ask for
-    (``(class name, count)``, sorted).
-
-    Per node type, what to do is worked out once (``_Plan``): the fields that hold
-    children, the matchers to call (those whose ``on`` holds the type), the units to count.  The
-    path from the root is a list; the ``parents`` tuple is built from it only
-    when a matcher is called, once for all the children of a node.
-    """
-    plan = _plan(kinds)
-    table = plan.table
-    counts = dict.fromkeys(plan.units, 0)
-    found: List[Occurrence] = []
-    add = found.append
-    skip = plan.skip
-    stack: List[Any] = [tree]
-    route: List[ast.AST] = []
-    pop, push, extend, enter, leave = stack.pop, stack.append, stack.extend, route.append, route.pop
-    parents: Any = ()
-    name, node = "", tree
-    try:
-        while stack:
-            node = pop()
-            node_type = type(node)
-            if node_type in skip:
-                continue
-            todo = table.get(node_type)
-            if todo is None:
-                if node_type is _Exit:
-                    leave()
-                    parents = None
-                    continue
-                todo = plan.learn(node)
-            spec, calls, units = todo
-            if calls:
-                if parents is None:
-                    parents = tuple(route)
-                for name, match in calls:
-                    result = match(node, parents)
-                    if result:  # its __bool__ is the user's code too, so inside the try
-                        add(_occurrence(path, source, name, node, parents, result))
-            if units:
-                for unit in units:
-                    counts[unit] += 1
-            if spec:
-                enter(node)
-                parents = None
-                push(_EXIT)
-                for field, is_list in spec:
-                    value = getattr(node, field)
-                    if is_list:
-                        extend(value)
-                    elif value is not None:
-                        push(value)
-    except BaseException as exc:  # noqa: B036 -- whatever the matcher raises (``_failure``)
-        raise exc if isinstance(exc, PatternFailure) else _failure(name, exc, node, route) from None
-    return found, tuple(sorted(counts.items()))
-
-
-def _failure(name: str, exc: BaseException, node: Any, route: Sequence[ast.AST]) -> PatternFailure:
+def failure_at(name: str, exc: BaseException, node: Any, route: Sequence[ast.AST]) -> PatternFailure:
     """What the matcher of ``name`` raising ``exc`` at ``node`` is recorded as: anything, SystemExit and
     KeyboardInterrupt too, fails the file.  Matchers run in worker processes of their own process group,
     which a Ctrl-C at the terminal does not reach (``engines.local``), so a KeyboardInterrupt here is
@@ -152,51 +71,6 @@ def _line_of(node: Any, route: Sequence[ast.AST]) -> int:
         if type(line) is int:
             return line
     return 1
-
-
-#: The plan of the patterns of the last files walked, by their names and matchers.
-_PLANS: Dict[Tuple[Any, ...], "_Plan"] = {}
-
-
-def _plan(kinds: Sequence[Kind]) -> "_Plan":
-    key = tuple((kind.name, kind.per, id(kind.matcher), kind.on) for kind in kinds)
-    plan = _PLANS.get(key)
-    if plan is None:
-        if len(_PLANS) > 16:
-            _PLANS.clear()
-        plan = _PLANS[key] = _Plan(kinds)
-    return plan
-
-
-class _Plan:
-    """Per node type: (fields holding children, matchers to call, units to count).  When every
-    pattern declares the classes it is called for (``Kind.on``), only the fields that can hold
-    one of them (or of the classes counted) are entered (``grammar.Reach``)."""
-
-    def __init__(self, kinds: Sequence[Kind]) -> None:
-        self.matchers = [(kind.name, kind.matcher, kind.on) for kind in kinds if kind.matcher is not None]
-        self.units = node_units(kinds)
-        self.classes = [(unit, node_class(unit)) for unit in self.units]
-        self.table: Dict[type, Tuple[Any, ...]] = {}
-        wanted = wanted_classes([types for _, _, types in self.matchers]
-                                + [(cls,) if cls is not None else None for _, cls in self.classes])
-        self.reach = Reach(tuple(wanted)) if wanted is not None else None
-        self.skip: Set[type] = set()  # types with nothing to do: not nodes, or leaves nobody matches
-
-    def learn(self, node: Any) -> Tuple[Any, ...]:
-        node_type = type(node)
-        spec = SPECS.get(node_type) or learn(node)
-        if spec is None:  # not a node: None, text, a number in a field that may hold a node
-            todo = _NOT_A_NODE
-        else:
-            todo = (self.reach.fields(node_type, spec) if self.reach is not None else spec,
-                    tuple((name, match) for name, match, types in self.matchers
-                          if types is None or issubclass(node_type, types)),
-                    tuple(unit for unit, cls in self.classes if cls is not None and issubclass(node_type, cls)))
-        self.table[node_type] = todo
-        if not any(todo):
-            self.skip.add(node_type)
-        return todo
 
 
 def _anchor(node: Any, parents: Sequence[ast.AST]) -> Tuple[Any, Any, Any, Any, Any]:
@@ -252,7 +126,7 @@ def _short(value: Any) -> str:
         return "a %s whose repr raised %s" % (type(value).__name__, type(exc).__name__)
 
 
-def _occurrence(path: str, source: SourceText, name: str, node: ast.AST, parents: Tuple[ast.AST, ...],
+def matched_row(path: str, source: SourceText, name: str, node: ast.AST, parents: Tuple[ast.AST, ...],
                 result: Any) -> Occurrence:
     """The row of a match, made when it matched (a later matcher changing the tree cannot move it)."""
     line, col, end_line, end_col, anchor = _position(name, source, node, parents)

@@ -33,6 +33,7 @@ from punstats.extract.text import said, shorten
 from punstats.model import kinds as kinds_module
 from punstats.model.kinds import PATTERN_ATTRIBUTE, Kind, PatternError, Registry, check_matcher, check_on, check_per
 from punstats.model.processes import interrupts_noted
+from punstats.patterns.built_in import KINDS
 
 #: The entry-point group of installed pattern plugins.
 ENTRY_POINT_GROUP = "punstats.patterns"
@@ -57,7 +58,10 @@ def load(specs: Sequence[object]) -> Tuple[Kind, ...]:
         else:
             raise PatternError("a pattern is a file, module:name, a module or an installed plugin, not %r"
                                % (spec,))
-    Registry(kinds_module.BUILT_IN).with_kinds(loaded)  # the same name twice: PatternError
+    for kind in loaded:
+        if kind.name in KINDS:
+            raise PatternError("%s: %r names a built-in row; choose another name" % (kind.source, kind.name))
+    Registry(loaded)  # the same name twice: PatternError
     return tuple(loaded)
 
 

@@ -11,7 +11,7 @@ __getattr__, __dir__ = lazy_exports(__name__, {
     "punstats.model.discovery": ("Candidate", "Discovery"),
     "punstats.model.errors": ("NoPythonFilesWarning", "OptionError", "PunstatsError", "PunstatsWarning"),
     "punstats.model.kinds": ("BASE_CLS", "BASE_EXPR", "BASE_NAME", "BASE_SELF", "KIND_ATTRIBUTE", "KIND_CALL",
-                             "KIND_CLASS", "KIND_DICT_LITERAL", "KIND_NEAR_MISS", "KINDS", "BUILT_IN", "Kind",
+                             "KIND_CLASS", "KIND_DICT_LITERAL", "KIND_NEAR_MISS", "Kind",
                              "PatternError", "Registry", "UNITS", "pattern"),
     "punstats.model.limits": ("DEFAULT_MAX_BYTES",),
     "punstats.model.records": ("Extraction", "FileRecord", "FunctionShape", "Occurrence", "count_lines", "failure",

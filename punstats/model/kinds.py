@@ -4,11 +4,11 @@ A ``Kind`` is one pattern: its name (the ``kind`` column of the occurrences
 table, and its key in a summary), the label tables and figures print, what
 it is a share of (``per``: a unit of ``UNITS`` or the name of an ``ast``
 node class, "statements of a node type") and, for a pattern a user wrote,
-its matcher.  ``BUILT_IN`` holds the rows punstats ships: the five kinds the
-traversal (``punstats.extract.traversal``) records as occurrences, and the
-counters it keeps beside them.  Schema, summary, tables, figures, console
-and report read their rows from a ``Registry``; a scan's registry is
-``BUILT_IN`` plus the patterns it was given.
+its matcher.  The rows punstats ships are patterns too, declared with this
+module's decorator in ``punstats.patterns.built_in`` (whose ``BUILT_IN``
+collects them).  Schema, summary, tables, figures, console and report read
+their rows from a ``Registry``; a scan's registry is ``BUILT_IN`` plus the
+patterns it was given.
 
 ``pattern`` is the decorator of the public API (``punstats.pattern``)::
 
@@ -25,7 +25,6 @@ Standard library only, Python 3.8 syntax: workers import it.
 from __future__ import annotations
 
 import ast
-import keyword
 import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
@@ -82,6 +81,12 @@ class Kind:
     on: Optional[Tuple[type, ...]] = field(default=None, compare=False, repr=False)
     #: What it matches, in words: the matcher's docstring, else its module's (``definition``).
     doc: str = field(default="", compare=False, repr=False)
+    #: The matcher is called as ``match(node, context)`` (``pattern(context=True)``).
+    context: bool = field(default=False, compare=False, repr=False)
+    #: The per-file counts it keeps (``Context.count``): columns of the files table.
+    columns: Tuple[str, ...] = field(default=(), compare=False, repr=False)
+    #: Rows it adds to the registry after its own (``row``).
+    rows: Tuple["Kind", ...] = field(default=(), compare=False, repr=False)
 
     @property
     def user(self) -> bool:
@@ -100,43 +105,16 @@ class Kind:
         return recorded
 
 
-def _row(name: str, label: str, per: str, section: str = "kinds", occurrence: bool = False,
-         part_of: str = "", pooled: str = "sum") -> Kind:
-    return Kind(name, label, per, section, occurrence, part_of, pooled=pooled)
-
-
-#: The rows punstats ships, in the order tables list them.
-BUILT_IN: Tuple[Kind, ...] = (
-    _row(KIND_CALL, "`f(x=x)` (the headline)", "keywords", occurrence=True),
-    _row("dict_call_punnable", "of which `dict(x=x)`", "keywords", part_of=KIND_CALL),
-    _row(KIND_ATTRIBUTE, "`f(x=obj.x)`", "keywords", occurrence=True),
-    _row("attribute_self", "of which `f(x=self.x)`", "keywords", part_of=KIND_ATTRIBUTE),
-    _row("attribute_cls", "of which `f(x=cls.x)`", "keywords", part_of=KIND_ATTRIBUTE),
-    _row("attribute_name", "of which `f(x=name.x)`", "keywords", part_of=KIND_ATTRIBUTE),
-    _row("attribute_expr", "of which `f(x=<expr>.x)`", "keywords", part_of=KIND_ATTRIBUTE),
-    _row(KIND_NEAR_MISS, "near miss `f(x=_x)`", "keywords", occurrence=True),
-    _row(KIND_DICT_LITERAL, "`{\"x\": x}` dict entries", "dict_entries", occurrence=True),
-    _row(KIND_CLASS, "`class A(x=x)` class keywords", "class_keywords", occurrence=True),
-    _row("calls_no_arguments", "calls without arguments", "calls"),
-    _row("calls_positional_only", "calls with positional arguments only", "calls"),
-    _row("calls_keyword_only", "calls with keyword arguments only", "calls"),
-    _row("calls_mixed", "calls with both", "calls"),
-    _row("calls_all_punnable", "calls whose every keyword argument is `x=x`", "calls"),
-    _row("max_call_punnable", "most `x=x` arguments in one call", "", pooled="max"),
-    _row("functions", "function definitions and lambdas", "", "parameters"),
-    _row("positional_only", "positional-only parameters", "", "parameters"),
-    _row("positional_or_keyword", "positional-or-keyword parameters", "", "parameters"),
-    _row("keyword_only", "keyword-only parameters", "", "parameters"),
-    _row("var_positional", "functions with `*args`", "functions", "parameters"),
-    _row("var_keyword", "functions with `**kwargs`", "functions", "parameters"),
-    _row("defaults", "parameters with a default", "", "parameters"),
-)
+def row(name: str, label: str, per: str, section: str = "kinds", part_of: str = "", pooled: str = "sum") -> Kind:
+    """A row a pattern adds to the registry besides its own (``pattern(rows=...)``): a count kept in the
+    files table (``pattern(columns=...)``) or derived from the stored rows, such as an "of which" part."""
+    return Kind(check_name(name), label, check_per(per), section, part_of=part_of, pooled=pooled)
 
 
 class Registry:
     """Kinds by name, in order: the built-in rows, then a scan's own patterns."""
 
-    def __init__(self, kinds: Sequence[Kind] = BUILT_IN) -> None:
+    def __init__(self, kinds: Sequence[Kind] = ()) -> None:
         self._kinds: Dict[str, Kind] = {}
         for kind in kinds:
             if kind.name in self._kinds:
@@ -170,18 +148,14 @@ class Registry:
         return tuple(kind.name for kind in self if kind.occurrence)
 
 
-#: The registry of a scan given no pattern.
-KINDS = Registry(BUILT_IN)
-
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}\Z")
 
 
 def check_name(name: object) -> str:
-    """A pattern's name: an identifier of at most 64 characters, not a built-in row's."""
-    if not isinstance(name, str) or not _NAME.match(name) or keyword.iskeyword(name):
+    """A pattern's name: an identifier of at most 64 characters (a built-in row's name is refused
+    when the pattern is loaded beside them, ``extract.plugins``)."""
+    if not isinstance(name, str) or not _NAME.match(name):
         raise PatternError("a pattern's name is an identifier of at most 64 characters, not %r" % (name,))
-    if name in KINDS:
-        raise PatternError("%r names a built-in row; choose another name" % name)
     return name
 
 
@@ -206,8 +180,9 @@ PATTERN_ATTRIBUTE = "punstats_pattern"
 _DEFINED: List[Kind] = []
 
 
-def pattern(name: str, label: Optional[str] = None, per: str = "lines",
-            on: Any = None) -> Callable[[Matcher], Matcher]:
+def pattern(name: str, label: Optional[str] = None, per: str = "lines", on: Any = None, context: bool = False,
+            occurrence: bool = True, section: str = "kinds", columns: Sequence[str] = (),
+            rows: Sequence[Kind] = ()) -> Callable[[Matcher], Matcher]:
     """Decorator: ``match(node, parents)`` becomes the pattern ``name``.
 
     ``match`` is called with a node of a parsed file and the node's
@@ -216,9 +191,20 @@ def pattern(name: str, label: Optional[str] = None, per: str = "lines",
     of them, the nodes ``match`` is called for (left out: every node); the
     walk then skips what cannot hold one.  ``per`` says what a count is
     measured against: a unit of ``UNITS`` or an ``ast`` node class name.
+
+    ``context=True``: ``match(node, context)`` is given an
+    ``extract.walk.Context`` instead of the ancestors, records its own rows
+    (``context.record``) and keeps per-file counts (``context.count``) in the
+    files-table ``columns`` it declares; its return value is ignored.  The
+    built-in kinds (``punstats.patterns.built_in``) are written this way;
+    ``occurrence=False`` says it records no rows, ``section`` where a
+    summary lists it, ``rows`` the further registry rows it keeps (``row``).
     """
-    kind = Kind(check_name(name), label if label is not None else name, check_per(per), occurrence=True,
-                on=check_on(name, on))
+    if section not in ("kinds", "parameters"):
+        raise PatternError("pattern %r: section=%r is neither 'kinds' nor 'parameters'" % (name, section))
+    kind = Kind(check_name(name), label if label is not None else name, check_per(per), section, occurrence,
+                on=check_on(name, on), context=bool(context), columns=tuple(check_name(c) for c in columns),
+                rows=tuple(rows))
 
     def decorate(match: Matcher) -> Matcher:
         check_matcher(name, match)
@@ -295,15 +281,15 @@ def defined_count() -> int:
     return len(_DEFINED)
 
 
-def registry_of(summary: Dict[str, Any]) -> Registry:
-    """The registry a stored result was counted with: ``BUILT_IN`` and the
-    user patterns its summary records (each without its matcher)."""
+def recorded_patterns(summary: Dict[str, Any], built_in: Registry) -> List[Kind]:
+    """The user patterns a stored result's summary records (each without its matcher), those not
+    named like a row of ``built_in`` (the registry a stored result was counted with is
+    ``built_in`` and these: ``patterns.built_in.registry_of``)."""
     recorded = summary.get("patterns") or []
-    kinds = [Kind(str(p["name"]), str(p.get("label") or p["name"]), str(p.get("per") or ""), occurrence=True,
-                  source=str(p.get("source") or "user"), sha256=str(p.get("sha256") or ""), on=_recorded_on(p),
-                  doc=p["doc"] if isinstance(p.get("doc"), str) else "")
-             for p in recorded if isinstance(p, dict) and isinstance(p.get("name"), str) and p["name"] not in KINDS]
-    return KINDS.with_kinds(kinds)
+    return [Kind(str(p["name"]), str(p.get("label") or p["name"]), str(p.get("per") or ""), occurrence=True,
+                 source=str(p.get("source") or "user"), sha256=str(p.get("sha256") or ""), on=_recorded_on(p),
+                 doc=p["doc"] if isinstance(p.get("doc"), str) else "")
+            for p in recorded if isinstance(p, dict) and isinstance(p.get("name"), str) and p["name"] not in built_in]
 
 
 def _recorded_on(recorded: Dict[str, Any]) -> Optional[Tuple[type, ...]]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Dict, NamedTuple, Optional, Tuple
 
 
@@ -68,7 +68,10 @@ class FunctionShape(NamedTuple):
 
 @dataclass(frozen=True)
 class FileRecord:
-    """What one file contributed, or why it contributed nothing."""
+    """What one file contributed, or why it contributed nothing: its facts, and the per-file
+    counts the patterns keep (``counts``: by files-table column, the built-in kinds' columns of
+    ``patterns.built_in.COUNT_COLUMNS``; empty for a file that was not parsed).  A count reads
+    as an attribute too (``record.punnable``), 0 when the file has none."""
 
     path: str
     status: str
@@ -78,26 +81,20 @@ class FileRecord:
     lines: int
     encoding: str
     sha256: str
-    calls: int = 0
-    keywords: int = 0  # keyword arguments of calls with arg not None
-    double_star: int = 0  # ``**mapping`` unpackings in calls
-    punnable: int = 0  # headline: punnable keyword arguments of calls
-    class_keywords: int = 0
-    class_punnable: int = 0
-    attribute: int = 0  # f(x=<expr>.x)
-    dict_entries: int = 0  # dict display entries with a string-constant key
-    dict_literal: int = 0  # {"x": x}
-    dict_call_punnable: int = 0  # punnable keyword arguments of dict(...) calls
-    near_miss: int = 0
-    calls_no_arguments: int = 0
-    calls_positional_only: int = 0  # positional arguments (incl. *args) and no keywords
-    calls_keyword_only: int = 0  # keywords (incl. **kw) and no positional arguments
-    calls_mixed: int = 0
-    calls_all_punnable: int = 0  # calls with keyword arguments, every one punnable
-    max_call_punnable: int = 0
-    functions: int = 0  # definitions and lambdas (one FunctionShape each)
     code_lines: int = 0  # lines holding a token besides comments and line breaks (extract.codelines); 0 if not parsed
-    calls_with_punnable: int = 0  # calls with at least one punnable keyword argument
+    counts: Dict[str, int] = field(default_factory=dict)
+
+    def __getattr__(self, name: str) -> int:
+        # only names that are not fields reach here; ``counts`` is looked up in ``__dict__`` so that
+        # a record being unpickled (no fields yet) answers AttributeError, not a recursion
+        counts = self.__dict__.get("counts")
+        if counts is None or name.startswith("_"):
+            raise AttributeError(name)
+        return counts.get(name, 0)
+
+    def count(self, column: str) -> int:
+        """The count of the files-table ``column`` (0 when this file kept none)."""
+        return self.counts.get(column, 0)
 
 
 @dataclass(frozen=True)

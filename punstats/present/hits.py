@@ -21,7 +21,8 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from punstats.model.errors import OptionError
 from punstats.model.escape import terminal
-from punstats.model.kinds import KIND_CALL, registry_of
+from punstats.model.kinds import KIND_CALL
+from punstats.patterns.built_in import registry_of
 from punstats.present.labels import LINE_CHARS, Sources
 
 #: The stored columns of ``occurrences`` a hit is made of (``cell``: not in a scan stored before

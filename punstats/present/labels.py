@@ -224,7 +224,7 @@ def write_labels(directory: str, kind: str, context: int = DEFAULT_CONTEXT, samp
 
 def _check_known(directory: str, summary: Dict[str, Any], kind: str) -> None:
     """A kind without occurrences must be one the scan counted, else ``LabelError``."""
-    from punstats.model.kinds import registry_of
+    from punstats.patterns.built_in import registry_of
     if kind in registry_of(summary).occurrence_kinds or kind in (summary.get("kinds") or {}):
         return
     import pyarrow.parquet as pq

@@ -22,7 +22,7 @@ from matplotlib.ticker import FuncFormatter, MaxNLocator
 from punstats import analysis
 from punstats.analysis import units
 from punstats.model.escape import figure_text
-from punstats.model.kinds import KINDS
+from punstats.patterns.built_in import KINDS
 from punstats.present.figure import (  # noqa: F401  (part of this module's API)
     ALL_CODE_COLOUR,
     CAPTION_FONT_SIZE,

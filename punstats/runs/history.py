@@ -22,7 +22,8 @@ import pandas as pd
 from punstats import __version__
 from punstats.analysis import units
 from punstats.model.errors import OptionError
-from punstats.model.kinds import Kind, registry_of
+from punstats.model.kinds import Kind
+from punstats.patterns.built_in import registry_of
 from punstats.runs import revisions
 from punstats.runs.options import ScanOptions
 from punstats.sources import git as gitsource
@@ -44,7 +45,7 @@ FIXED_COLUMNS = ("commit", "date", "subject", *COUNT_COLUMNS, "files_from_cache"
 
 
 def pattern_counts(summary: Dict[str, Any]) -> Dict[str, Any]:
-    """Each user pattern of a revision's scan (``model.kinds.registry_of``): its count and its
+    """Each user pattern of a revision's scan (``patterns.built_in.registry_of``): its count and its
     count outside tests (``<name>_nontest``), each against the pattern's unit (``measure_columns``),
     and the files a pattern raised on (``pattern_errors``); a name that is a column already gets
     ``pattern_``."""

@@ -19,8 +19,9 @@ from punstats.cache import BlobCache
 from punstats.discover.tree import DEFAULT_EXTENSIONS
 from punstats.model.corpus import Corpus
 from punstats.model.errors import NoPythonFilesWarning
-from punstats.model.kinds import KIND_CALL, Kind, registry_of
+from punstats.model.kinds import KIND_CALL, Kind
 from punstats.model.limits import DEFAULT_MAX_BYTES
+from punstats.patterns.built_in import registry_of
 from punstats.runs.options import ScanOptions, as_rule
 from punstats.runs.pipeline import PROVENANCE_KEYS, open_cache, run_scan  # noqa: F401  (open_cache: for callers)
 from punstats.store.rules import (

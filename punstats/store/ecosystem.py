@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from punstats.model import jsondata
-from punstats.model.kinds import Registry, registry_of
+from punstats.model.kinds import Registry
+from punstats.patterns.built_in import registry_of
 from punstats.store.staging import StoreError, _one_line
 
 JOURNAL = "journal.jsonl"

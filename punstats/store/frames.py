@@ -64,7 +64,7 @@ def raw_tables(extractions: Sequence[Extraction]) -> Tables:
     """(occurrences, files, functions) DataFrames, before any test rule."""
     return Tables(
         _frame([o for e in extractions for o in e.occurrences], schema.OCCURRENCES),
-        _frame([e.record for e in extractions], schema.FILES),
+        _frame([schema.file_row(e.record) for e in extractions], schema.FILES),
         _frame([f for e in extractions for f in e.functions], schema.FUNCTIONS),
     )
 

@@ -35,6 +35,7 @@ from punstats.model.discovery import Candidate
 from punstats.model.kinds import Kind
 from punstats.model.limits import DEFAULT_MAX_BYTES
 from punstats.model.records import FileRecord, FunctionShape, Occurrence
+from punstats.patterns.built_in import COUNT_COLUMNS
 from punstats.store.provenance import provenance_metadata
 
 if TYPE_CHECKING:
@@ -53,10 +54,11 @@ MANIFEST_KIND = "tables/manifest"  # per root: the key of its latest tables
 STORED_KIND, STORED_MANIFEST_KIND = "tables/stored", "tables/stored-manifest"
 
 
-#: The columns kept tables hold (the record fields ``store.schema`` stores, in order), part of
+#: The columns kept tables hold (the record fields and counts ``store.schema`` stores, in order), part of
 #: their key: tables kept before a column was added (``cell``) are built again, not reused.
 TABLE_SHAPE = "/tables=" + hashlib.sha256(json.dumps(
-    [Occurrence._fields, [f.name for f in dataclasses.fields(FileRecord)], FunctionShape._fields]).encode()
+    [Occurrence._fields, [f.name for f in dataclasses.fields(FileRecord)] + list(COUNT_COLUMNS),
+     FunctionShape._fields]).encode()
 ).hexdigest()[:16]
 
 

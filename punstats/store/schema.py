@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import array
 import json
+import operator
 import sys
 from typing import Any, Dict, List, Sequence, Tuple
 
 import pyarrow as pa
 
+from punstats.model.records import FileRecord
+from punstats.patterns.built_in import COUNT_COLUMNS
 from punstats.store.rules import TestRule
 
 INT, BOOL, STR, OPTIONAL_INT = "int", "bool", "str", "optional int"
@@ -43,17 +46,19 @@ OCCURRENCES: Columns = (
 )
 
 
-FILES: Columns = (
+#: A file's facts, then the per-file counts of the built-in kinds (``patterns.built_in.COUNT_COLUMNS``,
+#: declared by each kind's module).  The digests of stored tables select their columns by name
+#: (tests/test_store_digest.py), so a kind added in its module only adds a column.
+FILE_FACTS: Columns = (
     ("path", STR), ("status", STR), ("error", STR), ("error_line", OPTIONAL_INT), ("bytes", INT),
-    ("lines", INT), ("encoding", STR), ("sha256", STR),
-) + tuple((name, INT) for name in (
-    "calls", "keywords", "double_star", "punnable", "class_keywords", "class_punnable",
-    "attribute", "dict_entries", "dict_literal", "dict_call_punnable", "near_miss",
-    "calls_no_arguments", "calls_positional_only", "calls_keyword_only", "calls_mixed",
-    "calls_all_punnable", "max_call_punnable", "functions",
-    "code_lines",  # added in extractor version 4: last, so the columns before it keep their places
-    "calls_with_punnable",  # added in extractor version 5, after it for the same reason
-))
+    ("lines", INT), ("encoding", STR), ("sha256", STR), ("code_lines", INT),
+)
+FILES: Columns = FILE_FACTS + tuple((name, INT) for name in COUNT_COLUMNS)
+
+def file_row(record: FileRecord) -> Tuple[Any, ...]:
+    """``record`` as a row of ``FILES``: its facts, then its counts (0 where it kept none)."""
+    counts = record.counts
+    return _FACT_GETTER(record) + tuple(counts.get(column, 0) for column in COUNT_COLUMNS)
 
 
 #: Prefix of the files-table columns counting the nodes of an ``ast`` class a user pattern's
@@ -99,6 +104,9 @@ def raw(units: Sequence[str] = ()) -> Dict[str, Columns]:
 
 def names(columns: Columns) -> List[str]:
     return [name for name, _ in columns]
+
+
+_FACT_GETTER = operator.attrgetter(*names(FILE_FACTS))
 
 
 def arrow_schema(columns: Columns) -> pa.Schema:

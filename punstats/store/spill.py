@@ -11,7 +11,6 @@ one arriving batch while extracting and one bucket while draining.
 """
 from __future__ import annotations
 
-import operator
 import os
 from collections import defaultdict
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
@@ -31,9 +30,6 @@ MAX_BUCKETS = 64
 
 
 INDEX = "_index"  # the candidate index of each spilled row
-
-
-_FILE_GETTER = operator.attrgetter(*schema.names(schema.FILES))
 
 
 def record_batch(rows: Sequence[tuple], columns: schema.Columns,
@@ -56,9 +52,9 @@ def extraction_batches(items: Sequence[Tuple[int, Extraction]],
     occurrences = [(i, o) for i, e in items for o in e.occurrences]
     functions = [(i, f) for i, e in items for f in e.functions]
     if units:
-        files = [_FILE_GETTER(e.record) + tuple(dict(e.units).get(u, 0) for u in units) for _, e in items]
+        files = [schema.file_row(e.record) + tuple(dict(e.units).get(u, 0) for u in units) for _, e in items]
     else:
-        files = [_FILE_GETTER(e.record) for _, e in items]
+        files = [schema.file_row(e.record) for _, e in items]
     return {
         "occurrences": record_batch([o for _, o in occurrences], schema.OCCURRENCES, [i for i, _ in occurrences]),
         "files": record_batch(files, schema.files_columns(units), [i for i, _ in items]),

@@ -1,0 +1,138 @@
+"""``punstats.patterns.built_in``: each built-in kind is one module in the public form, and its
+per-file counts equal an independent count (``ast.walk`` and plain loops, not the walk) on
+packages of the running interpreter's standard library."""
+import ast
+import importlib.util
+import os
+import pkgutil
+
+import pytest
+
+import punstats.patterns.built_in as built_in
+from punstats.extract.traversal import extract
+from punstats.model import kinds
+
+PACKAGE_DIR = os.path.dirname(built_in.__file__)
+STDLIB = os.path.dirname(os.__file__)
+CORPUS = ("email", "json", "asyncio", "unittest", "xml")
+
+
+def _punnable(kw):
+    return kw.arg is not None and isinstance(kw.value, ast.Name) and kw.value.id == kw.arg
+
+
+def _named(keywords):
+    return [kw for kw in keywords if kw.arg is not None]
+
+
+def _calls(tree):
+    return [node for node in ast.walk(tree) if isinstance(node, ast.Call)]
+
+
+def _call(tree):
+    puns = [[kw for kw in call.keywords if _punnable(kw)] for call in _calls(tree)]
+    dict_calls = [p for p, call in zip(puns, _calls(tree))
+                  if isinstance(call.func, ast.Name) and call.func.id == "dict"]
+    return {"punnable": sum(map(len, puns)), "calls_with_punnable": sum(1 for p in puns if p),
+            "dict_call_punnable": sum(map(len, dict_calls))}
+
+
+def _attribute(tree):
+    return {"attribute": sum(1 for call in _calls(tree) for kw in _named(call.keywords)
+                             if isinstance(kw.value, ast.Attribute) and kw.value.attr == kw.arg)}
+
+
+def _near_miss(tree):
+    return {"near_miss": sum(1 for call in _calls(tree) for kw in _named(call.keywords)
+                             if isinstance(kw.value, ast.Name) and kw.value.id != kw.arg
+                             and kw.arg.strip("_") and kw.arg.strip("_") == kw.value.id.strip("_"))}
+
+
+def _dict_literal(tree):
+    entries = [(key, value) for node in ast.walk(tree) if isinstance(node, ast.Dict)
+               for key, value in zip(node.keys, node.values)
+               if isinstance(key, ast.Constant) and isinstance(key.value, str)]
+    return {"dict_entries": len(entries),
+            "dict_literal": sum(1 for key, value in entries if isinstance(value, ast.Name) and value.id == key.value)}
+
+
+def _class_keywords(tree):
+    named = [kw for node in ast.walk(tree) if isinstance(node, ast.ClassDef) for kw in _named(node.keywords)]
+    return {"class_keywords": len(named), "class_punnable": sum(1 for kw in named if _punnable(kw))}
+
+
+def _call_shapes(tree):
+    calls = _calls(tree)
+    shapes = [(bool(call.args), bool(call.keywords)) for call in calls]
+    puns = [(len(_named(call.keywords)), sum(1 for kw in call.keywords if _punnable(kw))) for call in calls]
+    return {"calls": len(calls), "keywords": sum(named for named, _ in puns),
+            "double_star": sum(1 for call in calls for kw in call.keywords if kw.arg is None),
+            "calls_no_arguments": shapes.count((False, False)), "calls_positional_only": shapes.count((True, False)),
+            "calls_keyword_only": shapes.count((False, True)), "calls_mixed": shapes.count((True, True)),
+            "calls_all_punnable": sum(1 for named, p in puns if p and p == named),
+            "max_call_punnable": max([p for _, p in puns] + [0])}
+
+
+def _function_shapes(tree):
+    return {"functions": sum(1 for node in ast.walk(tree)
+                             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)))}
+
+
+#: Per module, its independent count: a module without one fails ``test_every_module_has_its_count``.
+INDEPENDENT = {"call": _call, "attribute": _attribute, "near_miss": _near_miss, "dict_literal": _dict_literal,
+               "class_keywords": _class_keywords, "call_shapes": _call_shapes, "function_shapes": _function_shapes}
+
+MODULES = sorted(info.name for info in pkgutil.iter_modules([PACKAGE_DIR]))
+
+
+def test_every_module_is_listed_and_has_its_count():
+    assert sorted(built_in.MODULES) == MODULES == sorted(INDEPENDENT)
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_a_module_declares_one_context_pattern_in_the_public_form(name):
+    """Run afresh, a module defines exactly one pattern, through ``punstats.pattern``, called with a
+    context for the node classes it declares, keeping the columns it declares (no other module's)."""
+    spec = importlib.util.spec_from_file_location("built_in_" + name, os.path.join(PACKAGE_DIR, name + ".py"))
+    module = importlib.util.module_from_spec(spec)
+    mark = kinds.defined_count()
+    spec.loader.exec_module(module)
+    [kind] = kinds.defined_since(mark)
+    assert kind.matcher is module.match and kind.context and kind.on
+    assert all(issubclass(cls, ast.AST) for cls in kind.on) and kind.per == kinds.check_per(kind.per)
+    with open(os.path.join(PACKAGE_DIR, name + ".py"), encoding="utf-8") as handle:
+        tree = ast.parse(handle.read(), feature_version=(3, 8))
+    [decorated] = [node for node in tree.body if isinstance(node, ast.FunctionDef) and node.decorator_list]
+    assert ast.unparse(decorated.decorator_list[0].func) == "punstats.pattern"
+    assert [a.arg for a in decorated.args.args] == ["node", "context"]
+    others = [column for other in built_in.PATTERNS if other.name != kind.name for column in other.columns]
+    assert kind.columns and not set(kind.columns) & set(others)
+    assert ast.get_docstring(tree)
+
+
+def _corpus():
+    for package in CORPUS:
+        for directory, dirs, names in os.walk(os.path.join(STDLIB, package)):
+            dirs.sort()
+            for name in sorted(names):
+                if name.endswith(".py"):
+                    path = os.path.join(directory, name)
+                    with open(path, "rb") as handle:
+                        yield path, handle.read()
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_per_file_counts_equal_an_independent_count(name):
+    count = INDEPENDENT[name]
+    [kind] = [k for k in built_in.PATTERNS if k.matcher.__module__.endswith("." + name)]
+    files = total = 0
+    for path, data in _corpus():
+        record = extract(path, data).record
+        if record.status != "ok":
+            continue
+        expected = count(ast.parse(data))
+        assert set(expected) == set(kind.columns)
+        assert {column: record.count(column) for column in kind.columns} == expected, path
+        files += 1
+        total += sum(expected.values())
+    assert files > 100 and total > 0
