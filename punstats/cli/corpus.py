@@ -146,7 +146,7 @@ def cmd_top(args: argparse.Namespace) -> int:
         print(json.dumps({"projects": records, "ecosystem": ecosystem}, indent=1, ensure_ascii=False))
         return failures
     from punstats.present import ecosystem as shown
-    for line in shown.summary_lines(ecosystem):
+    for line in shown.summary_lines(ecosystem, records):
         print(terminal(line))
     from punstats.store.staging import write_atomic
     tables = []

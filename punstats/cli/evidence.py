@@ -189,18 +189,37 @@ def _table_of_run(args: argparse.Namespace, stored: Any) -> str:
 
 
 def _subject(registry: Any, asked: Optional[str]) -> Any:
-    """The kind a table or report is about (``analysis.subject``), None for ``f(x=x)``, shown as today;
-    an unknown kind is a one-line ``OptionError``."""
-    from punstats.analysis.subject import subject
+    """The kind a table, figure or report is about (``analysis.asked.subject``), None for ``f(x=x)``,
+    shown as today; an unknown kind is a one-line ``OptionError``."""
+    from punstats.analysis.asked import subject
     from punstats.model.kinds import KIND_CALL
 
     kind = subject(registry, asked)
     return None if kind.name == KIND_CALL else kind
 
 
+#: The tables ``-n N`` cuts: of stored scans, and of an ecosystem run (its projects table is ``summary``).
+TOP_CUTS = {False: ("identifier", "callee", "directory"), True: ("summary", "identifier", "callee")}
+
+
+def _check_table_options(args: argparse.Namespace, run: bool) -> None:
+    """One line for an option this table would ignore: ``-n`` of a table it does not cut, ``--links``
+    in another format than Markdown."""
+    if args.top_given and args.by not in TOP_CUTS[run]:
+        named = {"summary": "a run's projects table", "kinds": "--kinds"}
+        shown = {"summary": "the summary table"}.get(args.by, named.get(args.by, "--by " + args.by))
+        raise UsageError("-n N chooses the rows of %s; %s has no such choice: drop -n" % (
+            ", ".join(named.get(by, "--by " + by) for by in TOP_CUTS[run]), shown))
+    if args.links and args.format != "markdown":
+        raise UsageError("--links writes Markdown (sources linked, provenance below): give --format markdown, "
+                         "or drop --links")
+
+
 def cmd_table(args: argparse.Namespace) -> int:
     from punstats.present import tables
+    from punstats.store.ecosystem import is_run
 
+    _check_table_options(args, any(is_run(directory) for directory in args.dirs))
     if args.by == "label":  # scans and ecosystem runs alike, alone or together
         _write_text(_label_table(args), args.output)
         return 0
@@ -286,9 +305,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
     results = _load_scans(args.dirs, args.test_rule, args.long) if stored is None else []
     try:
         if stored is not None:
-            from punstats.present.ecosystem_figure import ecosystem_plot
-            paths = plots.save(ecosystem_plot(stored.records, stored.ecosystem),
-                               args.output or plots.DEFAULT_DIRECTORY, args.format)
+            paths = _plot_run(stored, args.kind, args.output or plots.DEFAULT_DIRECTORY, args.format)
         else:
             subject = _plot_subject(results, args.kind)  # an unknown kind: one line, before any figure
             paths = plots.write_plots(results, args.output or plots.DEFAULT_DIRECTORY, args.format)
@@ -302,15 +319,19 @@ def cmd_plot(args: argparse.Namespace) -> int:
     return 0
 
 
+def _plot_run(stored: Any, kind: Optional[str], directory: str, formats: Sequence[str]) -> List[str]:
+    """A run's figure, then that of its kind (``--kind``, by default its one pattern) per project."""
+    from punstats.present import plots
+    from punstats.present.ecosystem_figure import ecosystem_plot, kind_plot
+    subject = _subject(stored.registry, kind)  # an unknown kind: one line, before any figure
+    paths = plots.save(ecosystem_plot(stored.records, stored.ecosystem), directory, formats)
+    return paths + (plots.save(kind_plot(stored, subject), directory, formats) if subject is not None else [])
+
+
 def _plot_subject(results: Sequence[Any], kind: Optional[str]) -> Any:
-    """The kind ``plot`` draws per scan besides its figures (``present.hits.chosen_kind`` over the
-    scans' patterns), or None for f(x=x), which the figures are about already."""
-    from punstats.analysis.units import union
-    from punstats.model.kinds import KIND_CALL
-    from punstats.present.hits import chosen_kind
-    registry = union([r.summary for r in results])
-    name = chosen_kind({"patterns": [k.provenance() for k in registry.user]}, kind, "their registry")
-    return None if name == KIND_CALL else registry[name]
+    """The kind ``plot`` draws per scan besides its figures (``analysis.asked.subject`` over the
+    scans' registry), or None for f(x=x), which the figures are about already."""
+    return _subject(_union(results), kind)
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -330,8 +351,9 @@ def cmd_report(args: argparse.Namespace) -> int:
     kind = _subject(_union(results), args.kind)
     if kind is not None:
         from punstats.present import subject_report
-        path = _writing(lambda: subject_report.write_scans_report(results, kind, args.output, list(args.dirs),
-                                                                  args.links))
+        path = _writing(lambda: subject_report.write_scans_report(
+            results, kind, args.output, list(args.dirs), args.links, figures=not args.no_figures,
+            figures_dir=args.figures_dir, embed=args.embed))
         print(terminal(path))
         return 0
     try:

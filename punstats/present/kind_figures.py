@@ -24,6 +24,7 @@ from matplotlib.ticker import FuncFormatter
 from punstats.analysis import units
 from punstats.model.escape import figure_text
 from punstats.model.kinds import Kind
+from punstats.present.commands import shown_source
 from punstats.present.figure import DPI, STYLE, WIDTH, Plot, _count_axis, _figure, _finish, caption
 from punstats.present.formats import percent_text
 from punstats.present.plots import SHARE_LINES
@@ -125,7 +126,7 @@ def _notes(table: pd.DataFrame, name: str, kind: Kind, undated: int) -> List[str
         notes.append("%s: %d first-parent revisions from %s (%s) to %s (%s)."
                      % (name, len(table), first["commit"][:12], str(first["date"])[:10],
                         last["commit"][:12], str(last["date"])[:10]))
-    notes.append("Pattern %s from %s (sha256 %s)." % (kind.name, kind.source, kind.sha256[:12] or "n/a"))
+    notes.append("Pattern %s from %s (sha256 %s)." % (kind.name, shown_source(kind.source), kind.sha256[:12] or "n/a"))
     if undated:
         notes.append("%d revisions without a readable commit date are left out." % undated)
     return notes

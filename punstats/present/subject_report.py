@@ -23,10 +23,11 @@ from punstats.analysis import subject, units
 from punstats.model.escape import markdown_code, markdown_text, visible
 from punstats.model.kinds import Kind
 from punstats.present import ecosystem_report
-from punstats.present.commands import commands
+from punstats.present.commands import commands, shown_source
 from punstats.present.formats import Table, percent_text, render
 from punstats.present.provenance import column_names
 from punstats.present.report import REPRODUCE, portable, what_was_measured
+from punstats.present.run_labels import labels_section, sheets_in
 from punstats.present.subject import project_table, scan_counts, scans_table
 from punstats.store.ecosystem import population
 
@@ -59,8 +60,8 @@ def definition_lines(kind: Kind) -> List[str]:
     on = ", ".join(markdown_code("ast." + cls.__name__) for cls in kind.on) if kind.on else "every node"
     lines = ["- **The kind:** %s, a pattern given with `--pattern`: %s, sha256 %s; its matcher is called for %s. "
              "Files are parsed with `ast`, never imported or run." % (
-                 markdown_code(kind.name), markdown_code(kind.source), markdown_code(kind.sha256 or "not recorded"),
-                 on),
+                 markdown_code(kind.name), markdown_code(shown_source(kind.source)),
+                 markdown_code(kind.sha256 or "not recorded"), on),
              "- **Measured against:** %s." % ("its share in % of " + units.unit_words(kind.per)
                                               if units.is_share(kind.per)
                                               else "its rate per million " + units.unit_words(kind.per))]
@@ -124,11 +125,11 @@ def render_run(stored: Any, kind: Kind, figure: Optional[str] = None, top: Optio
             headline(pooled, kind, rule, "Pooled over the %d scanned projects, " % pooled["projects"]) + " " + spread,
             "## Projects"]
     caption = "Each project's %s, in all code and outside tests (a box plot, every project a point)." % (
-        "share of %s" % units.unit_words(kind.per) if units.is_share(kind.per)
-        else "rate per million " + units.unit_words(kind.per))
+        _measured(kind))
     again = ecosystem_report.reproduce_commands(stored)[:1] + [
         shlex.join(["punstats", "report", os.path.join("data", stored.name), "--kind", kind.name])]
     tail = ["![%s](%s)\n\n*%s*" % (caption, figure, caption) if figure else "",
+            *labels_section(sheets_in([stored.directory], [None], kind.name), table),
             "## What was measured", "\n".join(ecosystem_report.measured_lines(stored)),
             "## Reproduce", "```sh\n%s\n```" % "\n".join(visible(line) for line in again)]
 
@@ -140,9 +141,26 @@ def render_run(stored: Any, kind: Kind, figure: Optional[str] = None, top: Optio
     return ecosystem_report.fitted(stored, listing, figure, top)
 
 
-def render_scans(results: Sequence[Any], kind: Kind, scan_dirs: Sequence[Optional[str]], links: bool = False) -> str:
-    """The report of stored scans about ``kind``: its headline per scan, the scans' table, what was
-    measured and the commands that make it again."""
+def _measured(kind: Kind) -> str:
+    """What a figure of ``kind`` draws: "share of `Try` nodes", "rate per million lines of code"."""
+    words = units.unit_words(kind.per)
+    return "share of %s" % words if units.is_share(kind.per) else "rate per million " + words
+
+
+def _caption(kind: Kind) -> str:
+    """The caption of the figure of stored scans (``kind_figures.kind_projects``)."""
+    return ("Each scan's %s, in all code and outside tests, each bar labelled with the count it is made of."
+            % _measured(kind))
+
+
+def render_scans(results: Sequence[Any], kind: Kind, scan_dirs: Sequence[Optional[str]], links: bool = False,
+                 figure: Optional[str] = None) -> str:
+    """The report of stored scans about ``kind``: its headline per scan, the scans' table, its figure
+    (``figure``: the address of ``present.kind_figures.kind_projects``; none when None), the labels,
+    what was measured and the commands that make it again."""
+    def table(t: Table) -> str:
+        return render(t, "markdown", links=links).rstrip("\n")
+
     summaries = [r.summary for r in results]
     names = column_names(summaries)
     lines = commands(summaries, [portable(d) for d in scan_dirs])
@@ -154,7 +172,9 @@ def render_scans(results: Sequence[Any], kind: Kind, scan_dirs: Sequence[Optiona
              "\n\n".join(headline(scan_counts(s, kind), kind, str(s.get("test_rule", "?")),
                                   "%s: " % markdown_text(name) if several else "")
                          for s, name in zip(summaries, names)),
-             render(scans_table(results, kind), "markdown", links=links).rstrip("\n"),
+             table(scans_table(results, kind)),
+             "![%s](%s)\n\n*%s*" % (_caption(kind), figure, _caption(kind)) if figure else "",
+             *labels_section(sheets_in(scan_dirs, results, kind.name), table),
              "## What was measured", "\n".join(what_was_measured(summaries, scan_dirs)),
              "## Reproduce", REPRODUCE, "```sh\n%s\n```" % "\n".join(visible(line) for line in lines)]
     return "\n\n".join(part for part in parts if part) + "\n"
@@ -174,9 +194,16 @@ def write_run_report(stored: Any, kind: Kind, path: Optional[str] = None, figure
 
 
 def write_scans_report(results: Sequence[Any], kind: Kind, path: Optional[str] = None,
-                       scan_dirs: Sequence[Optional[str]] = (), links: bool = False) -> str:
-    """Write the report of stored scans about ``kind`` (default ``reports/<corpus>-<kind>.md``); no figure."""
+                       scan_dirs: Sequence[Optional[str]] = (), links: bool = False, figures: bool = True,
+                       figures_dir: Optional[str] = None, embed: bool = False) -> str:
+    """Write the report of stored scans about ``kind`` (default ``reports/<corpus>-<kind>.md``), its
+    figure (``present.kind_figures.kind_projects``) in ``figures_dir`` (default ``<report>-figures``)
+    or embedded; the path written."""
     from punstats.present.provenance import subject_of
     path = path or report_path(subject_of(column_names([r.summary for r in results])), kind)
+    address = None
+    if figures:
+        from punstats.present.kind_figures import kind_projects
+        address = ecosystem_report.figure_address(kind_projects(results, kind), path, figures_dir, embed)
     return ecosystem_report.write_text(path, render_scans(results, kind, list(scan_dirs) or [None] * len(results),
-                                                          links))
+                                                          links, address))
