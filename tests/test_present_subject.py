@@ -229,3 +229,38 @@ def test_the_report_of_scans_about_a_kind_has_its_figure(one, tmp_path, capsys):
     assert "](figs/src-try_finally-projects.png)" in (tmp_path / "f.md").read_text()
     assert main(["report", scan, "-o", str(tmp_path / "n.md"), "--no-figures"]) == 0
     assert "![" not in (tmp_path / "n.md").read_text()
+
+
+NASTY = "a ` b ``c`` *d | e _f_ \\ g [x](y) <b> #"
+
+
+def test_a_label_of_any_characters_keeps_the_kind_s_tables_and_heading_whole(tmp_path, capsys):
+    """A label with an unpaired backtick, ``*``, ``|``, ``_``, a backslash, a link or HTML reads as written in
+    the title of the kind's table (reST through docutils, Markdown as GFM) and in the report's heading, which
+    took ``` b ``c``` for a code span."""
+    import markdown_it
+    from gfm import check_rendered
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "m.py").write_text("try:\n    pass\nfinally:\n    pass\n")
+    (tmp_path / "nasty.py").write_text(
+        "import ast\nimport punstats\n\n\n@punstats.pattern('nasty', label=%r, per='code_lines', on=ast.Try)\n"
+        "def match(node, parents):\n    return True\n" % NASTY)
+    scan = str(tmp_path / "scan")
+    assert main(["scan", str(tmp_path / "src"), "-o", scan, "-q", "--pattern", str(tmp_path / "nasty.py")]) == 0
+    capsys.readouterr()
+    assert main(["table", scan]) == 0
+    doctree = parse_rst(capsys.readouterr().out)
+    assert doctree.children[0].astext().startswith(NASTY)
+    assert main(["table", scan, "--format", "markdown"]) == 0
+    out = capsys.readouterr().out
+    check_rendered(out)
+    html = markdown_it.MarkdownIt("commonmark").render(out.splitlines()[0])
+    assert "<strong>a ` b ``c`` *d | e _f_ \\ g [x](y) &lt;b&gt; #</strong>" in html
+    assert main(["table", scan, "--format", "latex"]) == 0  # `` would be an opening quote, | an em dash
+    assert ("a \\textasciigrave{} b \\textasciigrave{}\\textasciigrave{}c\\textasciigrave{}\\textasciigrave{} *d "
+            "\\textbar{} e \\_f\\_ \\textbackslash{} g") in capsys.readouterr().out
+    assert main(["report", scan, "-o", str(tmp_path / "r.md"), "--no-figures"]) == 0
+    heading = (tmp_path / "r.md").read_text().splitlines()[0]
+    assert markdown_it.MarkdownIt("commonmark").render(heading) == \
+        "<h1>a ` b ``c`` *d | e _f_ \\ g [x](y) &lt;b&gt; # in src</h1>\n"
+    assert subject_report.prose("leaving `finally` (PEP 765)") == "leaving `finally` (PEP 765)"  # code stays code

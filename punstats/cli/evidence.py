@@ -310,9 +310,9 @@ def cmd_plot(args: argparse.Namespace) -> int:
             subject = _plot_subject(results, args.kind)  # an unknown kind: one line, before any figure
             paths = plots.write_plots(results, args.output or plots.DEFAULT_DIRECTORY, args.format)
             if subject is not None:
-                from punstats.present.kind_figures import kind_projects
-                paths += plots.save(kind_projects(results, subject), args.output or plots.DEFAULT_DIRECTORY,
-                                    args.format)
+                from punstats.present.kind_figures import kind_plots
+                for plot in kind_plots(results, subject):
+                    paths += plots.save(plot, args.output or plots.DEFAULT_DIRECTORY, args.format)
     except OSError as exc:
         raise UsageError("cannot write the figures: %s" % _one_line(exc)) from None
     print("\n".join(terminal(path) for path in paths))

@@ -93,12 +93,17 @@ _CODE = re.compile(r"``(.+?)``|`([^`]+)`")
 
 def prose(text: str) -> str:
     """A pattern's own words (its label, its docstring) as Markdown on one line: its code spans as
-    code spans (``markdown_code``), the rest escaped (``markdown_text``), so no markup of its own."""
+    code spans (``markdown_code``), the rest escaped (``markdown_text``), so no markup of its own.
+    Words whose backticks do not pair up (``a ` b``) are no code at all: every backtick is shown."""
     parts, start = [], 0
     for match in _CODE.finditer(text):
-        parts += [markdown_text(text[start:match.start()]), markdown_code(match.group(1) or match.group(2))]
+        between = text[start:match.start()]
+        if "`" in between:
+            break
+        parts += [markdown_text(between), markdown_code(match.group(1) or match.group(2))]
         start = match.end()
-    return "".join(parts) + markdown_text(text[start:])
+    rest = text[start:]
+    return markdown_text(text) if "`" in rest else "".join(parts) + markdown_text(rest)
 
 
 def _n(value: Any) -> str:
@@ -153,11 +158,21 @@ def _caption(kind: Kind) -> str:
             % _measured(kind))
 
 
+def _figures(results: Sequence[Any], kind: Kind) -> List[Any]:
+    """(caption, plot) of the figures of ``kind`` in stored scans (``kind_figures.kind_plots``)."""
+    from punstats.present.kind_figures import kind_plots
+    plots = kind_plots(results, kind)
+    names = column_names([r.summary for r in results])
+    lengths = ["Identifier lengths of %s in %s, outside tests and in tests." % (
+        markdown_text(kind.label.replace("`", "")), markdown_text(name)) for name in names]
+    return list(zip([_caption(kind)] + lengths, plots))
+
+
 def render_scans(results: Sequence[Any], kind: Kind, scan_dirs: Sequence[Optional[str]], links: bool = False,
-                 figure: Optional[str] = None) -> str:
-    """The report of stored scans about ``kind``: its headline per scan, the scans' table, its figure
-    (``figure``: the address of ``present.kind_figures.kind_projects``; none when None), the labels,
-    what was measured and the commands that make it again."""
+                 figures: Sequence[Any] = ()) -> str:
+    """The report of stored scans about ``kind``: its headline per scan, the scans' table, its figures
+    (``figures``: (caption, address) of each of ``_figures``), the labels, what was measured and the
+    commands that make it again."""
     def table(t: Table) -> str:
         return render(t, "markdown", links=links).rstrip("\n")
 
@@ -173,7 +188,7 @@ def render_scans(results: Sequence[Any], kind: Kind, scan_dirs: Sequence[Optiona
                                   "%s: " % markdown_text(name) if several else "")
                          for s, name in zip(summaries, names)),
              table(scans_table(results, kind)),
-             "![%s](%s)\n\n*%s*" % (_caption(kind), figure, _caption(kind)) if figure else "",
+             *("![%s](%s)\n\n*%s*" % (caption, address, caption) for caption, address in figures),
              *labels_section(sheets_in(scan_dirs, results, kind.name), table),
              "## What was measured", "\n".join(what_was_measured(summaries, scan_dirs)),
              "## Reproduce", REPRODUCE, "```sh\n%s\n```" % "\n".join(visible(line) for line in lines)]
@@ -197,13 +212,11 @@ def write_scans_report(results: Sequence[Any], kind: Kind, path: Optional[str] =
                        scan_dirs: Sequence[Optional[str]] = (), links: bool = False, figures: bool = True,
                        figures_dir: Optional[str] = None, embed: bool = False) -> str:
     """Write the report of stored scans about ``kind`` (default ``reports/<corpus>-<kind>.md``), its
-    figure (``present.kind_figures.kind_projects``) in ``figures_dir`` (default ``<report>-figures``)
+    figures (``present.kind_figures.kind_plots``) in ``figures_dir`` (default ``<report>-figures``)
     or embedded; the path written."""
     from punstats.present.provenance import subject_of
     path = path or report_path(subject_of(column_names([r.summary for r in results])), kind)
-    address = None
-    if figures:
-        from punstats.present.kind_figures import kind_projects
-        address = ecosystem_report.figure_address(kind_projects(results, kind), path, figures_dir, embed)
+    drawn = [(caption, ecosystem_report.figure_address(plot, path, figures_dir, embed))
+             for caption, plot in (_figures(results, kind) if figures else [])]
     return ecosystem_report.write_text(path, render_scans(results, kind, list(scan_dirs) or [None] * len(results),
-                                                          links, address))
+                                                          links, drawn))
