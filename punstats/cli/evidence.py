@@ -12,6 +12,7 @@ import os
 from typing import Any, List, Optional, Sequence
 
 from punstats.cli.common import UsageError, _one_line, _positive, _write_text
+from punstats.cli.ignored import check_figure_options, check_table_options
 from punstats.model.errors import OptionError
 from punstats.model.escape import terminal
 
@@ -198,28 +199,11 @@ def _subject(registry: Any, asked: Optional[str]) -> Any:
     return None if kind.name == KIND_CALL else kind
 
 
-#: The tables ``-n N`` cuts: of stored scans, and of an ecosystem run (its projects table is ``summary``).
-TOP_CUTS = {False: ("identifier", "callee", "directory"), True: ("summary", "identifier", "callee")}
-
-
-def _check_table_options(args: argparse.Namespace, run: bool) -> None:
-    """One line for an option this table would ignore: ``-n`` of a table it does not cut, ``--links``
-    in another format than Markdown."""
-    if args.top_given and args.by not in TOP_CUTS[run]:
-        named = {"summary": "a run's projects table", "kinds": "--kinds"}
-        shown = {"summary": "the summary table"}.get(args.by, named.get(args.by, "--by " + args.by))
-        raise UsageError("-n N chooses the rows of %s; %s has no such choice: drop -n" % (
-            ", ".join(named.get(by, "--by " + by) for by in TOP_CUTS[run]), shown))
-    if args.links and args.format != "markdown":
-        raise UsageError("--links writes Markdown (sources linked, provenance below): give --format markdown, "
-                         "or drop --links")
-
-
 def cmd_table(args: argparse.Namespace) -> int:
     from punstats.present import tables
     from punstats.store.ecosystem import is_run
 
-    _check_table_options(args, any(is_run(directory) for directory in args.dirs))
+    check_table_options(args, any(is_run(directory) for directory in args.dirs))
     if args.by == "label":  # scans and ecosystem runs alike, alone or together
         _write_text(_label_table(args), args.output)
         return 0
@@ -340,6 +324,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     if args.output is not None and not args.output.lower().endswith(".md"):  # it would hold Markdown all the same
         raise UsageError("a report is Markdown: give -o a file ending in .md, e.g. -o %s.md"
                          % (os.path.splitext(args.output)[0].rstrip("/") or "report"))
+    check_figure_options(args)
     if not args.no_figures:
         _plots_module()
     stored = _ecosystem_run(args)
