@@ -293,10 +293,11 @@ def figure(records: Sequence[Dict[str, Any]], ecosystem: Dict[str, Any]):
 
 
 def table_texts(records: Sequence[Dict[str, Any]], ecosystem: Dict[str, Any],
-                top: Optional[int] = None) -> Dict[str, str]:
-    """The run's tables (every project, or the first ``top`` and a row for the others; then
-    every pattern of its registry) as reST, Markdown and LaTeX, by file ending."""
-    tables = [project_table(records, ecosystem, top), kinds_table(records, ecosystem)]
+                top: Optional[int] = None, more: Sequence[Table] = ()) -> Dict[str, str]:
+    """The run's tables (every project, or the first ``top`` and a row for the others; ``more``,
+    such as the projects table of each user pattern; then every pattern of its registry pooled) as
+    reST, Markdown and LaTeX, by file ending."""
+    tables = [project_table(records, ecosystem, top), *more, kinds_table(records, ecosystem)]
     return {ending: render_all(tables, fmt) for ending, fmt in (("rst", "rst"), ("md", "markdown"),
                                                                 ("tex", "latex"))}
 

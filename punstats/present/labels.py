@@ -223,17 +223,12 @@ def write_labels(directory: str, kind: str, context: int = DEFAULT_CONTEXT, samp
 
 
 def _check_known(directory: str, summary: Dict[str, Any], kind: str) -> None:
-    """A kind without occurrences must be one the scan counted, else ``LabelError``."""
+    """A kind without occurrences must be one the scan stores as occurrences, else the one-line
+    ``OptionError`` of ``analysis.asked.occurrence_kind`` (a count such as ``calls_mixed`` has no
+    places to label; an unknown name gets the nearest one)."""
+    from punstats.analysis.asked import occurrence_kind
     from punstats.model.kinds import registry_of
-    if kind in registry_of(summary).occurrence_kinds or kind in (summary.get("kinds") or {}):
-        return
-    import pyarrow.parquet as pq
-
-    from punstats.store.staging import OCCURRENCES_FILE
-    present = pq.ParquetFile(os.path.join(directory, OCCURRENCES_FILE)).read(columns=["kind"]).column("kind")
-    kinds = sorted(set(present.to_pylist()))
-    raise stored.LabelError("%s holds no occurrences of kind %r (its kinds: %s)"
-                            % (directory, kind, ", ".join(kinds) or "none"))
+    occurrence_kind(registry_of(summary), kind, directory)
 
 
 def _fence(text: str) -> str:
