@@ -99,6 +99,13 @@ def test_a_sheet_with_a_foreign_key_is_one_line_exit_2_and_nothing_is_lost(scann
     (["label", "{out}", "--kind", "calls_mixed"], "calls_mixed is a count, not stored as occurrences (no places to "
                                                   "show); {out} holds hits of call, attribute, near_miss, "
                                                   "dict_literal, class"),
+    # table --by label --kind of a kind the scan does not store printed an empty table
+    (["table", "{out}", "--by", "label", "--kind", "cal"], "unknown kind 'cal' (did you mean call?); {out} holds "
+                                                           "hits of call, attribute, near_miss, dict_literal, class"),
+    (["table", "{out}", "--by", "label", "--kind", "calls_mixed"], "calls_mixed is a count, not stored as "
+                                                                   "occurrences (no places to show); {out} holds "
+                                                                   "hits of call, attribute, near_miss, "
+                                                                   "dict_literal, class"),
     (["label", "{out}", "--kind", "../x"], "'../x' is not an occurrence kind (kinds are identifiers such as call)"),
     (["label", "{out}", "--kind", "call", "--context", "-1"],
      "argument --context: expected 0 to 100 lines, got -1"),

@@ -322,7 +322,13 @@ def labelled_counts(results: Sequence[Any], directories: Sequence[Optional[str]]
                     required: bool = True) -> List[Tuple[int, str, List[Tuple[str, int, int]]]]:
     """(the scan's index in ``results``, a labelled kind, its ``label_counts``) for every scan
     stored in a directory and every kind labelled there (or ``kind``), each sheet read once;
-    ``required``: ``LabelError`` when there are none."""
+    ``required``: ``LabelError`` when there are none; a ``kind`` none of them stores as occurrences:
+    the one-line ``OptionError`` of ``analysis.asked.occurrence_kind``."""
+    if kind is not None and results:
+        from punstats.analysis.asked import occurrence_kind
+        from punstats.analysis.units import union
+        where = ", ".join(d for d in directories if d) or "the scans"
+        occurrence_kind(union([r.summary for r in results]), kind, where)
     found = [(index, name, label_counts(directory, result.summary, name))
              for index, (result, directory) in enumerate(zip(results, directories)) if directory
              for name in labelled_kinds(directory, kind)]
