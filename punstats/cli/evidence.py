@@ -12,7 +12,6 @@ import os
 from typing import Any, List, Optional, Sequence
 
 from punstats.cli.common import UsageError, _one_line, _positive, _write_text
-from punstats.cli.ignored import check_figure_options, check_table_options
 from punstats.model.errors import OptionError
 from punstats.model.escape import terminal
 
@@ -200,6 +199,7 @@ def _subject(registry: Any, asked: Optional[str]) -> Any:
 
 
 def cmd_table(args: argparse.Namespace) -> int:
+    from punstats.cli.ignored import check_table_options
     from punstats.present import tables
     from punstats.store.ecosystem import is_run
 
@@ -324,6 +324,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     if args.output is not None and not args.output.lower().endswith(".md"):  # it would hold Markdown all the same
         raise UsageError("a report is Markdown: give -o a file ending in .md, e.g. -o %s.md"
                          % (os.path.splitext(args.output)[0].rstrip("/") or "report"))
+    from punstats.cli.ignored import check_figure_options
     check_figure_options(args)
     if not args.no_figures:
         _plots_module()
