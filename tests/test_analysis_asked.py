@@ -64,6 +64,8 @@ def test_the_console_summary_is_about_any_kind_with_a_unit(tmp_path, capsys):
     assert "kind           calls_mixed: calls with both" in printed
     assert re.search(r"matches +1 +\(50\.00% of calls\)", printed)
     assert "see them" not in printed  # a count without places
+    assert main(["scan", str(tmp_path / "a.py"), "--no-save", "-q", "--kind", "calls_no_arguments"]) == 0
+    assert re.search(r"matches +0 +\(0\.00% of calls\)", capsys.readouterr().out)  # none: not 0.0000%
     assert main(["table", str(out), "--kind", "calls_mixed", "--format", "csv"]) == 0
     assert "calls_mixed,1,2,50.0," in capsys.readouterr().out
 

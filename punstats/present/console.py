@@ -155,7 +155,7 @@ def measure_text(s: Dict[str, Any], unit: str, part: Optional[int], nontest: boo
     words = units.unit_words(unit).replace("`", "")
     if units.is_share(unit):
         pct = units.share(part, whole)
-        digits = 2 if not pct == pct or pct >= 0.1 else 4  # a rare construct still shows its first digits
+        digits = 2 if not pct == pct or pct >= 0.1 or pct == 0 else 4  # a rare construct shows its first digits
         return "%s of %s" % ("%.*f%%" % (digits, pct) if pct == pct else percent_text(pct), words)
     rate = units.rate(part, whole)
     return "%s per million %s" % (format(rate, ",.2f") if rate == rate else percent_text(rate), words)
