@@ -2,8 +2,8 @@
 
 This module owns what ``punstats hits`` shows of a stored scan or an
 ecosystem run (``store.ecosystem.is_run`` tells them apart, as for
-``table``): which kind is shown by default and which can be (the rows of
-the scan's registry stored as occurrences), each hit's place in the form
+``table``; which kind, ``analysis.asked.occurrence_kind`` decides: the rows
+of the scan's registry stored as occurrences), each hit's place in the form
 editors and ``grep -n`` read (``path:line:col:``, 1-based; a notebook's
 ``path:cell N:line:col:``, as ``ruff check`` names cells; a run's path
 under ``PROJECT-VERSION/``, where its sdist unpacks), its source line and
