@@ -104,7 +104,7 @@ def test_a_run_s_pooled_tables_read_only_its_scanned_projects(run_dir, tmp_path,
 
 def test_plot_of_a_run_writes_its_figure(run_dir, tmp_path, capsys):
     pytest.importorskip("matplotlib")
-    assert main(["plot", run_dir, "-o", str(tmp_path / "figures"), "--format", "png,svg"]) == 0
+    assert main(["plot", run_dir, "-o", str(tmp_path / "figures"), "--format", "png,svg", "--kind", "call"]) == 0
     paths = capsys.readouterr().out.split()
     assert paths == [str(tmp_path / "figures" / ("top-pypi-7-ecosystem." + ending)) for ending in ("png", "svg")]
     assert open(paths[0], "rb").read(8) == b"\x89PNG\r\n\x1a\n"
@@ -129,6 +129,43 @@ def test_report_of_a_run_holds_the_projects_the_patterns_the_figure_and_no_local
     assert str(tmp_path) not in text and os.path.dirname(run_dir) not in text
     assert main(["report", run_dir, "-o", str(tmp_path / "all.md"), "--no-figures", "--kind", "call"]) == 0
     assert all("`%s`" % name in (tmp_path / "all.md").read_text() for name in NAMES)
+
+
+def test_plot_of_a_run_draws_its_kind_too(run_dir, tmp_path, capsys):
+    """``plot RUN --kind NAME`` drew the f(x=x) figure only; now it draws the kind per project too (by
+    default the run's one pattern), and a kind the run does not count is one line, before any figure."""
+    pytest.importorskip("matplotlib")
+    assert main(["plot", run_dir, "-o", str(tmp_path / "figures"), "--format", "png"]) == 0
+    assert capsys.readouterr().out.split() == [str(tmp_path / "figures" / name) for name in (
+        "top-pypi-7-ecosystem.png", "top-pypi-7-try_finally.png")]
+    assert main(["plot", run_dir, "-o", str(tmp_path / "call"), "--format", "png", "--kind", "call"]) == 0
+    assert capsys.readouterr().out.split() == [str(tmp_path / "call" / "top-pypi-7-ecosystem.png")]
+    err = one_line_error(capsys, ["plot", run_dir, "-o", str(tmp_path / "none"), "--kind", "try_finaly"])
+    assert "unknown kind 'try_finaly' (did you mean try_finally?)" in err and not (tmp_path / "none").exists()
+
+
+@pytest.mark.parametrize("argv, error", [
+    (["table", "{scan}", "-n", "3"], "-n N chooses the rows of --by identifier, --by callee, --by directory; "
+                                     "the summary table has no such choice: drop -n"),
+    (["table", "{scan}", "--kinds", "-n", "3"], "--kinds has no such choice"),
+    (["table", "{run}", "--kinds", "-n", "2"], "-n N chooses the rows of a run's projects table, --by identifier, "
+                                               "--by callee; --kinds has no such choice: drop -n"),
+    (["table", "{run}", "--by", "length", "-n", "2"], "--by length has no such choice"),
+    (["table", "{scan}", "--links"], "--links writes Markdown (sources linked, provenance below): give --format "
+                                     "markdown, or drop --links"),
+    (["table", "{run}", "--format", "csv", "--links"], "--links writes Markdown"),
+])
+def test_an_option_a_table_would_ignore_is_one_line(run_dir, stdlib_subset_scan_dir, capsys, argv, error):
+    words = {"scan": stdlib_subset_scan_dir, "run": run_dir}
+    assert error in one_line_error(capsys, [arg.format(**words) for arg in argv])
+
+
+def test_the_options_a_table_takes_still_work(run_dir, stdlib_subset_scan_dir, capsys):
+    for argv in (["table", stdlib_subset_scan_dir, "--by", "identifier", "-n", "3"],
+                 ["table", run_dir, "-n", "2"], ["table", run_dir, "--by", "callee", "-n", "2"],
+                 ["table", stdlib_subset_scan_dir, "--format", "markdown", "--links"]):
+        assert main(argv) == 0, argv
+    capsys.readouterr()
 
 
 def one_line_error(capsys, argv):

@@ -91,7 +91,21 @@ def test_a_sheet_with_a_foreign_key_is_one_line_exit_2_and_nothing_is_lost(scann
 
 
 @pytest.mark.parametrize("argv, error", [
-    (["label", "{out}", "--kind", "nope"], "{out} holds no occurrences of kind 'nope' (its kinds: call)"),
+    (["label", "{out}", "--kind", "nope"], "unknown kind 'nope'; {out} holds hits of call, attribute, near_miss, "
+                                           "dict_literal, class"),
+    (["label", "{out}", "--kind", "cal"], "unknown kind 'cal' (did you mean call?); {out} holds hits of call, "
+                                          "attribute, near_miss, dict_literal, class"),
+    # a count has no places: it wrote an empty sheet
+    (["label", "{out}", "--kind", "calls_mixed"], "calls_mixed is a count, not stored as occurrences (no places to "
+                                                  "show); {out} holds hits of call, attribute, near_miss, "
+                                                  "dict_literal, class"),
+    # table --by label --kind of a kind the scan does not store printed an empty table
+    (["table", "{out}", "--by", "label", "--kind", "cal"], "unknown kind 'cal' (did you mean call?); {out} holds "
+                                                           "hits of call, attribute, near_miss, dict_literal, class"),
+    (["table", "{out}", "--by", "label", "--kind", "calls_mixed"], "calls_mixed is a count, not stored as "
+                                                                   "occurrences (no places to show); {out} holds "
+                                                                   "hits of call, attribute, near_miss, "
+                                                                   "dict_literal, class"),
     (["label", "{out}", "--kind", "../x"], "'../x' is not an occurrence kind (kinds are identifiers such as call)"),
     (["label", "{out}", "--kind", "call", "--context", "-1"],
      "argument --context: expected 0 to 100 lines, got -1"),
@@ -112,3 +126,17 @@ def test_label_of_a_directory_that_is_no_scan_is_one_line(tmp_path, capsys):
     status, _, err = run(capsys, "label", str(tmp_path), "--kind", "call")
     assert status == 2 and err.count("\n") == 1 and "is not a stored scan" in err
     assert os.listdir(tmp_path) == []
+
+
+def test_without_kind_the_sheet_is_of_the_scan_s_one_pattern_else_call(tmp_path, capsys):
+    """``--kind`` was required of ``label`` alone; it now defaults as every command's does."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "m.py").write_text("def f():\n    try:\n        g(x=x)\n    finally:\n        return 1\n")
+    for name, patterns in (("plain", []), ("one", ["--pattern", "punstats.patterns.return_in_finally"])):
+        out = str(tmp_path / name)
+        assert main(["scan", str(tmp_path / "src"), "-o", out, "-q", *patterns]) == 0
+        capsys.readouterr()
+        status, stdout, _ = run(capsys, "label", out)
+        kind = "return_in_finally" if patterns else "call"
+        assert status == 0 and stdout.startswith("%s: 1 of 1 occurrences of %s" % (
+            os.path.join(out, "labels-%s.csv" % kind), kind))

@@ -184,7 +184,11 @@ def test_a_user_pattern_is_pooled_over_the_projects_that_recorded_it():
     assert summary["kinds"]["nontest"]["ret"] == {"count": None, "pct": None}  # b did not record it
     assert [p["name"] for p in summary["patterns"]] == ["ret"]
     from punstats.present.ecosystem import summary_lines
-    assert summary_lines(summary)[-1] == "  pattern ret: all code 8 (0.4000% of lines), outside tests n/a"
+    # per="lines": a rate per million lines, not a share of them (from the stored share, or the records' units)
+    assert summary_lines(summary)[-1] == "  pattern ret: all code 8 (4,000 per million lines), outside tests n/a"
+    records = [record("a", 3, 1), record("b", 5)]
+    assert summary_lines(summary, records)[-1] == \
+        "  pattern ret: all code 8 (4,000.00 per million lines), outside tests n/a"
 
 
 def test_widest_ranks_by_projects_so_one_large_project_cannot_dominate():

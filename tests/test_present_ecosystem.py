@@ -106,6 +106,15 @@ def test_the_written_tables_hold_every_project_and_every_pattern(tmp_path):
         assert all(name in text for name in NAMES), ending
         assert "try with finally" in text and "near miss" in text, ending
     assert "    4 delta" in printed and "(   n/a)" in printed.splitlines()[3]
+    # the pattern's own projects table (it had none): its count and share of `Try` nodes per project
+    markdown = open(os.path.join(directory, "ecosystem-table.md")).read()
+    stored = read_run(directory)
+    from punstats.present.formats import render_all
+    from punstats.present.subject import project_table
+    assert "**try with finally in the top 7 PyPI projects**[^2]" in markdown
+    own = render_all([project_table(stored, stored.registry["try_finally"])], "markdown")
+    assert own.split("\n\n")[1] in markdown  # the table's rows, as table RUN --kind try_finally gives them
+    assert "--kind NAME" in printed
 
 
 def test_the_figure_counts_at_least_n_with_the_scan_figures_colours_and_a_caption(stored):

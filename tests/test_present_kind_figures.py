@@ -73,7 +73,33 @@ def test_plot_draws_the_one_pattern_or_the_kind_asked_for(scans, tmp_path, capsy
     assert main(["plot", *scans, "-o", str(out), "--format", "png", "--kind", "bare_except"]) == 0
     assert any(name.endswith("-bare_except-projects.png") for name in os.listdir(out))
     assert main(["plot", *scans, "-o", str(tmp_path / "none"), "--kind", "bare_excep"]) == 2
-    assert capsys.readouterr().err == (
-        "punstats: error: unknown kind 'bare_excep' (did you mean bare_except?); their registry holds hits of call, "
-        "attribute, near_miss, dict_literal, class, return_in_finally, bare_except\n")
+    err = capsys.readouterr().err  # any count with a unit can be drawn per scan, as table --kind shows it
+    assert err.startswith("punstats: error: unknown kind 'bare_excep' (did you mean bare_except?); choose from "
+                          "call, dict_call_punnable, ") and err.endswith(", return_in_finally, bare_except\n")
     assert not (tmp_path / "none").exists()
+
+
+def test_a_kind_named_by_identifiers_gets_its_lengths_figure(scans, tmp_path, capsys):
+    """``plot --kind near_miss`` and ``report --kind attribute`` drew the kind per scan only; a kind whose
+    occurrences are identifiers now gets their lengths per scan too, the bars counted from the stored rows."""
+    from punstats.present.kind_figures import kind_lengths
+    result = punstats.load(scans[0])
+    kind = registry_of(result.summary)["attribute"]
+    plot = kind_lengths(result, kind)
+    rows = pd.read_parquet(os.path.join(scans[0], "occurrences.parquet"), columns=["kind", "name_len", "in_test"])
+    rows = rows[rows["kind"] == "attribute"]
+    assert plot.kind == "attribute-lengths" and int(plot.data["total"].sum()) == len(rows) > 0
+    assert plot.data["nontest"].to_dict() == {n: int(((rows["name_len"] == n) & ~rows["in_test"]).sum())
+                                              for n in plot.data.index}
+    out = tmp_path / "figures"
+    assert main(["plot", *scans, "-o", str(out), "--format", "png", "--kind", "near_miss"]) == 0
+    names = [os.path.basename(p) for p in capsys.readouterr().out.split()]
+    assert [n for n in names if "near_miss" in n] == ["%s+%s-near_miss-projects.png" % tuple(
+        os.path.basename(d) for d in scans)] + ["%s-near_miss-lengths.png" % os.path.basename(d) for d in scans]
+    assert main(["plot", scans[0], "-o", str(tmp_path / "p"), "--format", "png", "--kind", "bare_except"]) == 0
+    assert not [p for p in capsys.readouterr().out.split() if p.endswith("-lengths.png") and "bare" in p]
+    report = tmp_path / "r.md"
+    assert main(["report", scans[0], "--kind", "attribute", "-o", str(report)]) == 0
+    text = report.read_text()
+    assert "](r-figures/%s-attribute-lengths.png)" % os.path.basename(scans[0]) in text
+    assert "*Identifier lengths of f(x=obj.x) in %s, outside tests and in tests.*" % os.path.basename(scans[0]) in text

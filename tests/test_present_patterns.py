@@ -75,6 +75,10 @@ def test_a_user_pattern_a_scan_recorded_is_in_every_output(result):
         in re.sub(r"(?m)^(\S+)\s+", r"\1  ", console.format_summary(scan.summary))
     frame = pd.read_csv(io.StringIO(tidy.to_csv(tidy.kinds_frame([scan])))).set_index("pattern")
     assert frame.at["return_in_finally", "per_million_code_lines"] == 300.0
+    # its rate stands in a column headed "Share": the headers now name both (only when a row is a rate)
+    header = [getattr(cell, "text", cell) for cell in tables.kinds_table([scan]).header]
+    assert header[2] == "Share or rate" and header[-1] == "Share of, or rate"
+    assert tables.kinds_table([result]).header[2].text == "Share"
 
 
 def test_one_more_row_of_model_kinds_is_in_every_output(result, monkeypatch):

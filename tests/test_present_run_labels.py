@@ -145,6 +145,56 @@ def test_a_scan_and_a_run_share_one_labels_table(run_dir, tmp_path, capsys):
     assert table.loc[table["scan"] == "proj", "project"].isna().all()
 
 
+def test_the_run_s_reports_show_the_labelled_share_and_the_labels_table(run_dir, tmp_path, capsys):
+    """``report RUN`` and ``report RUN --kind NAME`` had no labels: now each says how many hits are labelled,
+    with which labels, above the table per label (of the kind the report is about, when it has a sheet)."""
+    hits = len(occurrences(run_dir, "try_finally"))
+    path = tmp_path / "r.md"
+    assert main(["report", run_dir, "--kind", "try_finally", "--no-figures", "-o", str(path)]) == 0
+    assert "## Labels" not in path.read_text()  # no sheet, no section
+    assert main(["label", run_dir, "--kind", "try_finally"]) == 0
+    label(run_dir, "try_finally", {("alpha", "alpha/core.py", 7): "bug", ("iota", "iota/b.py", 5): "fine"})
+    assert main(["label", run_dir, "--kind", "call"]) == 0
+    capsys.readouterr()
+    assert main(["report", run_dir, "--kind", "try_finally", "--no-figures", "-o", str(path)]) == 0
+    text = path.read_text()
+    part = text.split("## Labels", 1)[1].split("## What was measured")[0]
+    assert "`try_finally` in top-pypi-7: 2 of %d labelled (%.2f%%): 1 bug, 1 fine.\n" % (hits, 200 / hits) in part
+    assert "**Labels of `try_finally` occurrences in top-pypi-7**" in part and "`call`" not in part
+    assert re.search(r"\| bug +\| +1 \| +0 \| +1 \| +1 \|", part)
+    assert text.count("[^1]:") == 1  # the labels tables add no second note numbered 1
+    from gfm import check_tables
+    assert check_tables(text) == 2
+    whole = tmp_path / "whole.md"
+    assert main(["report", run_dir, "--kind", "call", "--no-figures", "-o", str(whole)]) == 0
+    part = whole.read_text().split("## Labels", 1)[1].split("## Reproduce")[0]
+    assert "`call` in top-pypi-7: 0 of " in part and "`try_finally` in top-pypi-7: 2 of " in part
+
+
+def test_the_projects_table_of_a_kind_gives_each_project_s_share_of_hits_labelled(run_dir, capsys):
+    """``table RUN --kind NAME`` had no word of the labels: with a sheet of the kind, a "Hits labelled"
+    column (the share of the project's hits labelled; CSV: ``labelled``, a count), else no such column."""
+    from punstats.present.subject import project_table
+    stored = read_run(run_dir)
+    kind = stored.registry["try_finally"]
+    assert "Hits labelled" not in [cell.text for cell in project_table(stored, kind).header]
+    assert main(["label", run_dir, "--kind", "try_finally"]) == 0
+    label(run_dir, "try_finally", {("alpha", "alpha/core.py", 7): "bug", ("iota", "iota/b.py", 5): "fine"})
+    capsys.readouterr()
+    table = project_table(stored, kind, top=2)
+    assert table.header[-1].text == "Hits labelled"
+    hits = occurrences(run_dir, "try_finally")
+    column = [row[-1] for row in table.rows]
+    assert column[0].value == pytest.approx(100 / (hits["project"] == "alpha").sum(), abs=0.005)  # alpha: 1 of 3
+    assert column[1].value != column[1].value  # beta: no hits, n/a
+    assert column[-3].value == pytest.approx(100 / (hits["project"] != "alpha").sum(), abs=0.005)  # the others
+    assert column[-2].value == pytest.approx(200 / len(hits), abs=0.005) and column[-1].text == ""  # all; median
+    status, out, _ = run(capsys, "table", run_dir, "--kind", "try_finally", "--format", "csv")
+    frame = pd.read_csv(io.StringIO(out)).set_index("project")
+    assert frame.loc["alpha", "labelled"] == 1 and frame.loc["iota", "labelled"] == 1
+    assert frame.loc["beta", "labelled"] == 0 and pd.isna(frame.loc["gamma", "labelled"])
+
+
 @pytest.mark.parametrize("counts, words", [
     ([("bug", 10, 2), ("fine", 20, 5), (UNLABELLED, 100, 66)], "37 of 203 labelled (18.23%): 12 bug, 25 fine"),
     ([(UNLABELLED, 3, 0)], "0 of 3 labelled (0.00%)"),

@@ -12,7 +12,7 @@ from fakerun import NAMES, make_run
 from gfm import check_tables
 from test_tables import parse_rst, table_cells
 
-from punstats.analysis import subject
+from punstats.analysis import asked
 from punstats.cli import main
 from punstats.present import subject_report
 from punstats.present.formats import FORMATS, render
@@ -74,10 +74,10 @@ def test_the_per_project_table_agrees_with_the_run_s_dataset(two):
 
 
 def test_the_default_kind_is_a_run_s_one_pattern_else_f_x_x(one, two):
-    assert subject.subject(read_run(one).registry).name == "try_finally"
-    assert subject.subject(read_run(two).registry).name == "call"
+    assert asked.subject(read_run(one).registry).name == "try_finally"
+    assert asked.subject(read_run(two).registry).name == "call"
     from punstats.patterns.built_in import KINDS
-    assert subject.default_kind(KINDS) == "call"
+    assert asked.default_kind(KINDS) == "call"
 
 
 def test_an_unknown_kind_is_a_one_line_error_listing_the_choices(one, capsys):
@@ -182,7 +182,7 @@ def test_the_report_is_headed_by_the_pattern_quotes_its_definition_and_fits_one_
 
 
 def test_a_report_of_none_found_gives_an_upper_bound():
-    kind = subject.subject(read_registry(), "return_in_finally")
+    kind = asked.subject(read_registry(), "return_in_finally")
     counts = {"count": 0, "unit": 1_500_000, "count_nontest": 0, "unit_nontest": 1_000_000,
               "measure": 0.0, "measure_nontest": 0.0}
     text = subject_report.headline(counts, kind, "components", "")
@@ -193,3 +193,74 @@ def read_registry():
     from punstats.patterns.built_in import registry_of
     return registry_of({"patterns": [{"name": "return_in_finally", "label": "l", "per": "code_lines",
                                       "source": PEP765, "sha256": "ab"}]})
+
+
+def test_a_node_class_keeps_its_capitals_and_a_pattern_file_its_name_only(one, tmp_path, capsys):
+    """The unit column of ``Try`` was "`try` nodes" (``str.capitalize``), and a note named the pattern file by
+    the path it had on the machine the run was made on."""
+    stored = read_run(one)
+    table = project_table(stored, stored.registry["try_finally"])
+    assert table.header[4].text == "`Try` nodes"
+    assert "the pattern tries.py (sha256 " in table.notes[0] and os.path.dirname(one) not in table.notes[0]
+    scan = scan_of(one, tmp_path / "s")
+    capsys.readouterr()
+    assert main(["table", scan, "--format", "markdown"]) == 0
+    out = capsys.readouterr().out
+    assert "| `Try` nodes outside tests " in out and "the pattern tries.py (sha256 " in out
+    assert str(tmp_path) not in out
+    assert main(["report", scan, "-o", str(tmp_path / "r.md"), "--no-figures"]) == 0
+    text = (tmp_path / "r.md").read_text()
+    assert "a pattern given with `--pattern`: `tries.py`, sha256" in text and str(tmp_path) not in text
+
+
+def test_the_report_of_scans_about_a_kind_has_its_figure(one, tmp_path, capsys):
+    """``report SCAN --kind NAME`` drew no figure, and took --embed and --figures-dir without a word."""
+    pytest.importorskip("matplotlib")
+    scan = scan_of(one, tmp_path / "s")
+    target = tmp_path / "reports" / "r.md"
+    assert main(["report", scan, "-o", str(target)]) == 0
+    text = target.read_text()
+    assert "](r-figures/src-try_finally-projects.png)" in text
+    assert "*Each scan's share of `Try` nodes, in all code and outside tests" in text
+    assert (tmp_path / "reports" / "r-figures" / "src-try_finally-projects.svg").is_file()
+    assert main(["report", scan, "-o", str(tmp_path / "e.md"), "--embed"]) == 0
+    assert "](data:image/png;base64," in (tmp_path / "e.md").read_text()
+    assert main(["report", scan, "-o", str(tmp_path / "f.md"), "--figures-dir", str(tmp_path / "figs")]) == 0
+    assert "](figs/src-try_finally-projects.png)" in (tmp_path / "f.md").read_text()
+    assert main(["report", scan, "-o", str(tmp_path / "n.md"), "--no-figures"]) == 0
+    assert "![" not in (tmp_path / "n.md").read_text()
+
+
+NASTY = "a ` b ``c`` *d | e _f_ \\ g [x](y) <b> #"
+
+
+def test_a_label_of_any_characters_keeps_the_kind_s_tables_and_heading_whole(tmp_path, capsys):
+    """A label with an unpaired backtick, ``*``, ``|``, ``_``, a backslash, a link or HTML reads as written in
+    the title of the kind's table (reST through docutils, Markdown as GFM) and in the report's heading, which
+    took ``` b ``c``` for a code span."""
+    import markdown_it
+    from gfm import check_rendered
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "m.py").write_text("try:\n    pass\nfinally:\n    pass\n")
+    (tmp_path / "nasty.py").write_text(
+        "import ast\nimport punstats\n\n\n@punstats.pattern('nasty', label=%r, per='code_lines', on=ast.Try)\n"
+        "def match(node, parents):\n    return True\n" % NASTY)
+    scan = str(tmp_path / "scan")
+    assert main(["scan", str(tmp_path / "src"), "-o", scan, "-q", "--pattern", str(tmp_path / "nasty.py")]) == 0
+    capsys.readouterr()
+    assert main(["table", scan]) == 0
+    doctree = parse_rst(capsys.readouterr().out)
+    assert doctree.children[0].astext().startswith(NASTY)
+    assert main(["table", scan, "--format", "markdown"]) == 0
+    out = capsys.readouterr().out
+    check_rendered(out)
+    html = markdown_it.MarkdownIt("commonmark").render(out.splitlines()[0])
+    assert "<strong>a ` b ``c`` *d | e _f_ \\ g [x](y) &lt;b&gt; #</strong>" in html
+    assert main(["table", scan, "--format", "latex"]) == 0  # `` would be an opening quote, | an em dash
+    assert ("a \\textasciigrave{} b \\textasciigrave{}\\textasciigrave{}c\\textasciigrave{}\\textasciigrave{} *d "
+            "\\textbar{} e \\_f\\_ \\textbackslash{} g") in capsys.readouterr().out
+    assert main(["report", scan, "-o", str(tmp_path / "r.md"), "--no-figures"]) == 0
+    heading = (tmp_path / "r.md").read_text().splitlines()[0]
+    assert markdown_it.MarkdownIt("commonmark").render(heading) == \
+        "<h1>a ` b ``c`` *d | e _f_ \\ g [x](y) &lt;b&gt; # in src</h1>\n"
+    assert subject_report.prose("leaving `finally` (PEP 765)") == "leaving `finally` (PEP 765)"  # code stays code

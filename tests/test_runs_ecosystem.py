@@ -93,7 +93,7 @@ def test_the_console_shows_the_pattern_per_project_and_pooled(tmp_path, capsys, 
     assert [line.split("  ")[-1] for line in lines[:3]] == ["try_finally 3", "try_finally 1", "try_finally 4"]
     ecosystem = json.loads((tmp_path / "out" / run.ECOSYSTEM_FILE).read_text())
     pct = ecosystem["kinds"]["all"]["try_finally"]["pct"]
-    assert "  pattern try_finally: all code 8 (%.4f%% of " % pct in "\n".join(lines)
+    assert "  pattern try_finally: all code 8 (%.2f%% of Try nodes)" % pct in "\n".join(lines)
 
 
 def snapshot(out):

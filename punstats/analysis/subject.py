@@ -1,11 +1,8 @@
 """The kind a table or report is about (its subject), and that kind's numbers per project.
 
-``subject`` chooses the row of a registry (``patterns.built_in.registry_of``) that
-``table`` and ``report`` show: the one asked for (``--kind NAME``), or by
-default the single user pattern the scans or the run recorded, else
-``f(x=x)`` (``call``, the headline).  Only a row measured against a unit
-(``Kind.per``) can be a subject: a count with nothing to measure it
-against (a maximum, a number of parameters) has no rate to show.
+The subject itself (``--kind NAME``, or the default) is chosen by
+``analysis.asked.subject``: only a row measured against a unit
+(``Kind.per``) can be one.
 
 ``per_project`` lists, for every project of an ecosystem run, the kind's
 count and its unit's total in all code and outside tests, read from the
@@ -17,39 +14,16 @@ per-project median of the measure (projects with some of the unit).
 """
 from __future__ import annotations
 
-import difflib
-from typing import Any, Dict, Iterable, Optional
+from typing import Any, Dict, Iterable
 
 import pandas as pd
 
 from punstats.analysis import units
 from punstats.analysis.ecosystem import project_identity
-from punstats.model.errors import OptionError
-from punstats.model.kinds import KIND_CALL, Kind, Registry
+from punstats.model.kinds import Kind
 
 #: The counts of ``per_project``: the kind's and its unit's, in all code and outside tests.
 COUNTS = ("count", "unit", "count_nontest", "unit_nontest")
-
-
-def default_kind(registry: Registry) -> str:
-    """The subject when none is asked for: the one user pattern of ``registry``, else ``call``."""
-    return registry.user[0].name if len(registry.user) == 1 else KIND_CALL
-
-
-def subject(registry: Registry, asked: Optional[str] = None) -> Kind:
-    """The row ``asked`` names (default: ``default_kind``); a one-line ``OptionError`` listing the
-    rows that can be a subject (those with a unit) for any other name."""
-    if asked is None:
-        return registry[default_kind(registry)]
-    choices = [kind.name for kind in registry if kind.per]
-    if asked in choices:
-        return registry[asked]
-    listed = "choose from %s" % ", ".join(choices)
-    if asked in registry:
-        raise OptionError("%s is a count without a unit (no rate to show); %s" % (asked, listed))
-    close = difflib.get_close_matches(asked, choices, n=1)
-    raise OptionError("unknown kind %r%s; %s" % (asked[:80], " (did you mean %s?)" % close[0] if close else "",
-                                                 listed))
 
 
 def measure(part: Any, whole: Any, unit: str) -> float:

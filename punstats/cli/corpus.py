@@ -12,7 +12,7 @@ import json
 import os
 import shlex
 import sys
-from typing import Any
+from typing import Any, List
 
 from punstats.cli.common import (
     TableHelp,
@@ -146,15 +146,15 @@ def cmd_top(args: argparse.Namespace) -> int:
         print(json.dumps({"projects": records, "ecosystem": ecosystem}, indent=1, ensure_ascii=False))
         return failures
     from punstats.present import ecosystem as shown
-    for line in shown.summary_lines(ecosystem):
+    for line in shown.summary_lines(ecosystem, records):
         print(terminal(line))
     from punstats.store.staging import write_atomic
     tables = []
-    for ending, text in shown.table_texts(records, ecosystem).items():
+    for ending, text in shown.table_texts(records, ecosystem, more=_pattern_tables(options.output)).items():
         tables.append(os.path.join(options.output, "ecosystem-table." + ending))
         write_atomic(tables[-1], text.encode())
     print(terminal("tables (every project, every pattern): %s" % ", ".join(tables)))
-    print(terminal("show it again: punstats table %s (--kinds, --top K, --format), punstats plot %s, "
+    print(terminal("show it again: punstats table %s (--kinds, --kind NAME, --top K, --format), punstats plot %s, "
                    "punstats report %s" % ((shlex.quote(options.output),) * 3)))
     print("dataset: pd.read_parquet(%r) (and %r); summary: %s" % (
         os.path.join(options.output, "occurrences"), os.path.join(options.output, "files"),
@@ -166,3 +166,12 @@ def cmd_top(args: argparse.Namespace) -> int:
         except ImportError:
             print("figure: not drawn (matplotlib is not installed: pip install punstats[plot])")
     return failures
+
+
+def _pattern_tables(directory: str) -> List[Any]:
+    """The projects table of each user pattern of the finished run in ``directory`` (``present.subject``:
+    its count and measure per project), written after the f(x=x) one."""
+    from punstats.present.subject import project_table
+    from punstats.store.ecosystem import read_run
+    stored = read_run(directory)
+    return [project_table(stored, kind) for kind in stored.registry.user]

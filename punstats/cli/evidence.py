@@ -189,9 +189,9 @@ def _table_of_run(args: argparse.Namespace, stored: Any) -> str:
 
 
 def _subject(registry: Any, asked: Optional[str]) -> Any:
-    """The kind a table or report is about (``analysis.subject``), None for ``f(x=x)``, shown as today;
-    an unknown kind is a one-line ``OptionError``."""
-    from punstats.analysis.subject import subject
+    """The kind a table, figure or report is about (``analysis.asked.subject``), None for ``f(x=x)``,
+    shown as today; an unknown kind is a one-line ``OptionError``."""
+    from punstats.analysis.asked import subject
     from punstats.model.kinds import KIND_CALL
 
     kind = subject(registry, asked)
@@ -199,8 +199,11 @@ def _subject(registry: Any, asked: Optional[str]) -> Any:
 
 
 def cmd_table(args: argparse.Namespace) -> int:
+    from punstats.cli.ignored import check_table_options
     from punstats.present import tables
+    from punstats.store.ecosystem import is_run
 
+    check_table_options(args, any(is_run(directory) for directory in args.dirs))
     if args.by == "label":  # scans and ecosystem runs alike, alone or together
         _write_text(_label_table(args), args.output)
         return 0
@@ -286,31 +289,33 @@ def cmd_plot(args: argparse.Namespace) -> int:
     results = _load_scans(args.dirs, args.test_rule, args.long) if stored is None else []
     try:
         if stored is not None:
-            from punstats.present.ecosystem_figure import ecosystem_plot
-            paths = plots.save(ecosystem_plot(stored.records, stored.ecosystem),
-                               args.output or plots.DEFAULT_DIRECTORY, args.format)
+            paths = _plot_run(stored, args.kind, args.output or plots.DEFAULT_DIRECTORY, args.format)
         else:
             subject = _plot_subject(results, args.kind)  # an unknown kind: one line, before any figure
             paths = plots.write_plots(results, args.output or plots.DEFAULT_DIRECTORY, args.format)
             if subject is not None:
-                from punstats.present.kind_figures import kind_projects
-                paths += plots.save(kind_projects(results, subject), args.output or plots.DEFAULT_DIRECTORY,
-                                    args.format)
+                from punstats.present.kind_figures import kind_plots
+                for plot in kind_plots(results, subject):
+                    paths += plots.save(plot, args.output or plots.DEFAULT_DIRECTORY, args.format)
     except OSError as exc:
         raise UsageError("cannot write the figures: %s" % _one_line(exc)) from None
     print("\n".join(terminal(path) for path in paths))
     return 0
 
 
+def _plot_run(stored: Any, kind: Optional[str], directory: str, formats: Sequence[str]) -> List[str]:
+    """A run's figure, then that of its kind (``--kind``, by default its one pattern) per project."""
+    from punstats.present import plots
+    from punstats.present.ecosystem_figure import ecosystem_plot, kind_plot
+    subject = _subject(stored.registry, kind)  # an unknown kind: one line, before any figure
+    paths = plots.save(ecosystem_plot(stored.records, stored.ecosystem), directory, formats)
+    return paths + (plots.save(kind_plot(stored, subject), directory, formats) if subject is not None else [])
+
+
 def _plot_subject(results: Sequence[Any], kind: Optional[str]) -> Any:
-    """The kind ``plot`` draws per scan besides its figures (``present.hits.chosen_kind`` over the
-    scans' patterns), or None for f(x=x), which the figures are about already."""
-    from punstats.analysis.units import union
-    from punstats.model.kinds import KIND_CALL
-    from punstats.present.hits import chosen_kind
-    registry = union([r.summary for r in results])
-    name = chosen_kind({"patterns": [k.provenance() for k in registry.user]}, kind, "their registry")
-    return None if name == KIND_CALL else registry[name]
+    """The kind ``plot`` draws per scan besides its figures (``analysis.asked.subject`` over the
+    scans' registry), or None for f(x=x), which the figures are about already."""
+    return _subject(_union(results), kind)
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -319,6 +324,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     if args.output is not None and not args.output.lower().endswith(".md"):  # it would hold Markdown all the same
         raise UsageError("a report is Markdown: give -o a file ending in .md, e.g. -o %s.md"
                          % (os.path.splitext(args.output)[0].rstrip("/") or "report"))
+    from punstats.cli.ignored import check_figure_options
+    check_figure_options(args)
     if not args.no_figures:
         _plots_module()
     stored = _ecosystem_run(args)
@@ -330,8 +337,9 @@ def cmd_report(args: argparse.Namespace) -> int:
     kind = _subject(_union(results), args.kind)
     if kind is not None:
         from punstats.present import subject_report
-        path = _writing(lambda: subject_report.write_scans_report(results, kind, args.output, list(args.dirs),
-                                                                  args.links))
+        path = _writing(lambda: subject_report.write_scans_report(
+            results, kind, args.output, list(args.dirs), args.links, figures=not args.no_figures,
+            figures_dir=args.figures_dir, embed=args.embed))
         print(terminal(path))
         return 0
     try:

@@ -89,18 +89,15 @@ def _figure(table: Any, name: str, kind: Any) -> Optional[Callable[[str], List[s
 
 
 def _subject(args: argparse.Namespace, patterns: Sequence[Any]) -> Any:
-    """The pattern the history's figure and printed rows are about (``--kind``), or None for f(x=x):
-    a history counts f(x=x) and its patterns only."""
+    """The pattern the history's figure and printed rows are about (``--kind``, default
+    ``analysis.asked.default_kind``), or None for f(x=x): a history counts f(x=x) and its patterns only."""
+    from punstats.analysis.asked import chosen
     from punstats.model.kinds import KIND_CALL
-    from punstats.present.hits import chosen_kind
-    name = chosen_kind({"patterns": [k.provenance() for k in patterns]}, args.kind, "this history")
-    if name == KIND_CALL:
-        return None
-    found = [kind for kind in patterns if kind.name == name]
-    if not found:
-        raise UsageError("a history counts f(x=x) (--kind call) and its patterns (%s), not %s"
-                         % (", ".join(k.name for k in patterns) or "none given", name))
-    return found[0]
+    from punstats.patterns.built_in import KINDS
+    choices = [KIND_CALL, *(kind.name for kind in patterns)]
+    name = chosen(KINDS.with_kinds(patterns), args.kind, choices, "a history counts %s" % ", ".join(choices),
+                  "is not counted by a history (it counts f(x=x) and its --pattern ones)")
+    return None if name == KIND_CALL else next(kind for kind in patterns if kind.name == name)
 
 
 def _repository(args: argparse.Namespace) -> Tuple[str, str, Optional[str]]:

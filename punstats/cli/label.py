@@ -27,8 +27,9 @@ def _add_label_command(commands: Any) -> None:
                     "(punstats corpus top-pypi:N -o DIR): one sheet across its projects, in rank order.")
     p.add_argument("dir", metavar="DIR", help="a stored scan (punstats scan -o DIR) or an ecosystem run "
                                               "(punstats corpus top-pypi:N -o DIR)")
-    p.add_argument("--kind", required=True, metavar="NAME",
-                   help="the occurrence kind: call, class, attribute, dict_literal, near_miss or a pattern's name")
+    p.add_argument("--kind", metavar="NAME", default=None,
+                   help="the occurrence kind: call, class, attribute, dict_literal, near_miss or a pattern's name "
+                        "(default: the scan's or run's pattern when it was given exactly one, else call)")
     p.add_argument("--context", type=_from_zero(MAX_CONTEXT, "lines"), default=None, metavar="N",
                    help="lines of source above and below each occurrence (default: 3; a run has no source)")
     p.add_argument("--sample", type=_positive, default=None, metavar="N",
@@ -56,22 +57,35 @@ def cmd_label(args: argparse.Namespace) -> int:
     if not run and args.per_project is not None:
         raise UsageError("--per-project K draws from the projects of an ecosystem run; %s is not one "
                          "(--sample N draws from a scan)" % args.dir)
+    kind = args.kind if args.kind is not None else _default_kind(args.dir, run)
     try:  # a StoreError (not a stored scan, a sheet whose keys are not the scan's): cli.main
-        written = _write(args, run)
+        written = _write(args, run, kind)
     except OSError as exc:
         raise UsageError("cannot write the labels sheet: %s" % _one_line(exc)) from None
     print(terminal("%s: %d of %d occurrences of %s, %d labelled" % (
-        written.csv, written.rows, written.occurrences, args.kind, written.labelled)))
+        written.csv, written.rows, written.occurrences, kind, written.labelled)))
     print(terminal(written.markdown))
     return 0
 
 
-def _write(args: argparse.Namespace, run: bool) -> Any:
-    """The sheet of a run (``present.run_labels``) or of a scan (``present.labels``), written."""
+def _default_kind(directory: str, run: bool) -> str:
+    """The kind labelled without ``--kind`` (``analysis.asked.default_kind``): the scan's or run's
+    one pattern, else ``call``; a directory that is neither is the store's one-line error."""
+    from punstats.analysis.asked import default_kind
+    from punstats.patterns.built_in import registry_of
+    if run:
+        from punstats.store.ecosystem import read_run
+        return default_kind(read_run(directory).registry)
+    from punstats.store.disk import read_summary
+    return default_kind(registry_of(read_summary(directory)))
+
+
+def _write(args: argparse.Namespace, run: bool, kind: str) -> Any:
+    """The sheet of ``kind`` of a run (``present.run_labels``) or of a scan (``present.labels``), written."""
     drawn = {"sample": args.sample, "seed": args.seed or 0, "output": args.output}
     if run:
         from punstats.present.run_labels import write_run_labels
-        return write_run_labels(args.dir, args.kind, per_project=args.per_project, **drawn)
+        return write_run_labels(args.dir, kind, per_project=args.per_project, **drawn)
     from punstats.present.labels import DEFAULT_CONTEXT, write_labels
-    return write_labels(args.dir, args.kind, context=DEFAULT_CONTEXT if args.context is None else args.context,
+    return write_labels(args.dir, kind, context=DEFAULT_CONTEXT if args.context is None else args.context,
                         **drawn)

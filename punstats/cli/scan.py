@@ -159,9 +159,13 @@ def cmd_scan(args: argparse.Namespace) -> int:
                          % ("--csv" if args.csv else "-o"))
     rule = parse_test_rule("regex:" + args.test_pattern if args.test_pattern else args.test_rule)
     options = scan_options(args, test_rule=rule)  # user patterns are loaded here, before any work
+    if args.kind is not None and args.json:  # the JSON is every count: it has no subject to choose
+        raise UsageError("--kind chooses what the printed summary is about; --json prints every count "
+                         "(drop --kind, or --json)")
     if args.kind is not None:  # a kind the scan will not count: said before any file is read
-        from punstats.present.hits import chosen_kind
-        chosen_kind({"patterns": [k.provenance() for k in options.patterns]}, args.kind, "this scan")
+        from punstats.analysis.asked import subject
+        from punstats.patterns.built_in import KINDS
+        subject(KINDS.with_kinds(options.patterns), args.kind)  # an OptionError: cli.main
     if args.compat:
         if options.patterns:
             raise UsageError("--compat counts as a published script did; it takes no --pattern")

@@ -107,6 +107,8 @@ _LATEX_ESCAPES = {
     "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
     "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
     "<": r"\textless{}", ">": r"\textgreater{}",
+    # a backtick pair is LaTeX's opening quote, and ``|`` an em dash in its default font encoding
+    "`": r"\textasciigrave{}", "|": r"\textbar{}",
 }
 
 

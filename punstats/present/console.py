@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Sequence
 
-from punstats.analysis import units
+from punstats.analysis import asked, units
 from punstats.model.escape import terminal
 from punstats.model.kinds import KIND_CALL, KIND_CLASS, Kind
 from punstats.present.formats import percent_text
@@ -23,14 +23,14 @@ def format_summary(s: Dict[str, Any], kind: Optional[str] = None) -> str:
     """The console summary of a scan, about ``kind`` (a name of its registry): by default the
     scan's one user pattern when it was given exactly one, else ``f(x=x)``.  A kind other than
     ``f(x=x)`` gets its own rows (``_kind_rows``) and one line for everything else counted."""
-    from punstats.present.hits import chosen_kind
-    subject = chosen_kind(s, kind, "the scan")
+    registry = units.union([s])
+    subject = asked.subject(registry, kind)  # an OptionError listing the kinds for any other name
     rows = _head_rows(s)
-    if subject == KIND_CALL:
+    if subject.name == KIND_CALL:
         rows += _call_rows(s)
         rows += _user_pattern_rows(s)
     else:
-        rows += _kind_rows(s, units.union([s])[subject])
+        rows += _kind_rows(s, subject)
     rows += _tail_rows(s)
     width = max(len(label) for label, _ in rows)
     return "\n".join("%-*s  %s" % (width, label, terminal(value)) for label, value in rows)
@@ -103,27 +103,21 @@ def _kind_rows(s: Dict[str, Any], kind: Kind) -> List[Any]:
     if kind.user:
         on = ", ".join(cls.__name__ for cls in kind.on) if kind.on else "every node"
         rows.append(("defined by", "%s (sha256 %s), called on %s" % (kind.source, kind.sha256[:12] or "n/a", on)))
-    rows += [("matches", "%s   (%s)" % (_count(total), _measure(s, kind.per, total, False))),
-             ("outside tests", "%s   (%s; test rule: %s)" % (_count(outside), _measure(s, kind.per, outside, True),
+    rows += [("matches", "%s   (%s)" % (_count(total), measure_text(s, kind.per, total, False))),
+             ("outside tests", "%s   (%s; test rule: %s)" % (_count(outside), measure_text(s, kind.per, outside, True),
                                                             s["test_rule"]))]
     files = (s.get("pattern_files") or {}).get(kind.name)
     if isinstance(files, dict) and isinstance(files.get("top"), list):
         rows.append(("in files", "%s   (most: %s)" % (_n(int(files.get("files", 0))), ", ".join(
             "%s %s" % (path, _n(int(n))) for path, n in files["top"][:5]) or "none")))
-    if "stored" in s:
-        rows.append(("see them", "punstats hits %s%s" % (s["stored"], " --kind " + kind.name
-                                                            if not _default_subject(s, kind) else "")))
+    if "stored" in s and kind.occurrence:  # a count without places (calls_mixed) has no hits to list
+        default = asked.default_kind(units.union([s])) == kind.name
+        rows.append(("see them", "punstats hits %s%s" % (s["stored"], "" if default else " --kind " + kind.name)))
     others = ["f(x=x) %s (%s of keyword arguments)" % (_n(s["punnable"]), _pct(s, "punnable_pct"))]
     others += ["%s %s" % (other.name, _count(units.count(s, other))) for other in units.union([s]).user
                if other.name != kind.name]
     rows.append(("also counted", ", ".join(others) + "; --kind NAME for a summary about one"))
     return rows
-
-
-def _default_subject(s: Dict[str, Any], kind: Kind) -> bool:
-    """Whether ``kind`` is the scan's default subject (what ``--kind`` need not name)."""
-    user = units.union([s]).user
-    return kind.name == (user[0].name if len(user) == 1 else KIND_CALL)
 
 
 def _related_patterns(s: Dict[str, Any]) -> str:
@@ -142,25 +136,26 @@ def _related_patterns(s: Dict[str, Any]) -> str:
 
 
 def _user_pattern_rows(s: Dict[str, Any]) -> List[Any]:
-    """One row per user pattern: its count and one measure of it against its unit (``_measure``),
+    """One row per user pattern: its count and one measure of it against its unit (``measure_text``),
     in all code and outside tests."""
     rows = []
     for kind in units.union([s]).user:
         total, outside = units.count(s, kind), units.count(s, kind, nontest=True)
-        measures = "%s; outside tests %s, %s" % (_measure(s, kind.per, total, False), _count(outside),
-                                                 _measure(s, kind.per, outside, True))
+        measures = "%s; outside tests %s, %s" % (measure_text(s, kind.per, total, False), _count(outside),
+                                                 measure_text(s, kind.per, outside, True))
         rows.append(("pattern " + kind.name, "%s   (%s; %s)" % (_count(total), measures, _label(kind.label))))
     return rows
 
 
-def _measure(s: Dict[str, Any], unit: str, part: Optional[int], nontest: bool) -> str:
+def measure_text(s: Dict[str, Any], unit: str, part: Optional[int], nontest: bool) -> str:
     """``part`` against ``unit``: a share of a unit of syntax, ``1.25% of ExceptHandler nodes``, else a
-    rate, ``3.41 per million lines of code`` (``n/a`` of none)."""
+    rate, ``3.41 per million lines of code`` (``n/a`` of none); ``s``: a summary, or a run's pooled
+    (``analysis.ecosystem.pooled_summary``)."""
     whole = units.denominator(s, unit, nontest)
     words = units.unit_words(unit).replace("`", "")
     if units.is_share(unit):
         pct = units.share(part, whole)
-        digits = 2 if not pct == pct or pct >= 0.1 else 4  # a rare construct still shows its first digits
+        digits = 2 if not pct == pct or pct >= 0.1 or pct == 0 else 4  # a rare construct shows its first digits
         return "%s of %s" % ("%.*f%%" % (digits, pct) if pct == pct else percent_text(pct), words)
     rate = units.rate(part, whole)
     return "%s per million %s" % (format(rate, ",.2f") if rate == rate else percent_text(rate), words)

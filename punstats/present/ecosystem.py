@@ -18,7 +18,7 @@ from dataclasses import replace
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from punstats.analysis.ecosystem import not_scanned_reason, per_project, pooled, pooled_summary, row_counts, shares
-from punstats.analysis.units import share, stored_share, unit_words
+from punstats.analysis.units import is_share, share, stored_share, unit_words
 from punstats.model.escape import terminal
 from punstats.present.formats import Cell, Code, Label, Percent, Rate, Table, percent_text, render_all
 from punstats.present.provenance import PUBLIC_SOURCE
@@ -231,8 +231,9 @@ def left_out_text(ecosystem: Dict[str, Any]) -> str:
     return "; ".join(parts) or "nothing"
 
 
-def summary_lines(ecosystem: Dict[str, Any]) -> List[str]:
-    """The ecosystem summary as a few console lines."""
+def summary_lines(ecosystem: Dict[str, Any], records: Optional[Sequence[Dict[str, Any]]] = None) -> List[str]:
+    """The ecosystem summary as a few console lines; ``records``: the run's, whose summaries give each
+    pattern's unit (else its measure is the share the ecosystem summary stores)."""
     lines = ["ecosystem: %d projects, %d scanned (%s), %d skipped, %d failed" % (
         ecosystem["projects"], ecosystem["scanned"],
         distributions_text(ecosystem),
@@ -245,7 +246,8 @@ def summary_lines(ecosystem: Dict[str, Any]) -> List[str]:
                          text["median_pct"], text["q1_pct"], text["q3_pct"], text["weighted_median_pct"],
                          "/".join(text["above"])))
     lines.append(terminal("  left out: %s" % left_out_text(ecosystem)))
-    return lines + [_pattern_line(ecosystem, p) for p in ecosystem.get("patterns", [])]
+    pool = None if records is None else pooled_summary(r["summary"] for r in records if r["status"] == "scanned")
+    return lines + [_pattern_line(ecosystem, p, pool) for p in ecosystem.get("patterns", [])]
 
 
 def scope_shares(s: Dict[str, Any]) -> Dict[str, Any]:
@@ -260,14 +262,27 @@ def scope_shares(s: Dict[str, Any]) -> Dict[str, Any]:
     return dict(text, above=[percent_text(v if per["projects"] else nothing) for v in s["projects_above_pct"].values()])
 
 
-def _pattern_line(ecosystem: Dict[str, Any], pattern: Dict[str, Any]) -> str:
-    """A user pattern pooled over the projects: its count and share of its unit, in all code and outside tests."""
+def _pattern_line(ecosystem: Dict[str, Any], pattern: Dict[str, Any], pool: Optional[Dict[str, Any]]) -> str:
+    """A user pattern pooled over the projects: its count and its measure against its unit, in all code
+    and outside tests: a share of a unit of syntax, a rate per million lines or files
+    (``console.measure_text`` over ``pool``, the projects' ``pooled_summary``); without ``pool``, the
+    share the ecosystem summary stores."""
+    from punstats.patterns.built_in import registry_of
+    from punstats.present.console import measure_text
+    kind = registry_of({"patterns": [pattern]})[pattern["name"]]
     parts = []
     for scope, label in (("all", "all code"), ("nontest", "outside tests")):
         pooled = ecosystem["kinds"][scope].get(pattern["name"], {})
         count, pct = pooled.get("count"), pooled.get("pct")
-        parts.append("%s %s%s" % (label, "n/a" if count is None else format(count, ","),
-                                  "" if pct is None else " (%.4f%% of %s)" % (pct, unit_words(pattern["per"]))))
+        words = unit_words(kind.per).replace("`", "")
+        if pool is not None and count is not None:
+            measure = " (%s)" % measure_text(pool, kind.per, count, scope == "nontest")
+        elif pct is None:
+            measure = ""
+        else:  # a share stored in % to four decimals: a rate to a whole one per million
+            measure = " (%.4f%% of %s)" % (pct, words) if is_share(kind.per) else " (%s per million %s)" % (
+                format(round(pct * 1e4), ","), words)
+        parts.append("%s %s%s" % (label, "n/a" if count is None else format(count, ","), measure))
     return terminal("  pattern %s: %s" % (pattern["name"], ", ".join(parts)))
 
 
@@ -278,10 +293,11 @@ def figure(records: Sequence[Dict[str, Any]], ecosystem: Dict[str, Any]):
 
 
 def table_texts(records: Sequence[Dict[str, Any]], ecosystem: Dict[str, Any],
-                top: Optional[int] = None) -> Dict[str, str]:
-    """The run's tables (every project, or the first ``top`` and a row for the others; then
-    every pattern of its registry) as reST, Markdown and LaTeX, by file ending."""
-    tables = [project_table(records, ecosystem, top), kinds_table(records, ecosystem)]
+                top: Optional[int] = None, more: Sequence[Table] = ()) -> Dict[str, str]:
+    """The run's tables (every project, or the first ``top`` and a row for the others; ``more``,
+    such as the projects table of each user pattern; then every pattern of its registry pooled) as
+    reST, Markdown and LaTeX, by file ending."""
+    tables = [project_table(records, ecosystem, top), *more, kinds_table(records, ecosystem)]
     return {ending: render_all(tables, fmt) for ending, fmt in (("rst", "rst"), ("md", "markdown"),
                                                                 ("tex", "latex"))}
 

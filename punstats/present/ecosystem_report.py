@@ -4,7 +4,8 @@ This module owns the run report's layout and wording: the headline (the pooled
 shares and the per-project distribution), the table of every project (or the
 first K and one row pooling the others; by default as many as fit one forum
 post, ``present.report.POST_LIMIT``), the figure, what was measured, every
-pattern of the run's registry pooled, and the commands that make it again.
+pattern of the run's registry pooled, the labels of its sheets (``punstats label``),
+and the commands that make it again.
 The tables come from ``present.ecosystem``, the figure from
 ``present.ecosystem_figure`` (imported only when figures are wanted), every
 number from the run's records and its ecosystem summary.  As the report of a
@@ -23,6 +24,7 @@ from punstats.present.commands import rule_options
 from punstats.present.formats import Table, markdown_code, render
 from punstats.present.provenance import PUBLIC_SOURCE
 from punstats.present.report import POST_LIMIT
+from punstats.present.run_labels import labels_section, sheets_in
 from punstats.sources.pypi import INDEX_URL
 from punstats.store.ecosystem import drawn_at_random, population, run_spec
 from punstats.store.rules import DEFAULT_LONG_THRESHOLD, DEFAULT_TEST_RULE
@@ -136,6 +138,7 @@ def render_report(stored: Any, figure: Optional[str] = None, top: Optional[int] 
             "## Patterns", "Each pattern of the run (its own patterns too), pooled over the scanned projects "
                            "(the projects as in the note above).",
             table(shown.kinds_table(records, ecosystem), notes=False),
+            *labels_section(sheets_in([stored.directory], [None]), table),
             "## Reproduce", "```sh\n%s\n```" % "\n".join(visible(line) for line in reproduce_commands(stored))]
 
     def listing(shown_top: Optional[int], fitted: bool = False) -> str:

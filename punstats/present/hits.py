@@ -2,8 +2,8 @@
 
 This module owns what ``punstats hits`` shows of a stored scan or an
 ecosystem run (``store.ecosystem.is_run`` tells them apart, as for
-``table``): which kind is shown by default and which can be (the rows of
-the scan's registry stored as occurrences), each hit's place in the form
+``table``; which kind, ``analysis.asked.occurrence_kind`` decides: the rows
+of the scan's registry stored as occurrences), each hit's place in the form
 editors and ``grep -n`` read (``path:line:col:``, 1-based; a notebook's
 ``path:cell N:line:col:``, as ``ruff check`` names cells; a run's path
 under ``PROJECT-VERSION/``, where its sdist unpacks), its source line and
@@ -13,15 +13,13 @@ same sha256, never outside the root), else it is the stored ``value``.
 """
 from __future__ import annotations
 
-import difflib
 import json
 import os
 from dataclasses import dataclass, replace
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from punstats.model.errors import OptionError
+from punstats.analysis.asked import occurrence_kind
 from punstats.model.escape import terminal
-from punstats.model.kinds import KIND_CALL
 from punstats.patterns.built_in import registry_of
 from punstats.present.labels import LINE_CHARS, Sources
 
@@ -97,23 +95,6 @@ class Hits:
     hits: Tuple[Hit, ...]
 
 
-def chosen_kind(summary: Dict[str, Any], kind: Optional[str], directory: str) -> str:
-    """The kind to show: ``kind`` when the scan stores it as occurrences; by default the scan's
-    one user pattern, else ``call``.  Anything else is a one-line ``OptionError`` listing them."""
-    registry = registry_of(summary)
-    shown = registry.occurrence_kinds
-    if kind is None:
-        return registry.user[0].name if len(registry.user) == 1 else KIND_CALL
-    if kind in shown:
-        return kind
-    listed = "%s holds hits of %s" % (directory, ", ".join(shown))
-    if kind in registry:
-        raise OptionError("%s is a count, not stored as occurrences (no places to show); %s" % (kind, listed))
-    close = difflib.get_close_matches(kind, shown, n=1)
-    raise OptionError("unknown kind %r%s; %s" % (kind[:80], " (did you mean %s?)" % close[0] if close else "",
-                                                  listed))
-
-
 def _hit(row: Dict[str, Any], source_line: Optional[str]) -> Hit:
     cell = row.get("cell")
     return Hit(str(row["path"]), int(row["line"]), int(row["col"]) + 1, int(row["end_line"]), int(row["end_col"]) + 1,
@@ -157,7 +138,7 @@ def _scan_hits(directory: str, kind: Optional[str], tests: Optional[bool]) -> Hi
     from punstats.store.disk import read_summary
     from punstats.store.staging import FILES_FILE, OCCURRENCES_FILE
     summary = read_summary(directory)  # a StoreError for what is not a finished scan
-    chosen = chosen_kind(summary, kind, directory)
+    chosen = occurrence_kind(registry_of(summary), kind, directory)
     rows = [r for r in _table_rows(os.path.join(directory, OCCURRENCES_FILE), COLUMNS, chosen) if _wanted(r, tests)]
     paths = {row["path"] for row in rows}
     sha256 = {f["path"]: f["sha256"] or "" for f in _table_rows(os.path.join(directory, FILES_FILE),
@@ -171,7 +152,7 @@ def _run_hits(directory: str, kind: Optional[str], tests: Optional[bool]) -> Hit
     """An ecosystem run's hits, its projects in rank order."""
     from punstats.store.ecosystem import pooled_rows, read_run
     stored = read_run(directory)  # a StoreError for a run that never finished
-    chosen = chosen_kind(stored.ecosystem, kind, directory)
+    chosen = occurrence_kind(stored.registry, kind, directory)
     frame = pooled_rows(stored, chosen, ("project", "rank") + _run_columns(directory))
     rows = [r for r in frame.astype(object).where(frame.notna(), None).to_dict("records") if _wanted(r, tests)]
     records = {str(r["project"]): r for r in stored.records if r["status"] == "scanned"}
@@ -186,8 +167,8 @@ def _run_columns(directory: str) -> Tuple[str, ...]:
 
 
 def hits_of(directory: str, kind: Optional[str] = None, tests: Optional[bool] = None) -> Hits:
-    """The hits of ``kind`` (default: ``chosen_kind``) in the stored scan or ecosystem run ``directory``;
-    ``tests``: None for all, True for those in test code only, False for those outside it."""
+    """The hits of ``kind`` (default: ``analysis.asked.default_kind``) in the stored scan or ecosystem
+    run ``directory``; ``tests``: None for all, True for those in test code only, False for those outside it."""
     from punstats.store.ecosystem import is_run
     return (_run_hits if is_run(directory) else _scan_hits)(directory, kind, tests)
 

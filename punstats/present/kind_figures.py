@@ -2,7 +2,9 @@
 
 ``kind_projects`` draws a kind in each of several stored scans: two bars per
 scan, its measure against its unit in all code and outside tests, each
-labelled with the count it is made of.  ``kind_trend`` draws a user pattern over a repository's history (a
+labelled with the count it is made of; ``kind_lengths`` the identifier
+lengths of a kind named by identifiers (``f(x=obj.x)``, near misses, ``{"x": x}``).
+``kind_trend`` draws a user pattern over a repository's history (a
 ``runs.history`` table): its count in all code and outside tests (upper
 panel), and its measure against the unit it declared (lower panel), a share
 in % of a unit of syntax or a rate per million lines, lines of code or files
@@ -19,14 +21,16 @@ import matplotlib
 import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
-from matplotlib.ticker import FuncFormatter
+from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from punstats.analysis import units
+from punstats.analysis.breakdowns import split_counts
 from punstats.model.escape import figure_text
-from punstats.model.kinds import Kind
+from punstats.model.kinds import KIND_CALL, Kind
+from punstats.present.commands import shown_source
 from punstats.present.figure import DPI, STYLE, WIDTH, Plot, _count_axis, _figure, _finish, caption
 from punstats.present.formats import percent_text
-from punstats.present.plots import SHARE_LINES
+from punstats.present.plots import NONTEST_COLOUR, SHARE_LINES, TEST_COLOUR
 from punstats.present.provenance import column_names, subject_of
 
 
@@ -64,6 +68,49 @@ def kind_projects(results: Sequence[Any], kind: Kind) -> Plot:
         axes.legend(loc="upper center", ncols=2)
     _finish(figure, summaries)
     return Plot("%s-projects" % kind.name, subject_of(names), figure, data)
+
+
+def kind_plots(results: Sequence[Any], kind: Kind) -> List[Plot]:
+    """The figures of ``kind`` in stored scans: per scan (``kind_projects``), then, for a kind named
+    by identifiers other than ``f(x=x)`` (whose figures ``plot`` draws anyway), their lengths per scan."""
+    plots = [kind_projects(results, kind)]
+    if has_names(kind) and kind.name != KIND_CALL:
+        plots += [kind_lengths(result, kind) for result in results]
+    return plots
+
+
+def has_names(kind: Kind) -> bool:
+    """Whether ``kind``'s occurrences are named by an identifier (a keyword's, a dict key's), whose
+    length ``kind_lengths`` draws: punstats' own occurrence kinds (a pattern's names its node class)."""
+    return kind.occurrence and not kind.user
+
+
+def kind_lengths(result: Any, kind: Kind) -> Plot:
+    """The identifier lengths of ``kind``'s occurrences in one scan (``has_names``), stacked outside
+    and in tests, as ``plots.length_histogram`` draws those of ``f(x=x)``."""
+    summary = result.summary
+    rows = result.of_kind(kind.name)
+    data = split_counts(rows, rows["name_len"].astype("int64"))
+    data = data.reindex(range(1, int(max(data.index, default=0)) + 1), fill_value=0)
+    data.index.name = "name_len"
+    figure, axes = _figure(5.2)
+    label = kind.label.replace("`", "")
+    with matplotlib.rc_context(STYLE):
+        if len(rows):
+            lengths = list(data.index)
+            axes.bar(lengths, data["nontest"], width=0.85, color=NONTEST_COLOUR, label="outside tests")
+            axes.bar(lengths, data["test"], width=0.85, bottom=data["nontest"], color=TEST_COLOUR, label="in tests")
+            axes.set_xlabel("identifier length (characters)")
+            axes.set_ylabel(figure_text(label))
+            axes.xaxis.set_major_locator(MaxNLocator(integer=True))
+            _count_axis(axes.yaxis)
+            axes.legend(loc="best")
+        else:
+            axes.set_axis_off()
+        axes.set_title(figure_text("Identifier length of %s in %s (%s in all)" % (
+            label, summary["corpus"], format(len(rows), ","))))
+    _finish(figure, [summary])
+    return Plot("%s-lengths" % kind.name, summary["corpus"], figure, data)
 
 
 def _measures(summaries: Sequence[Any], kind: Kind) -> dict:
@@ -125,7 +172,7 @@ def _notes(table: pd.DataFrame, name: str, kind: Kind, undated: int) -> List[str
         notes.append("%s: %d first-parent revisions from %s (%s) to %s (%s)."
                      % (name, len(table), first["commit"][:12], str(first["date"])[:10],
                         last["commit"][:12], str(last["date"])[:10]))
-    notes.append("Pattern %s from %s (sha256 %s)." % (kind.name, kind.source, kind.sha256[:12] or "n/a"))
+    notes.append("Pattern %s from %s (sha256 %s)." % (kind.name, shown_source(kind.source), kind.sha256[:12] or "n/a"))
     if undated:
         notes.append("%d revisions without a readable commit date are left out." % undated)
     return notes

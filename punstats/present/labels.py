@@ -223,17 +223,12 @@ def write_labels(directory: str, kind: str, context: int = DEFAULT_CONTEXT, samp
 
 
 def _check_known(directory: str, summary: Dict[str, Any], kind: str) -> None:
-    """A kind without occurrences must be one the scan counted, else ``LabelError``."""
+    """A kind without occurrences must be one the scan stores as occurrences, else the one-line
+    ``OptionError`` of ``analysis.asked.occurrence_kind`` (a count such as ``calls_mixed`` has no
+    places to label; an unknown name gets the nearest one)."""
+    from punstats.analysis.asked import occurrence_kind
     from punstats.patterns.built_in import registry_of
-    if kind in registry_of(summary).occurrence_kinds or kind in (summary.get("kinds") or {}):
-        return
-    import pyarrow.parquet as pq
-
-    from punstats.store.staging import OCCURRENCES_FILE
-    present = pq.ParquetFile(os.path.join(directory, OCCURRENCES_FILE)).read(columns=["kind"]).column("kind")
-    kinds = sorted(set(present.to_pylist()))
-    raise stored.LabelError("%s holds no occurrences of kind %r (its kinds: %s)"
-                            % (directory, kind, ", ".join(kinds) or "none"))
+    occurrence_kind(registry_of(summary), kind, directory)
 
 
 def _fence(text: str) -> str:
@@ -327,7 +322,13 @@ def labelled_counts(results: Sequence[Any], directories: Sequence[Optional[str]]
                     required: bool = True) -> List[Tuple[int, str, List[Tuple[str, int, int]]]]:
     """(the scan's index in ``results``, a labelled kind, its ``label_counts``) for every scan
     stored in a directory and every kind labelled there (or ``kind``), each sheet read once;
-    ``required``: ``LabelError`` when there are none."""
+    ``required``: ``LabelError`` when there are none; a ``kind`` none of them stores as occurrences:
+    the one-line ``OptionError`` of ``analysis.asked.occurrence_kind``."""
+    if kind is not None and results:
+        from punstats.analysis.asked import occurrence_kind
+        from punstats.analysis.units import union
+        where = ", ".join(d for d in directories if d) or "the scans"
+        occurrence_kind(union([r.summary for r in results]), kind, where)
     found = [(index, name, label_counts(directory, result.summary, name))
              for index, (result, directory) in enumerate(zip(results, directories)) if directory
              for name in labelled_kinds(directory, kind)]

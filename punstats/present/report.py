@@ -284,22 +284,9 @@ def _compare_sections(results: Sequence[Any], figure: Dict[str, str], table: Cal
 
 def _labels_section(results: Sequence[Any], scan_dirs: Sequence[Optional[str]],
                     table: Callable[..., str]) -> List[str]:
-    """"Labels": the occurrences read and labelled by hand (``punstats label``), per label,
-    for the scans whose directories hold labels, each table after its labelled share in words
-    (``labelled_share``); nothing for the others."""
-    from punstats.present.labels import label_table, labelled_counts, labelled_share
-    found = labelled_counts(results, scan_dirs, required=False)
-    if not found:
-        return []
-    parts = ["## Labels",
-             "Occurrences read and labelled by hand with `punstats label`: per label, how many are "
-             "outside tests and in tests; (unlabelled) counts those not labelled yet. The labels "
-             "are the readers' own words."]
-    for index, kind, counts in found:
-        summary = results[index].summary
-        parts += ["`%s` in %s: %s." % (kind, _text(summary["corpus"]), labelled_share(counts)),
-                  table(label_table(summary, kind, counts))]
-    return parts
+    """"Labels" (``present.run_labels.labels_section``) for the scans whose directories hold labels."""
+    from punstats.present.run_labels import labels_section, sheets_in
+    return labels_section(sheets_in(scan_dirs, results), table)
 
 
 def headline(result: Any, name: Optional[str] = None) -> str:

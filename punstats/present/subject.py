@@ -4,7 +4,9 @@
 pooling the others): its count of the kind and the count's measure against
 the kind's unit (a share in % of a unit of syntax, a rate per million lines,
 lines of code or files: ``analysis.units.is_share``), in all code and
-outside tests, then the run pooled and the per-project median.
+outside tests, then the run pooled and the per-project median; when the run
+holds a labels sheet of the kind (``punstats label``), the share of each
+project's hits that are labelled.
 ``project_frame`` is the same as one tidy row per project for CSV.
 ``scans_table`` is the summary of stored scans about the kind, one column per
 scan.  Their notes say what was measured and where the kind's definition
@@ -19,6 +21,7 @@ import pandas as pd
 
 from punstats.analysis import subject, units
 from punstats.model.kinds import Kind
+from punstats.present.commands import shown_source
 from punstats.present.ecosystem import list_url, not_scanned_text, not_scanned_words, run_provenance
 from punstats.present.formats import Cell, Code, Label, Percent, Rate, Table, Text
 from punstats.present.provenance import column_names, provenance, source_url
@@ -48,8 +51,14 @@ def definition_note(kind: Kind) -> str:
         return "%s (%s): built into punstats." % (kind.name, kind.label.replace("`", ""))
     words = units.unit_words(kind.per).replace("`", "")
     return "%s: the pattern %s (sha256 %s), counted %s." % (
-        kind.name, kind.source, kind.sha256 or "not recorded",
+        kind.name, shown_source(kind.source), kind.sha256 or "not recorded",
         ("as a share of " if units.is_share(kind.per) else "per million ") + words)
+
+
+def _capital(text: str) -> str:
+    """``text`` with its first letter a capital, the rest as written (a node class keeps its
+    capitals: "`Try` nodes", where ``str.capitalize`` gives "`try` nodes")."""
+    return text[:1].upper() + text[1:]
 
 
 def _count(value: Any) -> Cell:
@@ -89,11 +98,40 @@ def project_table(stored: Any, kind: Kind, top: Optional[int] = None) -> Table:
     ecosystem = stored.ecosystem
     notes = ("%s Not scanned: %s. %s" % (run_provenance(ecosystem), not_scanned_text(ecosystem) or "none",
                                          definition_note(kind)),)
-    return Table(header=(Label("Drawn" if drawn_at_random(ecosystem) else "Rank"), Label("Project"),
-                         Label("Release"), Label("Count"), Label(units.unit_words(kind.per).capitalize()),
-                         measure_header(kind), Label("Count outside tests"), measure_header(kind, True)),
-                 rows=tuple(rows), notes=notes, title_note=0, note_links=(list_url(ecosystem),),
+    header: Tuple[Label, ...] = (Label("Drawn" if drawn_at_random(ecosystem) else "Rank"), Label("Project"),
+                                 Label("Release"), Label("Count"), Label(_capital(units.unit_words(kind.per))),
+                                 measure_header(kind), Label("Count outside tests"), measure_header(kind, True))
+    labels = _labels_by_project(stored, kind)
+    if labels is not None:  # the run holds a sheet of the kind: the share of each project's hits labelled
+        header += (Label("Hits labelled"),)
+        rows = [row + (cell,) for row, cell in zip(rows, _labelled_cells(labels, shown, rest))]
+    return Table(header=header, rows=tuple(rows), notes=notes, title_note=0, note_links=(list_url(ecosystem),),
                  title=(kind_text(kind), Label(" in %s" % population(ecosystem, short=True))))
+
+
+def _labels_by_project(stored: Any, kind: Kind) -> Optional[Dict[str, Tuple[int, int]]]:
+    """Per project, (its hits of ``kind`` labelled, its hits), from the run's sheet of the kind;
+    None when the run holds none (``punstats label RUN --kind NAME`` writes it)."""
+    from punstats.present.labels import UNLABELLED
+    from punstats.present.run_labels import run_labels
+    from punstats.store.labels import kinds_labelled
+    if not kind.occurrence or kind.name not in kinds_labelled(stored.directory):
+        return None
+    found, = run_labels(stored, kind.name)
+    return {project: (sum(n + t for label, n, t in counts if label != UNLABELLED), sum(n + t for _, n, t in counts))
+            for project, _, counts in found.projects}
+
+
+def _labelled_cells(labels: Dict[str, Tuple[int, int]], shown: pd.DataFrame, rest: pd.DataFrame) -> List[Cell]:
+    """The "Hits labelled" column of ``project_table``: the share of each scanned project's hits that are
+    labelled (n/a without hits), of the projects pooled in the "more" row, of all, then none (median)."""
+    def share(projects: Any) -> Cell:
+        done, hits = (sum(labels.get(str(p), (0, 0))[i] for p in projects) for i in (0, 1))
+        return Percent(units.share(done, hits))
+
+    cells = [share([row["project"]]) if row["status"] == "scanned" else Label("") for row in shown.to_dict("records")]
+    more = [share(rest["project"])] if len(rest) else []
+    return cells + more + [share(list(shown["project"]) + list(rest["project"])), Label("")]
 
 
 def column_words(kind: Kind) -> Tuple[str, str]:
@@ -105,15 +143,22 @@ def column_words(kind: Kind) -> Tuple[str, str]:
 
 def project_frame(stored: Any, kind: Kind, top: Optional[int] = None) -> pd.DataFrame:
     """``project_table`` as one tidy row per project (the first ``top``): rank, project, release,
-    status, kind, and the counts and measures, numbers as numbers (empty: not scanned, or n/a)."""
+    status, kind, and the counts and measures, numbers as numbers (empty: not scanned, or n/a); with a
+    labels sheet of the kind, ``labelled``: the project's hits labelled."""
     frame = subject.per_project(stored.records, kind)
     frame = frame if top is None else frame.head(top)
     unit, measured = column_words(kind)
-    return pd.DataFrame({
+    tidy = pd.DataFrame({
         "rank": frame["rank"], "project": frame["project"], "release": frame["version"],
         "status": frame["status"], "kind": kind.name, "count": frame["count"], unit: frame["unit"],
         measured: frame["measure"], "count_nontest": frame["count_nontest"], unit + "_nontest": frame["unit_nontest"],
         measured + "_nontest": frame["measure_nontest"]})
+    labels = _labels_by_project(stored, kind)
+    if labels is not None:  # its hits labelled (empty: not scanned)
+        scanned = frame["status"] == "scanned"
+        tidy["labelled"] = pd.Series([labels.get(str(p), (0, 0))[0] for p in frame["project"]],
+                                     index=frame.index, dtype="Int64").where(scanned)
+    return tidy
 
 
 def scan_counts(summary: Dict[str, Any], kind: Kind) -> Dict[str, Any]:
@@ -132,7 +177,7 @@ def scans_table(results: Sequence[Any], kind: Kind) -> Table:
     summaries = [r.summary for r in results]
     names = column_names(summaries)
     counts = [scan_counts(s, kind) for s in summaries]
-    unit = units.unit_words(kind.per).capitalize()
+    unit = _capital(units.unit_words(kind.per))
     rows: List[Tuple[Cell, ...]] = [
         (Label("Count"), *[_count(c["count"]) for c in counts]),
         (measure_header(kind), *[measure_cell(c["measure"], kind) for c in counts]),

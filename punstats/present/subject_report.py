@@ -23,10 +23,11 @@ from punstats.analysis import subject, units
 from punstats.model.escape import markdown_code, markdown_text, visible
 from punstats.model.kinds import Kind
 from punstats.present import ecosystem_report
-from punstats.present.commands import commands
+from punstats.present.commands import commands, shown_source
 from punstats.present.formats import Table, percent_text, render
 from punstats.present.provenance import column_names
 from punstats.present.report import REPRODUCE, portable, what_was_measured
+from punstats.present.run_labels import labels_section, sheets_in
 from punstats.present.subject import project_table, scan_counts, scans_table
 from punstats.store.ecosystem import population
 
@@ -59,8 +60,8 @@ def definition_lines(kind: Kind) -> List[str]:
     on = ", ".join(markdown_code("ast." + cls.__name__) for cls in kind.on) if kind.on else "every node"
     lines = ["- **The kind:** %s, a pattern given with `--pattern`: %s, sha256 %s; its matcher is called for %s. "
              "Files are parsed with `ast`, never imported or run." % (
-                 markdown_code(kind.name), markdown_code(kind.source), markdown_code(kind.sha256 or "not recorded"),
-                 on),
+                 markdown_code(kind.name), markdown_code(shown_source(kind.source)),
+                 markdown_code(kind.sha256 or "not recorded"), on),
              "- **Measured against:** %s." % ("its share in % of " + units.unit_words(kind.per)
                                               if units.is_share(kind.per)
                                               else "its rate per million " + units.unit_words(kind.per))]
@@ -92,12 +93,17 @@ _CODE = re.compile(r"``(.+?)``|`([^`]+)`")
 
 def prose(text: str) -> str:
     """A pattern's own words (its label, its docstring) as Markdown on one line: its code spans as
-    code spans (``markdown_code``), the rest escaped (``markdown_text``), so no markup of its own."""
+    code spans (``markdown_code``), the rest escaped (``markdown_text``), so no markup of its own.
+    Words whose backticks do not pair up (``a ` b``) are no code at all: every backtick is shown."""
     parts, start = [], 0
     for match in _CODE.finditer(text):
-        parts += [markdown_text(text[start:match.start()]), markdown_code(match.group(1) or match.group(2))]
+        between = text[start:match.start()]
+        if "`" in between:
+            break
+        parts += [markdown_text(between), markdown_code(match.group(1) or match.group(2))]
         start = match.end()
-    return "".join(parts) + markdown_text(text[start:])
+    rest = text[start:]
+    return markdown_text(text) if "`" in rest else "".join(parts) + markdown_text(rest)
 
 
 def _n(value: Any) -> str:
@@ -124,11 +130,11 @@ def render_run(stored: Any, kind: Kind, figure: Optional[str] = None, top: Optio
             headline(pooled, kind, rule, "Pooled over the %d scanned projects, " % pooled["projects"]) + " " + spread,
             "## Projects"]
     caption = "Each project's %s, in all code and outside tests (a box plot, every project a point)." % (
-        "share of %s" % units.unit_words(kind.per) if units.is_share(kind.per)
-        else "rate per million " + units.unit_words(kind.per))
+        _measured(kind))
     again = ecosystem_report.reproduce_commands(stored)[:1] + [
         shlex.join(["punstats", "report", os.path.join("data", stored.name), "--kind", kind.name])]
     tail = ["![%s](%s)\n\n*%s*" % (caption, figure, caption) if figure else "",
+            *labels_section(sheets_in([stored.directory], [None], kind.name), table),
             "## What was measured", "\n".join(ecosystem_report.measured_lines(stored)),
             "## Reproduce", "```sh\n%s\n```" % "\n".join(visible(line) for line in again)]
 
@@ -140,9 +146,36 @@ def render_run(stored: Any, kind: Kind, figure: Optional[str] = None, top: Optio
     return ecosystem_report.fitted(stored, listing, figure, top)
 
 
-def render_scans(results: Sequence[Any], kind: Kind, scan_dirs: Sequence[Optional[str]], links: bool = False) -> str:
-    """The report of stored scans about ``kind``: its headline per scan, the scans' table, what was
-    measured and the commands that make it again."""
+def _measured(kind: Kind) -> str:
+    """What a figure of ``kind`` draws: "share of `Try` nodes", "rate per million lines of code"."""
+    words = units.unit_words(kind.per)
+    return "share of %s" % words if units.is_share(kind.per) else "rate per million " + words
+
+
+def _caption(kind: Kind) -> str:
+    """The caption of the figure of stored scans (``kind_figures.kind_projects``)."""
+    return ("Each scan's %s, in all code and outside tests, each bar labelled with the count it is made of."
+            % _measured(kind))
+
+
+def _figures(results: Sequence[Any], kind: Kind) -> List[Any]:
+    """(caption, plot) of the figures of ``kind`` in stored scans (``kind_figures.kind_plots``)."""
+    from punstats.present.kind_figures import kind_plots
+    plots = kind_plots(results, kind)
+    names = column_names([r.summary for r in results])
+    lengths = ["Identifier lengths of %s in %s, outside tests and in tests." % (
+        markdown_text(kind.label.replace("`", "")), markdown_text(name)) for name in names]
+    return list(zip([_caption(kind)] + lengths, plots))
+
+
+def render_scans(results: Sequence[Any], kind: Kind, scan_dirs: Sequence[Optional[str]], links: bool = False,
+                 figures: Sequence[Any] = ()) -> str:
+    """The report of stored scans about ``kind``: its headline per scan, the scans' table, its figures
+    (``figures``: (caption, address) of each of ``_figures``), the labels, what was measured and the
+    commands that make it again."""
+    def table(t: Table) -> str:
+        return render(t, "markdown", links=links).rstrip("\n")
+
     summaries = [r.summary for r in results]
     names = column_names(summaries)
     lines = commands(summaries, [portable(d) for d in scan_dirs])
@@ -154,7 +187,9 @@ def render_scans(results: Sequence[Any], kind: Kind, scan_dirs: Sequence[Optiona
              "\n\n".join(headline(scan_counts(s, kind), kind, str(s.get("test_rule", "?")),
                                   "%s: " % markdown_text(name) if several else "")
                          for s, name in zip(summaries, names)),
-             render(scans_table(results, kind), "markdown", links=links).rstrip("\n"),
+             table(scans_table(results, kind)),
+             *("![%s](%s)\n\n*%s*" % (caption, address, caption) for caption, address in figures),
+             *labels_section(sheets_in(scan_dirs, results, kind.name), table),
              "## What was measured", "\n".join(what_was_measured(summaries, scan_dirs)),
              "## Reproduce", REPRODUCE, "```sh\n%s\n```" % "\n".join(visible(line) for line in lines)]
     return "\n\n".join(part for part in parts if part) + "\n"
@@ -174,9 +209,14 @@ def write_run_report(stored: Any, kind: Kind, path: Optional[str] = None, figure
 
 
 def write_scans_report(results: Sequence[Any], kind: Kind, path: Optional[str] = None,
-                       scan_dirs: Sequence[Optional[str]] = (), links: bool = False) -> str:
-    """Write the report of stored scans about ``kind`` (default ``reports/<corpus>-<kind>.md``); no figure."""
+                       scan_dirs: Sequence[Optional[str]] = (), links: bool = False, figures: bool = True,
+                       figures_dir: Optional[str] = None, embed: bool = False) -> str:
+    """Write the report of stored scans about ``kind`` (default ``reports/<corpus>-<kind>.md``), its
+    figures (``present.kind_figures.kind_plots``) in ``figures_dir`` (default ``<report>-figures``)
+    or embedded; the path written."""
     from punstats.present.provenance import subject_of
     path = path or report_path(subject_of(column_names([r.summary for r in results])), kind)
+    drawn = [(caption, ecosystem_report.figure_address(plot, path, figures_dir, embed))
+             for caption, plot in (_figures(results, kind) if figures else [])]
     return ecosystem_report.write_text(path, render_scans(results, kind, list(scan_dirs) or [None] * len(results),
-                                                          links))
+                                                          links, drawn))

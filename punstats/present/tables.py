@@ -152,13 +152,16 @@ def kinds_table(results: Sequence[Any], registry: Optional[Registry] = None) -> 
                 cells += _kinds_cells(row, block, index)
         cells.append(Label(analysis_units.measure_words(row["denominator"])))
         rows.append(tuple(cells))
+    # a pattern counted per line or file has a rate where the others have a share: the headers say both
+    rates = any(kind.per and not analysis_units.is_share(kind.per) for kind in registry if kind.name in table.index)
+    measure = Label("Share or rate" if rates else "Share")
     header: List[Text] = [Label("Pattern")]
     header_notes: List[Optional[int]] = [None]
     for block in blocks:
         for index, name in enumerate(names):
-            header += [name + _KINDS_BLOCKS[block]] + ([Label("Share")] if block != "per_million" else [])
+            header += [name + _KINDS_BLOCKS[block]] + ([measure] if block != "per_million" else [])
             header_notes += [index if block == "count" else None] + ([None] if block != "per_million" else [])
-    header.append(Label("Share of"))  # a lone "%" would read as a reST transition
+    header.append(Label("Share of, or rate" if rates else "Share of"))  # a lone "%" would read as a reST transition
     title = "Patterns counted in the scans" if registry.user else "Keyword-argument patterns besides `f(x=x)`"
     return Table(header=tuple(header), rows=tuple(rows),
                  notes=tuple(provenance(s, name) for s, name in zip(summaries, names)),
