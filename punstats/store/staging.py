@@ -17,9 +17,10 @@ import functools
 import json
 import os
 import shutil
+import stat
 import tempfile
 import time
-from typing import Any, Dict, FrozenSet, Iterable, Optional, Tuple
+from typing import Any, Callable, Dict, FrozenSet, Iterable, Optional, Tuple
 
 from punstats.model.errors import PunstatsError
 from punstats.store import places
@@ -219,15 +220,16 @@ def _fsync(path: str) -> None:
         os.close(fd)
 
 
-def write_atomic(path: str, data: bytes) -> None:
+def write_atomic(path: str, data: bytes, before_replace: Optional[Callable[[], None]] = None) -> None:
     """``data`` at ``path``, whole or not at all: a temporary file in the same
     directory, flushed and synced, then renamed over ``path``.  A path that is
-    there but is no regular file (``/dev/stdout``, a FIFO) is written as it is:
-    it cannot be replaced, only written to."""
-    if os.path.exists(path) and not os.path.isfile(path):
-        with open(path, "wb") as handle:
-            handle.write(data)
-        return
+    there but is no regular file (a FIFO, a device, a directory, or a link to
+    one) is ``StoreError``, never opened: a FIFO would hold the write until a
+    reader came, and a device or what a link leads to is not punstats' to
+    write.  A link to a regular file is replaced, what it led to left as it was.
+    ``before_replace``: called once the data are on disk, just before the rename;
+    if it raises, nothing is replaced."""
+    check_writable(path)
     directory, name = os.path.split(os.path.abspath(path))
     fd, partial = tempfile.mkstemp(dir=directory, prefix="." + name + ".", suffix=".tmp")
     try:
@@ -236,11 +238,55 @@ def write_atomic(path: str, data: bytes) -> None:
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(partial, _new_file_mode())  # what open() would have made, not mkstemp's 0600
+        if before_replace is not None:
+            before_replace()
         os.replace(partial, path)
     except BaseException:
         with contextlib.suppress(OSError):
             os.remove(partial)
         raise
+
+
+def check_writable(path: str) -> None:
+    """``StoreError`` when ``path`` is there and is no regular file, through links (``write_atomic``)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:  # nothing there, a dangling link: the file written takes its place
+        return
+    if not stat.S_ISREG(mode):
+        through = " (through a symbolic link)" if os.path.islink(path) else ""
+        raise StoreError("cannot write %s: it is a %s%s, not a regular file: choose another path"
+                         % (_shown(path), _file_kind(mode), through))
+
+
+def _file_kind(mode: int) -> str:
+    from punstats.discover.tree import file_kind
+    return file_kind(mode)
+
+
+def append_synced(path: str, line: str) -> None:
+    """``line`` added at the end of the file ``path`` (made if missing), synced; ``StoreError`` when
+    ``path`` is no regular file or a link, which are never written through (``write_atomic``)."""
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(path, flags, 0o666)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENXIO):  # a link; a FIFO without a reader
+            check_writable(path)
+            raise StoreError("cannot write %s: it is a symbolic link, not a regular file" % _shown(path)) from None
+        raise
+    with os.fdopen(fd, "a", encoding="utf-8") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise StoreError("cannot write %s: it is a %s, not a regular file"
+                             % (_shown(path), _file_kind(os.fstat(fd).st_mode)))
+        handle.write(line)
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def _shown(path: str) -> str:
+    """``path`` for a one-line error: at most 200 characters."""
+    return path if len(path) <= 200 else path[:200] + "..."
 
 
 def _write_synced(path: str, data: bytes) -> None:
