@@ -13,15 +13,17 @@ a sheet; every other column is written by punstats.
 """
 from __future__ import annotations
 
+import codecs
 import csv
 import hashlib
 import io
 import os
 import re
+import stat
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
-from punstats.model.escape import csv_cell, from_csv_cell
+from punstats.model.escape import csv_cell, csv_text, from_csv_cell
 from punstats.store.staging import FILES_FILE, LABEL_PATTERNS, OCCURRENCES_FILE, StoreError, write_atomic
 
 #: The file names of labels in a stored scan's directory (part of ``staging.SCAN``).
@@ -155,34 +157,91 @@ def _rows(path: str, columns: Sequence[str], optional: Sequence[str] = ()) -> Li
     return [dict(zip(names, row)) for row in zip(*values)]
 
 
+#: A labels sheet larger than this is refused unread (a sheet of a million rows is well under it).
+MAX_SHEET_BYTES = 1 << 30
+
+#: The columns a reader fills and punstats reads back, kept as written (line breaks too).
+READ_BACK = ("label", "source")
+
+
 def read_sheet(path: str) -> List[Row]:
     """The rows of a labels sheet (every cell a string); ``LabelError`` naming the
     file when it is not one.  A missing file has no rows."""
-    if not os.path.isfile(path):
-        return []
     name = os.path.basename(path)
+    data = _sheet_bytes(path, name)
+    if data is None:
+        return []
     try:
-        with open(path, encoding="utf-8-sig", newline="") as handle:  # as spreadsheets save it, or not
-            reader = csv.DictReader(handle)
-            if reader.fieldnames is None:  # an empty file: no rows
-                return []
-            missing = [column for column in NEEDED if column not in (reader.fieldnames or ())]
-            if missing:
-                raise LabelError("%s is not a labels sheet: it has no %s column" % (name, missing[0]))
-            return [{key: from_csv_cell(value or "") for key, value in row.items() if isinstance(key, str)}
-                    for row in reader]
-    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        reader = csv.DictReader(io.StringIO(_sheet_text(data, name), newline=""))
+        if reader.fieldnames is None:  # an empty file: no rows
+            return []
+        for column in NEEDED:
+            if column not in reader.fieldnames:
+                raise LabelError("%s is not a labels sheet: it has no %s column" % (name, column))
+            if reader.fieldnames.count(column) > 1:
+                raise LabelError("%s has %d %s columns: keep one" % (name, reader.fieldnames.count(column), column))
+        rows = [{key: from_csv_cell(value or "") for key, value in row.items() if isinstance(key, str)}
+                for row in reader]
+    except csv.Error as exc:
         raise LabelError("%s: cannot read the labels sheet: %s" % (name, " ".join(str(exc).split()))) from None
+    return [row for row in rows if any(value.strip() for value in row.values())]  # a spreadsheet's blank rows
+
+
+def _sheet_bytes(path: str, name: str) -> Optional[bytes]:
+    """The bytes of the sheet at ``path`` (None when there is none), read through no link and only
+    from a regular file of at most ``MAX_SHEET_BYTES``: a FIFO there would hang the read, and a link
+    would make another file the sheet."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        what = "a symbolic link" if os.path.islink(path) else exc.strerror or str(exc)
+        raise LabelError("%s: cannot read the labels sheet: %s (keep it a regular file)" % (name, what)) from None
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            from punstats.discover.tree import file_kind
+            raise LabelError("%s is not a labels sheet: it is a %s (keep it a regular file)"
+                             % (name, file_kind(info.st_mode)))
+        if info.st_size > MAX_SHEET_BYTES:
+            raise LabelError("%s is not a labels sheet: %s bytes, over the limit of %s"
+                             % (name, format(info.st_size, ","), format(MAX_SHEET_BYTES, ",")))
+        return handle.read(MAX_SHEET_BYTES + 1)
+
+
+def _sheet_text(data: bytes, name: str) -> str:
+    """A sheet's text: UTF-8 (with or without a byte order mark), or UTF-16 with its byte order mark,
+    as spreadsheets save "CSV UTF-8" and "Unicode text"; ``LabelError`` saying how to save it otherwise."""
+    encoding = "utf-16" if data[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE) else "utf-8-sig"
+    try:
+        text = data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        raise LabelError("%s: cannot read the labels sheet: not %s text (byte %d); save it as CSV UTF-8"
+                         % (name, encoding.upper().replace("-SIG", ""), exc.start)) from None
+    if "\0" in text:
+        raise LabelError("%s: cannot read the labels sheet: it holds a NUL character (line %d); save it as "
+                         "CSV UTF-8" % (name, text[:text.index("\0")].count("\n") + 1))
+    return text
 
 
 def sheet_text(rows: Iterable[Row], columns: Sequence[str] = COLUMNS) -> str:
-    """``rows`` as a labels sheet: ``columns`` (a run's: ``RUN_COLUMNS``), text cells guarded against spreadsheets."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(columns)
+    """``rows`` as a labels sheet: ``columns`` (a run's: ``RUN_COLUMNS``), text cells guarded against
+    spreadsheets and terminals (``model.escape``); the label and source keep their line breaks."""
+    lines = [_csv_line(columns)]
     for row in rows:
-        writer.writerow([csv_cell(str(row.get(column, ""))) for column in columns])
-    return out.getvalue()
+        lines.append(_csv_line([(csv_text if column in READ_BACK else csv_cell)(str(row.get(column, "")))
+                                for column in columns]))
+    return "".join(lines)
+
+
+def _csv_line(cells: Sequence[str]) -> str:
+    """One CSV line, ended by a newline, any cell holding a line break quoted: the csv module
+    quotes only the characters of its line terminator, so it is given CR LF, and the CR dropped."""
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\r\n").writerow(cells)
+    return out.getvalue()[:-2] + "\n"
 
 
 def write_sheet(path: str, rows: Sequence[Row], columns: Sequence[str] = COLUMNS) -> None:
