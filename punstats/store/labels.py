@@ -167,8 +167,11 @@ READ_BACK = ("label", "source")
 def read_sheet(path: str) -> List[Row]:
     """The rows of a labels sheet (every cell a string); ``LabelError`` naming the
     file when it is not one.  A missing file has no rows."""
-    name = os.path.basename(path)
-    data = _sheet_bytes(path, name)
+    return parse_sheet(sheet_bytes(path), os.path.basename(path))
+
+
+def parse_sheet(data: Optional[bytes], name: str) -> List[Row]:
+    """The rows of the sheet ``name`` whose bytes are ``data`` (None: there is none, no rows)."""
     if data is None:
         return []
     try:
@@ -187,10 +190,11 @@ def read_sheet(path: str) -> List[Row]:
     return [row for row in rows if any(value.strip() for value in row.values())]  # a spreadsheet's blank rows
 
 
-def _sheet_bytes(path: str, name: str) -> Optional[bytes]:
+def sheet_bytes(path: str) -> Optional[bytes]:
     """The bytes of the sheet at ``path`` (None when there is none), read through no link and only
     from a regular file of at most ``MAX_SHEET_BYTES``: a FIFO there would hang the read, and a link
     would make another file the sheet."""
+    name = os.path.basename(path)
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
         fd = os.open(path, flags)
@@ -246,6 +250,20 @@ def _csv_line(cells: Sequence[str]) -> str:
 
 def write_sheet(path: str, rows: Sequence[Row], columns: Sequence[str] = COLUMNS) -> None:
     write_atomic(path, sheet_text(rows, columns).encode("utf-8"))
+
+
+class SheetChanged(LabelError):
+    """A sheet saved by someone else while punstats was writing it: nothing was replaced."""
+
+
+def replace_sheet(path: str, rows: Sequence[Row], columns: Sequence[str], read: Optional[bytes]) -> None:
+    """``write_sheet``, once the sheet at ``path`` is checked, just before it is replaced, to be still
+    ``read`` (the bytes the labels of ``rows`` came from); ``SheetChanged`` if not: labels entered
+    meanwhile are never written over."""
+    def unchanged() -> None:
+        if sheet_bytes(path) != read:
+            raise SheetChanged("%s changed while punstats wrote it" % os.path.basename(path))
+    write_atomic(path, sheet_text(rows, columns).encode("utf-8"), before_replace=unchanged)
 
 
 def labels_of(rows: Sequence[Row], known: Iterable[str], sheet: str, kind: str) -> Dict[str, Row]:
