@@ -99,6 +99,69 @@ def test_a_sheet_that_cannot_be_read_stops_the_rescan_and_loses_nothing(scanned)
     assert {name: open(os.path.join(out, name), "rb").read() for name in os.listdir(out)} == before
 
 
+def saving_after_carry(monkeypatch, out, save):
+    """Make the reader save the sheet of ``out`` (``save(path)``) once the re-scan has carried its labels."""
+    real = labels.carry
+
+    def carry(previous, staged, markdown=None):
+        done = real(previous, staged, markdown)
+        save(os.path.join(out, "labels-call.csv"))
+        return done
+    monkeypatch.setattr(labels, "carry", carry)
+
+
+def relabel(path, label):
+    rows = labels.read_sheet(path)
+    rows[0]["label"] = label
+    labels.write_sheet(path, rows)
+
+
+@pytest.mark.parametrize("how", ["scan", "save"])
+def test_labels_saved_while_a_rescan_is_stored_are_carried_never_lost(scanned, monkeypatch, how):
+    root, out = scanned
+    first = label_all(out)[0]["key"]
+    result = punstats.scan(root, jobs=1) if how == "save" else None
+    saving_after_carry(monkeypatch, out, lambda path: relabel(path, "saved meanwhile"))
+    if result is None:
+        result = punstats.scan(root, output=out, jobs=1)
+    else:
+        result.save(out)
+    assert sheet(out, "labels-call.csv")[first] == "saved meanwhile" and len(sheet(out, "labels-call.csv")) == 4
+    assert punstats.load(out).summary["labels_carried"] == {"call": {"carried": 4, "stale": 0, "rows": 4}}
+    assert sorted(os.listdir(os.path.dirname(out))) == ["out", "src"]  # the replaced scan removed
+    if how == "scan":
+        assert result.summary["labels_carried"]["call"]["carried"] == 4
+
+
+def test_a_sheet_saved_unreadable_while_a_rescan_is_stored_is_kept_as_saved(scanned, monkeypatch):
+    root, out = scanned
+    label_all(out)
+    saved = "key,label\nk0,caf\xe9\n".encode("latin-1")
+    saving_after_carry(monkeypatch, out, lambda path: open(path, "wb").write(saved))
+    punstats.scan(root, output=out, jobs=1)
+    assert open(os.path.join(out, "labels-call.csv"), "rb").read() == saved
+    with pytest.raises(labels.LabelError, match="not UTF-8 text"):
+        sheet(out, "labels-call.csv")
+
+
+def test_labels_that_cannot_be_taken_over_keep_the_replaced_scan_and_say_where(scanned, monkeypatch):
+    root, out = scanned
+    label_all(out)
+    saving_after_carry(monkeypatch, out, lambda path: relabel(path, "saved meanwhile"))
+
+    def no_room(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr(labels, "carry_saved", no_room)
+    with pytest.raises(staging.StoreError) as raised:
+        punstats.scan(root, output=out, jobs=1)
+    kept = [n for n in os.listdir(os.path.dirname(out)) if n.startswith("out.kept-")]
+    assert len(kept) == 1 and str(raised.value).endswith(
+        "could not be taken over (No space left on device): that one is kept in %s"
+        % os.path.join(os.path.dirname(out), kept[0]))
+    assert "saved meanwhile" in sheet(os.path.join(os.path.dirname(out), kept[0], "out"), "labels-call.csv").values()
+    assert punstats.load(out).summary["punnable"] == 4  # the new scan is in place
+
+
 def test_labels_of_names_the_row_of_a_key_that_is_not_the_scans(scanned):
     _, out = scanned
     known = [o["key"] for o in labels.occurrences_of(out, "call")]

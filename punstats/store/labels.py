@@ -329,6 +329,39 @@ def carry(previous: Optional[str], staged: str, markdown: Optional[Markdown] = N
     return done
 
 
+def labels_state(directory: Optional[str]) -> Dict[str, Optional[bytes]]:
+    """The bytes of each labels sheet and stale sheet in ``directory`` (what ``carry`` reads), by
+    file name; None for one that is not there or cannot be read."""
+    state: Dict[str, Optional[bytes]] = {}
+    if directory is None or not os.path.isdir(directory):
+        return state
+    for kind in kinds_labelled(directory):
+        for name in (csv_name(kind), stale_name(kind)):
+            try:
+                state[name] = sheet_bytes(os.path.join(directory, name))
+            except LabelError:
+                state[name] = None
+    return state
+
+
+def carry_saved(before: Dict[str, Optional[bytes]], previous: str, target: str,
+                markdown: Optional[Markdown] = None) -> Optional[List[Carried]]:
+    """Once a re-scan is in place in ``target``: labels saved into the scan it replaced (``previous``,
+    moved aside) after ``carry`` read them (``before``: its ``labels_state`` then), carried again into
+    ``target``; None when nothing was saved meanwhile.  A sheet saved so that it cannot be carried is
+    copied as it was saved (``label`` and ``table`` then say what is wrong with it): nothing is lost."""
+    now = labels_state(previous)
+    if now == before:
+        return None
+    try:
+        return carry(previous, target, markdown)
+    except StoreError:
+        for name, data in now.items():
+            if data is not None and data != before.get(name):
+                write_atomic(os.path.join(target, name), data)
+        return None
+
+
 def _split(rows: Sequence[Row], stale: Sequence[Row], known: Iterable[str]) -> Tuple[List[Row], List[Row]]:
     """(rows kept, labelled rows set aside): a stale row whose key is back is kept again."""
     known = set(known)

@@ -132,27 +132,60 @@ class Staging:
     def file(self, name: str) -> str:
         return os.path.join(self.path, name)
 
-    def commit(self, summary: Dict[str, Any]) -> None:
-        """Write ``summary.json``, then put the whole directory in place at once."""
+    def commit(self, summary: Dict[str, Any], after_swap: Optional[Callable[[str], None]] = None) -> None:
+        """Write ``summary.json``, then put the whole directory in place at once.  ``after_swap``:
+        called with the directory of the scan it replaced, moved aside, before that is removed (what
+        was saved into it until the swap is still there); if it fails, that directory is kept, named
+        in the error."""
         try:
-            _write_synced(self.file(self.layout.summary),
-                          (json.dumps(summary, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
+            _write_synced(self.file(self.layout.summary), _summary_bytes(summary))
             for name in os.listdir(self.path):
                 if name != WRITING_FILE:
                     _fsync(self.file(name))
             os.remove(self.file(WRITING_FILE))
-            if self.target is not None:
-                _swap_in(self.path, self.target, self.name, self.layout)
+            replaced = _swap_in(self.path, self.target, self.name, self.layout) if self.target else None
         except StoreError:
             self.abort()
             raise
         except OSError as exc:
             self.abort()
             raise cannot_store(exc, self.name, self.layout.what) from None
+        if self.target:
+            self.path = ""  # swapped: it names the replaced scan now, or nothing
+        if replaced is not None and self.target:
+            _hand_over(replaced, after_swap, self.target, self.name, self.layout)
+
+    def restate(self, summary: Dict[str, Any]) -> None:
+        """Replace the ``summary.json`` of the committed scan (``after_swap`` changed what it says)."""
+        if self.target:
+            write_atomic(os.path.join(self.target, self.layout.summary), _summary_bytes(summary))
 
     def abort(self) -> None:
         if getattr(self, "path", None):
             shutil.rmtree(self.path, ignore_errors=True)
+
+
+def _summary_bytes(summary: Dict[str, Any]) -> bytes:
+    return (json.dumps(summary, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def _hand_over(replaced: Tuple[str, str], after_swap: Optional[Callable[[str], None]], target: str, name: str,
+               layout: places.Layout) -> None:
+    """Give the replaced scan (its directory, what holds it) to ``after_swap``, then remove it; if that
+    fails, keep it beside ``target`` under a name no later scan removes, and say where."""
+    previous, holder = replaced
+    if after_swap is not None:
+        try:
+            after_swap(previous)
+        except (OSError, PunstatsError) as exc:
+            reason = why(exc) if isinstance(exc, OSError) else _one_line(exc)
+            kept = tempfile.mkdtemp(prefix=os.path.basename(target) + ".kept-", dir=os.path.dirname(target))
+            os.rename(previous, os.path.join(kept, os.path.basename(target)))
+            shutil.rmtree(holder, ignore_errors=True)
+            raise StoreError("the %s is stored in %s, but what was saved into the one it replaced meanwhile "
+                             "could not be taken over (%s): that one is kept in %s"
+                             % (layout.what, name, reason, kept)) from None
+    shutil.rmtree(holder, ignore_errors=True)
 
 
 def _remove_stale(target: str, layout: places.Layout) -> None:
@@ -315,10 +348,12 @@ def _exchange(a: str, b: str) -> bool:
     raise OSError(code, os.strerror(code), b)
 
 
-def _swap_in(staged: str, target: str, name: str, layout: places.Layout) -> None:
-    """``staged`` becomes ``target``; a previous ``target`` is removed only once replaced,
-    and only if it is still what may be replaced (checked again once it is out of the way,
-    so a directory filled since the check is put back and the scan refused)."""
+def _swap_in(staged: str, target: str, name: str, layout: places.Layout) -> Optional[Tuple[str, str]]:
+    """``staged`` becomes ``target``; a previous ``target`` is only moved aside, once replaced, and
+    only if it is still what may be replaced (checked again once it is out of the way, so a
+    directory filled since the check is put back and the scan refused): (where it is, what to
+    remove), or None when there was none."""
+    replaced: Optional[Tuple[str, str]] = None
     if not os.path.lexists(target):
         os.rename(staged, target)
     elif _exchange(staged, target):
@@ -326,7 +361,7 @@ def _swap_in(staged: str, target: str, name: str, layout: places.Layout) -> None
         if problem:
             _exchange(staged, target)
             raise StoreError("cannot store the %s in %s: %s" % (layout.what, name, problem))
-        shutil.rmtree(staged, ignore_errors=True)
+        replaced = (staged, staged)
     else:
         old = tempfile.mkdtemp(prefix="." + os.path.basename(target) + ".old-", dir=os.path.dirname(target))
         os.rename(target, os.path.join(old, "scan"))
@@ -336,9 +371,10 @@ def _swap_in(staged: str, target: str, name: str, layout: places.Layout) -> None
             os.rmdir(old)
             raise StoreError("cannot store the %s in %s: %s" % (layout.what, name, problem))
         os.rename(staged, target)
-        shutil.rmtree(old, ignore_errors=True)
+        replaced = (os.path.join(old, "scan"), old)
     parent = os.open(os.path.dirname(target), os.O_RDONLY)
     try:
         os.fsync(parent)
     finally:
         os.close(parent)
+    return replaced
