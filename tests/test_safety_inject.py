@@ -263,3 +263,42 @@ def test_rest_cells_title_and_notes_hold_any_name(name):
         assert len(list(table_node.findall(nodes.row))) == 3
         for kind in (nodes.raw, nodes.target, nodes.substitution_definition, nodes.literal_block, nodes.comment):
             assert not list(tree.findall(kind)), text
+
+
+PATTERN = '''import ast
+import punstats
+
+
+@punstats.pattern("esc", label="bad\\x1b]8;;http:e\\x1b\\\\x\\x1b[2J", per="calls")
+def match(node, parents):
+    return isinstance(node, ast.Call)
+'''
+
+
+def test_labels_and_pattern_labels_reach_no_csv_or_terminal_raw(hostile, tmp_path, capsys):
+    """A label typed with ESC and OSC 8 into the sheet, and a pattern's label holding them: every CSV,
+    table, sheet and report shows them escaped."""
+    root, out, _ = hostile
+    plugin = tmp_path / "esc_pattern.py"
+    plugin.write_text(PATTERN)
+    assert run(capsys, "scan", str(root), "-q", "--csv", "-o", str(out), "-j", "1", "--pattern", str(plugin))[0] == 0
+    assert run(capsys, "label", str(out), "--kind", "call")[0] == 0
+    sheet = out / "labels-call.csv"
+    with open(sheet, newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    for row in rows:
+        row["label"] = "\x1b]8;;http:evil\x1b\\bug\x1b[31m"
+    with open(sheet, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]), lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+    shown = [run(capsys, "label", str(out), "--kind", "call")]
+    shown += [run(capsys, "table", str(out), "--by", by, "--format", fmt) for by in ("label", "kinds", "directory")
+              for fmt in ("csv", "rst", "markdown", "latex")]
+    shown.append(run(capsys, "report", str(out), "--no-figures", "-o", str(tmp_path / "r.md")))
+    assert all(code == 0 for code, _, _ in shown), [err for _, _, err in shown]
+    files = [sheet, out / "labels-call.md", out / "occurrences.csv", out / "files.csv", tmp_path / "r.md"]
+    texts = [stdout + stderr for _, stdout, stderr in shown] + [path.read_text(encoding="utf-8") for path in files]
+    assert not [text[:200] for text in texts if RAW_CONTROL.search(text.replace("\n", ""))]
+    assert "\\x1b]8;;http:evil\\x1b\\bug\\x1b[31m" in sheet.read_text(encoding="utf-8")
+    assert any("bad\\x1b]8;;http:e\\x1b\\x\\x1b[2J" in stdout for _, stdout, _ in shown)
