@@ -189,6 +189,13 @@ def test_a_cell_in_another_formats_field_is_not_code_of_a_declared_format():
     assert rows(extract("n.ipynb", json.dumps(built).encode())) == [(1, 1, 2, "y")]
 
 
+def test_many_cells_simply_work_and_the_last_row_is_in_the_last_cell():
+    # a million cells take 41 s (3 GB) with --max-bytes 100 MB; within the 20 MB cap about 500,000 fit
+    cells = [{"cell_type": "code", "source": "x = 1"}] * 20000 + [{"cell_type": "code", "source": "f(x=x)"}]
+    e = extract("n.ipynb", json.dumps({"nbformat": 4, "cells": cells}).encode())
+    assert (e.record.status, e.record.lines, rows(e)) == ("ok", 20001, [(20001, 1, 2, "x")])
+
+
 def test_hostile_notebook_files_in_a_scan_are_recorded_never_raised_nor_hung(tmp_path):
     import subprocess
     import sys

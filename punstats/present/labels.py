@@ -7,7 +7,8 @@ file is unchanged; otherwise the cell says why not), and a ``label`` column
 for a reader to fill: ``labels-NAME.csv`` (the source of truth, edited by
 the reader) and ``labels-NAME.md`` (the same rows to read: a heading, the
 source and the label per occurrence).  Writing it again keeps every label
-already entered (merged by key, ``store.labels``).  The writing, and the
+already entered (merged by key, ``store.labels``), also those saved while it
+is written (the sheet is checked just before it is replaced, and merged again).  The writing, and the
 draw of a sample (``draw``: seeded, optionally with a quota per project), are
 shared with an ecosystem run's sheet (``write`` over a ``Sheet``;
 ``present.run_labels`` makes a run's).  ``label_counts`` and ``label_tables``

@@ -7,9 +7,13 @@ column), its readable form ``labels-NAME.md`` (written from the CSV) and
 kept aside).  Each row carries a ``key``: a digest of the file's path, its
 sha256 (from the files table), the kind, the occurrence's span and name.  An
 unchanged file keeps its keys from one scan to the next, so a re-scan that
-replaces a stored scan carries its labels over (``carry``); a changed file's
+replaces a stored scan carries its labels over (``carry``, and once it is in
+place ``carry_saved``: what a reader saved meanwhile); a changed file's
 labels go to the stale sheet.  Only ``key`` and ``label`` are read back from
-a sheet; every other column is written by punstats.
+a sheet; every other column is written by punstats.  A sheet is read only
+from a regular file reached through no link, in UTF-8 (or UTF-16 with a byte
+order mark), and written with its line breaks quoted and no other control
+character (``model.escape.csv_text``, ``csv_cell``).
 """
 from __future__ import annotations
 
