@@ -102,8 +102,8 @@ def test_a_cell_that_does_not_parse_names_its_cell_and_line():
     # Jupyter runs each cell on its own: a statement cannot go on into the next cell
     spanning = extract("n.ipynb", notebook("f(x=x,\n", "  y=y)\n")).record
     assert spanning.status == "syntax_error" and spanning.error.startswith("cell 1: ")
-    nul = extract("n.ipynb", notebook("f(x=x)\x00\n")).record
-    assert nul.status == "syntax_error" and nul.error.startswith("cell 1: ")
+    nul = extract("n.ipynb", notebook("x = 1\n", "y = 2\nf(x=x)\x00\n")).record
+    assert (nul.status, nul.error, nul.error_line) == ("null_bytes", "cell 2: source contains a null byte", 2)
 
 
 def test_user_patterns_match_in_cells_and_a_failing_one_names_the_cell():
@@ -131,6 +131,90 @@ def test_nbformat_3_worksheets_and_functions_rows():
     e = extract("old.ipynb", json.dumps(v3).encode())
     assert rows(e) == [(2, 2, 13, "a")]
     assert [(f.cell, f.line, f.name, f.keyword_only) for f in e.functions] == [(2, 1, "f", 1)]
+
+
+def v1(*cells):
+    """An nbformat 1 notebook (no ``nbformat`` key): ``cells``, code in ``code``, text in ``text``."""
+    return {"cells": [{"cell_type": "text", "text": c[1]} if isinstance(c, tuple) else {"cell_type": "code", "code": c}
+                      for c in cells]}
+
+
+def worksheets(version, *sources):
+    """An nbformat 2 or 3 notebook: code cells in ``worksheets[].cells``, their text in ``input``."""
+    return {"nbformat": version, "nbformat_minor": 0, "metadata": {"name": "n"}, "worksheets": [
+        {"cells": [{"cell_type": "code", "language": "python", "input": s, "outputs": []} for s in sources]}]}
+
+
+@pytest.mark.parametrize("built", [
+    v1("f(x=x)\n", ("text", "g(a=a) is text"), "h(y=y)\n"),
+    dict(worksheets(2, "f(x=x)\n", "# markdown is elsewhere\n", "h(y=y)\n")),
+    dict(worksheets(3, "f(x=x)\n", "", ["h(y=y)\n"])),
+    json.loads(notebook("f(x=x)\n", ("markdown", "g(a=a)"), "h(y=y)\n")),
+    {"cells": [{"cell_type": "code", "source": "f(x=x)\n"}, {"cell_type": "markdown", "source": "x"},
+               {"cell_type": "code", "source": "h(y=y)\n"}]},  # 4 written without its nbformat
+])
+def test_every_nbformat_jupyter_reads_is_read_in_its_own_layout(built):
+    e = extract("n.ipynb", json.dumps(built).encode())
+    assert e.record.status == "ok" and rows(e) == [(1, 1, 2, "x"), (3, 1, 2, "y")], e.record.error
+
+
+@pytest.mark.parametrize("version, shown", [(5, "5"), ("4", '"4"'), (4.0, "4.0"), (True, "true"), (None, "null"),
+                                            (0, "0"), ([4], "a list"), ({}, "an object"), ("x" * 99, '"' + "x" * 39)])
+def test_an_nbformat_jupyter_does_not_read_is_recorded_with_its_reason(version, shown):
+    built = json.loads(notebook("f(x=x)\n"))
+    r = extract("n.ipynb", json.dumps(dict(built, nbformat=version)).encode()).record
+    assert (r.status, r.error, r.calls) == ("notebook_error", "nbformat %s: not a notebook format punstats reads "
+                                                             "(1 to 4)" % shown, 0)
+
+
+@pytest.mark.parametrize("built, reason", [
+    ({"nbformat": 3, "cells": [{"cell_type": "code", "input": "f(x=x)"}]},
+     "not a notebook: nbformat 3 keeps its cells in a list of worksheets, and it has none"),
+    ({"nbformat": 4, "worksheets": [{"cells": [{"cell_type": "code", "source": "f(x=x)"}]}]},
+     "not a notebook: no list of cells"),
+    ({"nbformat": 4, "cells": [{"cell_type": "code", "source": {"a": 1}}]}, "cell 1: its source is not text"),
+    ({"nbformat": 4, "cells": [{"cell_type": "code", "source": ["f(", 1]}]}, "cell 1: its source is not text"),
+    ({"nbformat": 3, "worksheets": [{"cells": [{"cell_type": "code", "input": None}]}]},
+     "cell 1: its source is not text"),
+    (v1(7), "cell 1: its source is not text"),
+])
+def test_a_notebook_out_of_its_format_is_recorded_with_its_reason(built, reason):
+    r = extract("n.ipynb", json.dumps(built).encode()).record
+    assert (r.status, r.error) == ("notebook_error", reason)
+
+
+def test_a_cell_in_another_formats_field_is_not_code_of_a_declared_format():
+    # nbformat 4 keeps code in ``source``; an ``input`` there is no cell text Jupyter shows
+    built = {"nbformat": 4, "cells": [{"cell_type": "code", "input": "f(x=x)\n", "source": "g(y=y)\n"}]}
+    assert rows(extract("n.ipynb", json.dumps(built).encode())) == [(1, 1, 2, "y")]
+
+
+def test_many_cells_simply_work_and_the_last_row_is_in_the_last_cell():
+    # a million cells take 41 s (3 GB) with --max-bytes 100 MB; within the 20 MB cap about 500,000 fit
+    cells = [{"cell_type": "code", "source": "x = 1"}] * 20000 + [{"cell_type": "code", "source": "f(x=x)"}]
+    e = extract("n.ipynb", json.dumps({"nbformat": 4, "cells": cells}).encode())
+    assert (e.record.status, e.record.lines, rows(e)) == ("ok", 20001, [(20001, 1, 2, "x")])
+
+
+def test_hostile_notebook_files_in_a_scan_are_recorded_never_raised_nor_hung(tmp_path):
+    import subprocess
+    import sys
+    root = tmp_path / "nbs"
+    root.mkdir()
+    (root / "v1.ipynb").write_text(json.dumps(v1("f(x=x)\n")))
+    (root / "deep.ipynb").write_text("[" * 100000 + "]" * 100000)
+    (root / "bad.ipynb").write_bytes(b'{"nbformat": 4, "cells": [{"cell_type": "code", "source": "\xff"}]}')
+    (root / "nul.ipynb").write_bytes(b'{"nbformat": 4, "cells": [{"cell_type": "code", "source": "f()\x00"}]}')
+    os.symlink("/dev/zero", str(root / "zero.ipynb"))
+    with open(str(root / "sparse.ipynb"), "wb") as handle:
+        handle.truncate(10 << 30)  # 10 GiB, sparse: refused by its size, never read
+    script = ("import punstats, json; r = punstats.scan(%r, extensions=['.ipynb'], cache=False, jobs=2); "
+              "print(json.dumps(sorted(zip(r.files.path, r.files.status, r.files.lines))))" % str(root))
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == [["bad.ipynb", "notebook_error", 0], ["deep.ipynb", "notebook_error", 0],
+                                       ["nul.ipynb", "notebook_error", 0], ["sparse.ipynb", "too_large", 0],
+                                       ["v1.ipynb", "ok", 1], ["zero.ipynb", "symlink", 0]]
 
 
 def test_plain_form_keeps_the_cell_and_a_py_file_keeps_its_old_plain_form():

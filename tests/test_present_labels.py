@@ -93,6 +93,49 @@ def test_labels_entered_are_kept_when_the_sheet_is_written_again(scanned):
     assert "label: could be correct" in open(os.path.join(out, "labels-call.md")).read()
 
 
+def saving_meanwhile(monkeypatch, out, times):
+    """Make the reader save the sheet (a new label on a.py line 5) each time punstats has read it and is
+    writing it, ``times`` times; the labels saved."""
+    real, saved = labels.sheet_text, []
+
+    def sheet_text(rows, columns=labels.COLUMNS):
+        text = real(rows, columns)
+        if len(saved) < times and columns == labels.COLUMNS and not saving:
+            saving.append(1)
+            saved.append("entered meanwhile %d" % len(saved))
+            set_labels(out, {("a.py", 5): saved[-1]})
+            saving.pop()
+        return text
+    saving: list = []
+    monkeypatch.setattr(labels, "sheet_text", sheet_text)
+    return saved
+
+
+def test_labels_saved_while_the_sheet_is_written_are_merged_never_lost(scanned, monkeypatch):
+    _, out = scanned
+    sheets.write_labels(out, "call")
+    set_labels(out, {("tests/test_b.py", 2): "before"})
+    saved = saving_meanwhile(monkeypatch, out, 2)
+    written = sheets.write_labels(out, "call", context=0)
+    got = {(r["path"], r["line"]): r["label"] for r in read(out)}
+    assert saved == ["entered meanwhile 0", "entered meanwhile 1"] and written.labelled == 2
+    assert got[("a.py", "5")] == "entered meanwhile 1" and got[("tests/test_b.py", "2")] == "before"
+    assert read(out)[0]["source"].count("\n") == 0  # and the sheet is the one asked for
+
+
+def test_a_sheet_saved_at_every_try_is_left_as_saved_with_one_line(scanned, monkeypatch):
+    _, out = scanned
+    sheets.write_labels(out, "call")
+    saved = saving_meanwhile(monkeypatch, out, sheets.MERGES)
+    with pytest.raises(labels.LabelError) as raised:
+        sheets.write_labels(out, "call", context=0)
+    assert str(raised.value) == ("labels-call.csv changed each of the 5 times punstats wrote it: nothing was "
+                                 "written; save it and run punstats label again")
+    got = {(r["path"], r["line"]): r["label"] for r in read(out)}
+    assert got[("a.py", "5")] == saved[-1] and read(out)[0]["source"].count("\n") > 0
+    assert not [n for n in os.listdir(out) if n.endswith(".tmp")]
+
+
 def test_a_sample_is_drawn_by_seed_and_keeps_the_labelled_rows(scanned):
     _, out = scanned
     first = sheets.write_labels(out, "call", sample=2, seed=7)

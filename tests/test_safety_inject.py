@@ -20,6 +20,7 @@ from docutils.core import publish_doctree
 
 import punstats
 from punstats.cli import main
+from punstats.model import escape
 
 #: Any raw character that ``escape.visible`` shows escaped.
 RAW_CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
@@ -68,10 +69,13 @@ def run(capsys, *args):
 
 
 def test_escape_functions():
-    from punstats.model import escape
     assert escape.CSV_FORMULA_START == FORMULA_START
     assert escape.visible("a\x1b[2J\nb\u202e\x9b") == "a\\x1b[2J\\x0ab\\u202e\\x9b"
-    assert escape.csv_cell("=1+2") == "'=1+2" and escape.csv_cell("\tx") == "'\tx"
+    assert escape.csv_cell("=1+2") == "'=1+2" and escape.csv_cell("\tx") == "\\x09x"  # no control: shown
+    assert escape.csv_cell("a\x1b]8;;u\x1b\\b\r") == "a\\x1b]8;;u\\x1b\\b\\x0d"
+    assert escape.csv_text("=a\r\nb\x1b") == "'=a\r\nb\\x1b" and escape.csv_text("'=a") == "''=a"
+    for text in ("=a", "'=a", "''+a", "'", "'a", "\ta\r", "-", "a\r\nb", ""):
+        assert escape.from_csv_cell(escape.csv_text(text)) == text
     assert escape.csv_cell(-2) == -2 and escape.csv_cell(-2.5) == -2.5 and escape.csv_cell("a=b") == "a=b"
     assert escape.markdown_text("a|b\nc") == "a\\|b\\\\x0ac"
     assert escape.rest_text(".. raw:: html") == "\\.\\. raw\\:\\: html"
@@ -99,6 +103,7 @@ def test_stored_csv_copies_hold_no_formula(hostile):
         cells = [cell for row in rows for cell in row]
         assert not [c for c in cells if c.startswith(FORMULA_START)]
         assert any(c.startswith("'" + FORMULA_DIR) for c in cells) and "'-2+3.py" in cells
+        assert not RAW_CONTROL.search("".join(cells)) and "a\\x0ab/m.py" in cells  # shown, not obeyed
     occurrences = pd.read_csv(out / "occurrences.csv")
     assert occurrences["line"].dtype.kind == "i"  # numbers stay numbers
 
@@ -112,7 +117,7 @@ def test_table_csv_neutralises_formulas_and_keeps_numbers(hostile, capsys):
     assert not [c for c in cells if c.startswith(FORMULA_START)]
     frame = pd.read_csv(io.StringIO(stdout))
     assert "'" + FORMULA_DIR + "/" in set(frame["directory"]) and "'-2+3.py" in set(frame["directory"])
-    assert set(frame["scan"]) == {"'" + HOSTILE_NAME}
+    assert set(frame["scan"]) == {"'" + escape.visible(HOSTILE_NAME)} and not RAW_CONTROL.search(stdout)
     assert frame["punnable"].dtype.kind == "i" and frame["punnable"].sum() == PUNNABLE
 
 
@@ -239,7 +244,7 @@ def test_history_subject_and_directory_are_escaped(tmp_path, capsys):
     assert code == 0 and not RAW_CONTROL.search(stdout + stderr)
     with open(out / "history.csv", newline="", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
-    assert [row["subject"] for row in rows] == ["'=HYPERLINK(\x1b[31m)"] and rows[0]["punnable"] == "1"
+    assert [row["subject"] for row in rows] == ["'=HYPERLINK(\\x1b[31m)"] and rows[0]["punnable"] == "1"
 
 
 @pytest.mark.parametrize("name", [
@@ -258,3 +263,42 @@ def test_rest_cells_title_and_notes_hold_any_name(name):
         assert len(list(table_node.findall(nodes.row))) == 3
         for kind in (nodes.raw, nodes.target, nodes.substitution_definition, nodes.literal_block, nodes.comment):
             assert not list(tree.findall(kind)), text
+
+
+PATTERN = '''import ast
+import punstats
+
+
+@punstats.pattern("esc", label="bad\\x1b]8;;http:e\\x1b\\\\x\\x1b[2J", per="calls")
+def match(node, parents):
+    return isinstance(node, ast.Call)
+'''
+
+
+def test_labels_and_pattern_labels_reach_no_csv_or_terminal_raw(hostile, tmp_path, capsys):
+    """A label typed with ESC and OSC 8 into the sheet, and a pattern's label holding them: every CSV,
+    table, sheet and report shows them escaped."""
+    root, out, _ = hostile
+    plugin = tmp_path / "esc_pattern.py"
+    plugin.write_text(PATTERN)
+    assert run(capsys, "scan", str(root), "-q", "--csv", "-o", str(out), "-j", "1", "--pattern", str(plugin))[0] == 0
+    assert run(capsys, "label", str(out), "--kind", "call")[0] == 0
+    sheet = out / "labels-call.csv"
+    with open(sheet, newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    for row in rows:
+        row["label"] = "\x1b]8;;http:evil\x1b\\bug\x1b[31m"
+    with open(sheet, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]), lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+    shown = [run(capsys, "label", str(out), "--kind", "call")]
+    shown += [run(capsys, "table", str(out), "--by", by, "--format", fmt) for by in ("label", "kinds", "directory")
+              for fmt in ("csv", "rst", "markdown", "latex")]
+    shown.append(run(capsys, "report", str(out), "--no-figures", "-o", str(tmp_path / "r.md")))
+    assert all(code == 0 for code, _, _ in shown), [err for _, _, err in shown]
+    files = [sheet, out / "labels-call.md", out / "occurrences.csv", out / "files.csv", tmp_path / "r.md"]
+    texts = [stdout + stderr for _, stdout, stderr in shown] + [path.read_text(encoding="utf-8") for path in files]
+    assert not [text[:200] for text in texts if RAW_CONTROL.search(text.replace("\n", ""))]
+    assert "\\x1b]8;;http:evil\\x1b\\bug\\x1b[31m" in sheet.read_text(encoding="utf-8")
+    assert any("bad\\x1b]8;;http:e\\x1b\\x\\x1b[2J" in stdout for _, stdout, _ in shown)

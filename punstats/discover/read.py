@@ -12,7 +12,7 @@ import os
 import stat
 from typing import Tuple, Union
 
-from punstats.discover.tree import _kind
+from punstats.discover.tree import file_kind
 from punstats.model.discovery import Candidate
 from punstats.model.limits import DEFAULT_MAX_BYTES
 from punstats.model.records import Extraction, failure
@@ -28,7 +28,7 @@ def read_source(location: str, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            raise OSError(errno.EINVAL, "not a regular file (%s)" % _kind(info.st_mode))
+            raise OSError(errno.EINVAL, "not a regular file (%s)" % file_kind(info.st_mode))
         chunks = []
         remaining = max_bytes + 1
         while remaining > 0:

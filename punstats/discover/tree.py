@@ -214,7 +214,7 @@ class _Walk:
         elif not self.matches(entry.name):
             pass
         elif not stat.S_ISREG(info.st_mode):
-            self.add(entry.path, NOT_REGULAR, "not a regular file (%s)" % _kind(info.st_mode))
+            self.add(entry.path, NOT_REGULAR, "not a regular file (%s)" % file_kind(info.st_mode))
         elif info.st_size > self.max_bytes:
             self.add(entry.path, TOO_LARGE, "%d bytes, over the cap of %d" % (info.st_size, self.max_bytes),
                      info.st_size)
@@ -272,8 +272,9 @@ def _is_dir_entry(entry: os.DirEntry) -> bool:
         return True
 
 
-def _kind(mode: int) -> str:
-    for test, name in ((stat.S_ISFIFO, "FIFO"), (stat.S_ISSOCK, "socket"),
+def file_kind(mode: int) -> str:
+    """What a file that is not a regular file is, in words (``FIFO``, ``character device``)."""
+    for test, name in ((stat.S_ISFIFO, "FIFO"), (stat.S_ISSOCK, "socket"), (stat.S_ISDIR, "directory"),
                        (stat.S_ISCHR, "character device"), (stat.S_ISBLK, "block device")):
         if test(mode):
             return name

@@ -1,6 +1,12 @@
 """Jupyter notebooks (``.ipynb``) as Python source: their code cells, IPython syntax set aside.
 
-A notebook (nbformat 4, or 3's worksheets) is read as JSON.  Its code cells
+A notebook is read as JSON, in the layout of the nbformat it declares
+(``nbformat``, Jupyter's ``nbbase`` of each version): 4 keeps its cells in
+``cells`` and a code cell's text in ``source``, 2 and 3 in
+``worksheets[].cells`` and ``input``, 1 (a notebook without ``nbformat``) in
+``cells`` and ``code``; a notebook without ``nbformat`` is also read as
+tools write 4 without it (``source``, or 3's worksheets).  Another version
+(5, ``"4"``) is a ``notebook_error``, as Jupyter refuses it.  Its code cells
 in Python (the kernel's language, or a cell's own VS Code language, say which)
 are each parsed on their own, as Jupyter runs them, and their trees joined
 into one module over one text, the cells' lines in order: a row's ``cell``
@@ -25,7 +31,8 @@ A logical line is found as the tokenizer would: outside brackets, strings and
 backslash continuations, so an operator such as ``% b`` or ``!= b`` that
 continues an expression inside brackets stays code.  A cell that still does
 not parse makes the notebook a ``syntax_error`` whose message names the cell
-(``cell 3: invalid syntax``) and whose line is the cell's.  A file that is
+(``cell 3: invalid syntax``) and whose line is the cell's (one holding a null
+byte: ``null_bytes``, as a ``.py`` file).  A file that is
 not a notebook is a ``notebook_error``; a notebook in another language is
 ``not_python`` (skipped).  The file's ``bytes`` and ``sha256`` are the
 notebook's; its ``lines`` the lines of its Python code cells.  Standard
@@ -44,14 +51,15 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from punstats.extract.text import NEWLINE
 from punstats.model.records import Extraction, failure
-from punstats.model.statuses import NOT_PYTHON, NOTEBOOK_ERROR, OK, SYNTAX_ERROR, TOO_DEEP
+from punstats.model.statuses import NOT_PYTHON, NOTEBOOK_ERROR, NULL_BYTES, OK, SYNTAX_ERROR, TOO_DEEP
 
 #: The file ending read as a notebook.
 NOTEBOOK_SUFFIX = ".ipynb"
 
 #: Bumped whenever a change to reading notebooks could alter an extracted value (part of
-#: a notebook's cache key, ``engines.cached.blob_key``).
-NOTEBOOK_VERSION = 1
+#: a notebook's cache key, ``engines.cached.blob_key``).  2: nbformat 1's ``code`` cells are
+#: read, another nbformat is refused, a cell holding a null byte is ``null_bytes``.
+NOTEBOOK_VERSION = 2
 
 #: IPython's line magics that automagic runs without ``%`` (a cell starting with one is left out).
 AUTOMAGICS = frozenset((
@@ -79,6 +87,15 @@ _ASSIGNED = re.compile(r"[\w.,\[\]()* \t]+?=[ \t]*[!%]")
 
 #: How the languages a kernel may name for Python start (python, python3, ipython3).
 _PYTHON = ("python", "ipython")
+
+#: The field holding a code cell's text, by nbformat major version (Jupyter's ``nbbase`` of each).
+CODE_FIELDS = {1: "code", 2: "input", 3: "input", 4: "source"}
+
+#: Where the versions keep their cells: ``worksheets[].cells`` (2 and 3), else ``cells``.
+_WORKSHEETS = frozenset((2, 3))
+
+#: The fields a notebook without ``nbformat`` may keep a code cell's text in, in order.
+_UNVERSIONED_FIELDS = ("code", "source", "input")
 
 #: A code cell: its number among all the notebook's cells (1-based) and its lines.
 Cell = Tuple[int, List[str]]
@@ -119,9 +136,9 @@ class Code:
         return self.cells[index][0], line - self.starts[index] + 1
 
 
-def _source(cell: Dict[str, Any]) -> Optional[str]:
-    """A cell's text (a string or a list of strings; nbformat 3 calls it ``input``), or None."""
-    value = cell.get("source", cell.get("input", ""))
+def _source(cell: Dict[str, Any], fields: Sequence[str]) -> Optional[str]:
+    """A cell's text (a string or a list of strings) in the first of ``fields`` it has ("" if none), or None."""
+    value = next((cell[field] for field in fields if field in cell), "")
     if isinstance(value, list) and all(isinstance(part, str) for part in value):
         return "".join(value)
     return value if isinstance(value, str) else None
@@ -154,21 +171,21 @@ def read_cells(data: bytes) -> Tuple[Cell, ...]:
         notebook = json.loads(data.decode("utf-8-sig"))
     except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
         raise NotANotebook(NOTEBOOK_ERROR, "not a notebook: %s" % " ".join(str(exc).split())[:200]) from None
-    cells = notebook.get("cells") if isinstance(notebook, dict) else None
-    if cells is None and isinstance(notebook, dict) and isinstance(notebook.get("worksheets"), list):
-        cells = _worksheet_cells(notebook["worksheets"])
-    if not isinstance(cells, list):
+    if not isinstance(notebook, dict):
         raise NotANotebook(NOTEBOOK_ERROR, "not a notebook: no list of cells")
+    version = _version(notebook)
+    cells = _cells(notebook, version)
     language = _language(notebook)
     if language and not language.lower().startswith(_PYTHON):
         raise NotANotebook(NOT_PYTHON, "a notebook in %s, not Python" % language[:40])
+    fields = (CODE_FIELDS[version],) if version else _UNVERSIONED_FIELDS
     found: List[Cell] = []
     for number, cell in enumerate(cells, start=1):
         if not isinstance(cell, dict):
             raise NotANotebook(NOTEBOOK_ERROR, "cell %d is not a JSON object" % number)
         if cell.get("cell_type") != "code" or not _cell_language(cell).startswith(_PYTHON):
             continue
-        source = _source(cell)
+        source = _source(cell, fields)
         if source is None:
             raise NotANotebook(NOTEBOOK_ERROR, "cell %d: its source is not text" % number)
         lines = NEWLINE.split(source)
@@ -176,8 +193,35 @@ def read_cells(data: bytes) -> Tuple[Cell, ...]:
     return tuple(found)
 
 
+def _version(notebook: Dict[str, Any]) -> int:
+    """The nbformat ``notebook`` declares (a key of ``CODE_FIELDS``), 0 when it declares none."""
+    if "nbformat" not in notebook:
+        return 0
+    version = notebook["nbformat"]
+    if type(version) is not int or version not in CODE_FIELDS:
+        shown = "a list" if isinstance(version, list) else "an object" if isinstance(version, dict) else \
+            json.dumps(version)[:40]
+        raise NotANotebook(NOTEBOOK_ERROR, "nbformat %s: not a notebook format punstats reads (1 to 4)" % shown)
+    return version
+
+
+def _cells(notebook: Dict[str, Any], version: int) -> List[Any]:
+    """The notebook's cells, where its ``version`` keeps them (without one: ``cells``, else worksheets')."""
+    if version in _WORKSHEETS or (not version and "cells" not in notebook):
+        sheets = notebook.get("worksheets")
+        if isinstance(sheets, list):
+            return _worksheet_cells(sheets)
+        if version:
+            raise NotANotebook(NOTEBOOK_ERROR, "not a notebook: nbformat %d keeps its cells in a list of "
+                                               "worksheets, and it has none" % version)
+    cells = notebook.get("cells")
+    if not isinstance(cells, list):
+        raise NotANotebook(NOTEBOOK_ERROR, "not a notebook: no list of cells")
+    return cells
+
+
 def _worksheet_cells(sheets: List[Any]) -> List[Any]:
-    """The cells of nbformat 3's worksheets, in order (a worksheet without cells holds none)."""
+    """The cells of nbformat 2 and 3's worksheets, in order (a worksheet without cells holds none)."""
     cells: List[Any] = []
     for number, sheet in enumerate(sheets, start=1):
         found = sheet.get("cells", []) if isinstance(sheet, dict) else None
@@ -279,15 +323,18 @@ def parse_cells(path: str, code: Code) -> Union[ast.Module, Tuple[str, str, Opti
     or (status, message naming the cell, line in the cell) for the first that fails."""
     body: List[ast.stmt] = []
     for (number, lines), start in zip(code.python, code.starts):
+        text = "".join(line + "\n" for line in lines)
+        if "\0" in text:  # as a .py file's: every interpreter's parser refuses it, each in its words
+            return NULL_BYTES, "cell %d: source contains a null byte" % number, text[:text.index("\0")].count("\n") + 1
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                tree = ast.parse("".join(line + "\n" for line in lines), filename=path)
+                tree = ast.parse(text, filename=path)
         except SyntaxError as exc:
             return SYNTAX_ERROR, "cell %d: %s" % (number, exc.msg), exc.lineno
         except (RecursionError, MemoryError) as exc:
             return TOO_DEEP, "cell %d: %s: %s" % (number, type(exc).__name__, exc or "too deeply nested"), None
-        except ValueError as exc:  # a null byte, on interpreters that say so this way
+        except ValueError as exc:  # what else an interpreter's parser refuses this way
             return SYNTAX_ERROR, "cell %d: %s" % (number, exc), None
         if start > 1:
             ast.increment_lineno(tree, start - 1)  # to lines of the joined text

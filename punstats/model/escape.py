@@ -4,7 +4,9 @@ Names from a corpus (paths, directory and corpus names, callee and value
 source text, revisions, error messages quoting source) can hold anything.
 Every renderer passes such text through the function of its medium, at its
 boundary: ``terminal`` for lines printed to a terminal, ``csv_cell`` for CSV
-cells (OWASP "CSV injection"), ``markdown_text``/``markdown_code``,
+cells (OWASP "CSV injection", and no control character: a CSV is read in a
+terminal too; ``csv_text`` for cells read back, which keep their line
+breaks), ``markdown_text``/``markdown_code``,
 ``rest_text``/``rest_code`` and ``latex_text`` for the table formats and the
 report, ``figure_text`` for figure labels.  It lives in ``model`` because the
 stored CSV copies (``store``), the renderers (``present``) and the command
@@ -39,18 +41,35 @@ def terminal(text: Any) -> str:
 #: The first characters that make a spreadsheet read a cell as a formula (OWASP).
 CSV_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
+#: What ``csv_text`` shows escaped: ``_UNSAFE`` but tabs and line breaks, which a quoted cell holds.
+_UNSAFE_IN_TEXT = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e"
+                             "\u2066-\u2069]")
+
 
 def csv_cell(value: Any) -> Any:
-    """A CSV cell: a string that a spreadsheet would take for a formula gets a
-    leading ``'``; anything else (numbers, missing values) is returned as it is."""
-    if isinstance(value, str) and value.startswith(CSV_FORMULA_START):
-        return "'" + value
-    return value
+    """A CSV cell: a string on one line with every control character shown escaped
+    (``visible``: no escape sequence or link reaches a terminal showing the file), with a
+    leading ``'`` where a spreadsheet would take it for a formula; anything else (numbers,
+    missing values) is returned as it is."""
+    return _guarded(visible(value)) if isinstance(value, str) else value
+
+
+def csv_text(text: str) -> str:
+    """A CSV cell that punstats reads back (a labels sheet's label, a source block): its
+    tabs and line breaks kept (the writer quotes the cell), every other control character
+    shown escaped, and guarded as ``csv_cell``; ``from_csv_cell`` gives the text back."""
+    return _guarded(_UNSAFE_IN_TEXT.sub(_escape, text))
+
+
+def _guarded(text: str) -> str:
+    """``text`` with a leading ``'`` when a spreadsheet would read it as a formula, or when it
+    starts with such a ``'`` already (so that ``from_csv_cell`` gives back exactly ``text``)."""
+    return "'" + text if text.lstrip("'")[:1] in CSV_FORMULA_START and text.lstrip("'") else text
 
 
 def from_csv_cell(cell: str) -> str:
-    """A cell as it was before ``csv_cell`` guarded it (a CSV punstats wrote, read back)."""
-    return cell[1:] if cell[:1] == "'" and cell[1:2] and cell[1:2] in CSV_FORMULA_START else cell
+    """A cell as it was before ``csv_cell`` or ``csv_text`` guarded it (a CSV punstats wrote, read back)."""
+    return cell[1:] if cell[:1] == "'" and cell[1:].lstrip("'")[:1] in CSV_FORMULA_START and cell.lstrip("'") else cell
 
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|#~])")

@@ -182,7 +182,9 @@ def write_report(stored: Any, path: Optional[str] = None, figures: bool = True, 
                  embed: bool = False, links: bool = False, top: Optional[int] = None) -> str:
     """Write the report of a run (``store.ecosystem.StoredRun``; default ``reports/top-pypi-N.md``), its
     figure in ``figures_dir`` (default ``<report>-figures``) or embedded; the path written."""
+    from punstats.store.staging import check_writable
     path = path or report_path(stored)
+    check_writable(path)  # before the figure is drawn
     address = None
     if figures:
         from punstats.present.ecosystem_figure import ecosystem_plot

@@ -7,7 +7,8 @@ file is unchanged; otherwise the cell says why not), and a ``label`` column
 for a reader to fill: ``labels-NAME.csv`` (the source of truth, edited by
 the reader) and ``labels-NAME.md`` (the same rows to read: a heading, the
 source and the label per occurrence).  Writing it again keeps every label
-already entered (merged by key, ``store.labels``).  The writing, and the
+already entered (merged by key, ``store.labels``), also those saved while it
+is written (the sheet is checked just before it is replaced, and merged again).  The writing, and the
 draw of a sample (``draw``: seeded, optionally with a quota per project), are
 shared with an ecosystem run's sheet (``write`` over a ``Sheet``;
 ``present.run_labels`` makes a run's).  ``label_counts`` and ``label_tables``
@@ -191,17 +192,36 @@ def write(sheet: Sheet, output: Optional[str] = None, sample: Optional[int] = No
     Nothing is written when it holds a key that is not an occurrence of the kind (``LabelError``)."""
     target = output or sheet.directory
     csv_path = os.path.join(target, stored.csv_name(sheet.kind))
-    existing = stored.labels_of(stored.read_sheet(csv_path), (o["key"] for o in sheet.occurrences),
-                                stored.csv_name(sheet.kind), sheet.kind)
     drawn = draw(sheet.occurrences, sample, seed, quota)
-    rows = [sheet.row(o, existing.get(o["key"], {}).get("label", "")) for o in sheet.occurrences
-            if o["key"] in drawn or o["key"] in existing]
     os.makedirs(target, exist_ok=True)
-    stored.write_sheet(csv_path, rows, sheet.columns)
+    rows = _merged(sheet, csv_path, drawn)
     md_path = os.path.join(target, stored.markdown_name(sheet.kind))
     from punstats.store.staging import write_atomic
     write_atomic(md_path, markdown(sheet.kind, rows, {"corpus": sheet.corpus}).encode("utf-8"))
     return Written(csv_path, md_path, len(rows), sum(1 for r in rows if r["label"]), len(sheet.occurrences))
+
+
+#: How many times a sheet saved by someone else while it is written is read and merged again.
+MERGES = 5
+
+
+def _merged(sheet: Sheet, csv_path: str, drawn: Set[str]) -> List[Row]:
+    """Write the rows of ``drawn`` and of the sheet at ``csv_path`` with its labels, merged with the
+    sheet as it is when it is replaced (read again if it was saved meanwhile); the rows written."""
+    name = stored.csv_name(sheet.kind)
+    for _ in range(MERGES):
+        read = stored.sheet_bytes(csv_path)
+        existing = stored.labels_of(stored.parse_sheet(read, name), (o["key"] for o in sheet.occurrences), name,
+                                    sheet.kind)
+        rows = [sheet.row(o, existing.get(o["key"], {}).get("label", "")) for o in sheet.occurrences
+                if o["key"] in drawn or o["key"] in existing]
+        try:
+            stored.replace_sheet(csv_path, rows, sheet.columns, read)
+            return rows
+        except stored.SheetChanged:
+            continue
+    raise stored.LabelError("%s changed each of the %d times punstats wrote it: nothing was written; save it "
+                            "and run punstats label again" % (name, MERGES))
 
 
 def write_labels(directory: str, kind: str, context: int = DEFAULT_CONTEXT, sample: Optional[int] = None,

@@ -307,14 +307,15 @@ def write_report(results: Any, path: Optional[str] = None, figures: bool = True,
     ``reports/<corpus>.md``); the path written.  Figures go to
     ``figures_dir`` (default: ``<report>-figures`` beside the report) and
     are linked, or with ``embed`` are embedded in the file."""
+    from punstats.store.staging import check_writable, write_atomic
     results = list(results) if isinstance(results, (list, tuple)) else [results]
     path = path or report_path([r.summary for r in results])
+    check_writable(path)  # before the figures are drawn
     report_dir = os.path.dirname(os.path.abspath(path))
     if figures and not embed and figures_dir is None:
         figures_dir = os.path.splitext(os.path.abspath(path))[0] + "-figures"
     sources = _figure_sources(results, None if embed else figures_dir, report_dir) if figures else None
     text = render(results, sources, scan_dir, links=links)
     os.makedirs(report_dir, exist_ok=True)
-    from punstats.store.staging import write_atomic
     write_atomic(path, text.encode("utf-8"))
     return path

@@ -62,7 +62,7 @@ from punstats.store.ecosystem import (  # noqa: F401  (their home before store.e
     read_journal,
     readable_record,
 )
-from punstats.store.staging import write_atomic
+from punstats.store.staging import append_synced, write_atomic
 
 DEFAULT_DOWNLOAD_CAP = 2 * 1024 ** 3
 
@@ -222,10 +222,7 @@ def _commit(output: str, record: Dict[str, Any]) -> None:
     """The project's record, then its journal line (the commit point)."""
     write_atomic(project_file(output, record["project"]), _json_bytes(record))
     line = json.dumps({"rank": record["rank"], "project": record["project"], "status": record["status"]})
-    with open(os.path.join(output, JOURNAL), "a", encoding="utf-8") as handle:
-        handle.write(line + "\n")
-        handle.flush()
-        os.fsync(handle.fileno())
+    append_synced(os.path.join(output, JOURNAL), line + "\n")
 
 
 def _scan(corpus: Any, options: Options, cache: Any) -> Any:

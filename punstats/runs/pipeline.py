@@ -248,8 +248,9 @@ def run_scan(options: ScanOptions, path: Optional[str] = None, corpus: Optional[
     staging = Staging(output, _corpus_places(corpus))
     try:
         summary, rows = _scan_into(staging, options, corpus, cache, progress, on_discovered, csv)
-        summary.update(_carry_labels(staging))
-        staging.commit(dict(summary, rows=rows))  # summary.json says how many rows each table holds
+        summary["rows"] = rows  # summary.json says how many rows each table holds
+        staging.commit(summary, _carry_labels(staging, summary))
+        del summary["rows"]
     except OSError as exc:  # a write with no room left, wherever it was (the spill, a table, a CSV copy)
         staging.abort()
         if exc.errno in NO_ROOM:
@@ -261,13 +262,23 @@ def run_scan(options: ScanOptions, path: Optional[str] = None, corpus: Optional[
     return summary, staging
 
 
-def _carry_labels(staging: Staging) -> Dict[str, Any]:
-    """The labels of the stored scan being replaced, carried into the new one
-    (``store.labels.carry``); ``labels_carried`` of the summary when there were any."""
+def _carry_labels(staging: Staging, summary: Dict[str, Any]) -> Callable[[str], None]:
+    """Carry the labels of the stored scan being replaced into the new one (``store.labels.carry``),
+    ``labels_carried`` of ``summary`` when there were any; the ``after_swap`` of ``staging.commit``,
+    which carries labels saved into the replaced scan meanwhile (and says so in ``summary``)."""
     from punstats.present.labels import markdown
     from punstats.store import labels
+    before = labels.labels_state(staging.target)
     carried = labels.carry(staging.target, staging.path, markdown)
-    return {"labels_carried": {c.kind: c.as_dict() for c in carried}} if carried else {}
+    if carried:
+        summary["labels_carried"] = {c.kind: c.as_dict() for c in carried}
+
+    def carry_saved(previous: str) -> None:
+        again = labels.carry_saved(before, previous, str(staging.target), markdown)
+        if again:
+            summary["labels_carried"] = {c.kind: c.as_dict() for c in again}
+            staging.restate(summary)
+    return carry_saved
 
 
 def _corpus_places(corpus: Corpus) -> List[Tuple[str, str]]:

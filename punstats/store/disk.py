@@ -218,13 +218,20 @@ def write(directory: str, occurrences: Any, files: Any, summary: Dict[str, Any],
             out.discard()
         staging.abort()
         raise cannot_store(exc, directory) from None
+    stored = dict(summary, rows=rows)
     try:
+        before = labels.labels_state(staging.target)
         carried = labels.carry(staging.target, staging.path)  # the labels of the scan it replaces
     except BaseException:
         staging.abort()
         raise
-    staging.commit(dict(summary, rows=rows, **({"labels_carried": {c.kind: c.as_dict() for c in carried}}
-                                               if carried else {})))
+
+    def carry_saved(previous: str) -> None:  # labels saved into the replaced scan meanwhile
+        again = labels.carry_saved(before, previous, str(staging.target))
+        if again:
+            staging.restate(dict(stored, labels_carried={c.kind: c.as_dict() for c in again}))
+    staging.commit(dict(stored, **({"labels_carried": {c.kind: c.as_dict() for c in carried}} if carried else {})),
+                   carry_saved)
     return rows
 
 

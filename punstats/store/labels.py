@@ -7,21 +7,27 @@ column), its readable form ``labels-NAME.md`` (written from the CSV) and
 kept aside).  Each row carries a ``key``: a digest of the file's path, its
 sha256 (from the files table), the kind, the occurrence's span and name.  An
 unchanged file keeps its keys from one scan to the next, so a re-scan that
-replaces a stored scan carries its labels over (``carry``); a changed file's
+replaces a stored scan carries its labels over (``carry``, and once it is in
+place ``carry_saved``: what a reader saved meanwhile); a changed file's
 labels go to the stale sheet.  Only ``key`` and ``label`` are read back from
-a sheet; every other column is written by punstats.
+a sheet; every other column is written by punstats.  A sheet is read only
+from a regular file reached through no link, in UTF-8 (or UTF-16 with a byte
+order mark), and written with its line breaks quoted and no other control
+character (``model.escape.csv_text``, ``csv_cell``).
 """
 from __future__ import annotations
 
+import codecs
 import csv
 import hashlib
 import io
 import os
 import re
+import stat
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
-from punstats.model.escape import csv_cell, from_csv_cell
+from punstats.model.escape import csv_cell, csv_text, from_csv_cell
 from punstats.store.staging import FILES_FILE, LABEL_PATTERNS, OCCURRENCES_FILE, StoreError, write_atomic
 
 #: The file names of labels in a stored scan's directory (part of ``staging.SCAN``).
@@ -155,38 +161,113 @@ def _rows(path: str, columns: Sequence[str], optional: Sequence[str] = ()) -> Li
     return [dict(zip(names, row)) for row in zip(*values)]
 
 
+#: A labels sheet larger than this is refused unread (a sheet of a million rows is well under it).
+MAX_SHEET_BYTES = 1 << 30
+
+#: The columns a reader fills and punstats reads back, kept as written (line breaks too).
+READ_BACK = ("label", "source")
+
+
 def read_sheet(path: str) -> List[Row]:
     """The rows of a labels sheet (every cell a string); ``LabelError`` naming the
     file when it is not one.  A missing file has no rows."""
-    if not os.path.isfile(path):
+    return parse_sheet(sheet_bytes(path), os.path.basename(path))
+
+
+def parse_sheet(data: Optional[bytes], name: str) -> List[Row]:
+    """The rows of the sheet ``name`` whose bytes are ``data`` (None: there is none, no rows)."""
+    if data is None:
         return []
-    name = os.path.basename(path)
     try:
-        with open(path, encoding="utf-8-sig", newline="") as handle:  # as spreadsheets save it, or not
-            reader = csv.DictReader(handle)
-            if reader.fieldnames is None:  # an empty file: no rows
-                return []
-            missing = [column for column in NEEDED if column not in (reader.fieldnames or ())]
-            if missing:
-                raise LabelError("%s is not a labels sheet: it has no %s column" % (name, missing[0]))
-            return [{key: from_csv_cell(value or "") for key, value in row.items() if isinstance(key, str)}
-                    for row in reader]
-    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        reader = csv.DictReader(io.StringIO(_sheet_text(data, name), newline=""))
+        if reader.fieldnames is None:  # an empty file: no rows
+            return []
+        for column in NEEDED:
+            if column not in reader.fieldnames:
+                raise LabelError("%s is not a labels sheet: it has no %s column" % (name, column))
+            if reader.fieldnames.count(column) > 1:
+                raise LabelError("%s has %d %s columns: keep one" % (name, reader.fieldnames.count(column), column))
+        rows = [{key: from_csv_cell(value or "") for key, value in row.items() if isinstance(key, str)}
+                for row in reader]
+    except csv.Error as exc:
         raise LabelError("%s: cannot read the labels sheet: %s" % (name, " ".join(str(exc).split()))) from None
+    return [row for row in rows if any(value.strip() for value in row.values())]  # a spreadsheet's blank rows
+
+
+def sheet_bytes(path: str) -> Optional[bytes]:
+    """The bytes of the sheet at ``path`` (None when there is none), read through no link and only
+    from a regular file of at most ``MAX_SHEET_BYTES``: a FIFO there would hang the read, and a link
+    would make another file the sheet."""
+    name = os.path.basename(path)
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        what = "a symbolic link" if os.path.islink(path) else exc.strerror or str(exc)
+        raise LabelError("%s: cannot read the labels sheet: %s (keep it a regular file)" % (name, what)) from None
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            from punstats.discover.tree import file_kind
+            raise LabelError("%s is not a labels sheet: it is a %s (keep it a regular file)"
+                             % (name, file_kind(info.st_mode)))
+        if info.st_size > MAX_SHEET_BYTES:
+            raise LabelError("%s is not a labels sheet: %s bytes, over the limit of %s"
+                             % (name, format(info.st_size, ","), format(MAX_SHEET_BYTES, ",")))
+        return handle.read(MAX_SHEET_BYTES + 1)
+
+
+def _sheet_text(data: bytes, name: str) -> str:
+    """A sheet's text: UTF-8 (with or without a byte order mark), or UTF-16 with its byte order mark,
+    as spreadsheets save "CSV UTF-8" and "Unicode text"; ``LabelError`` saying how to save it otherwise."""
+    encoding = "utf-16" if data[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE) else "utf-8-sig"
+    try:
+        text = data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        raise LabelError("%s: cannot read the labels sheet: not %s text (byte %d); save it as CSV UTF-8"
+                         % (name, encoding.upper().replace("-SIG", ""), exc.start)) from None
+    if "\0" in text:
+        raise LabelError("%s: cannot read the labels sheet: it holds a NUL character (line %d); save it as "
+                         "CSV UTF-8" % (name, text[:text.index("\0")].count("\n") + 1))
+    return text
 
 
 def sheet_text(rows: Iterable[Row], columns: Sequence[str] = COLUMNS) -> str:
-    """``rows`` as a labels sheet: ``columns`` (a run's: ``RUN_COLUMNS``), text cells guarded against spreadsheets."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(columns)
+    """``rows`` as a labels sheet: ``columns`` (a run's: ``RUN_COLUMNS``), text cells guarded against
+    spreadsheets and terminals (``model.escape``); the label and source keep their line breaks."""
+    lines = [_csv_line(columns)]
     for row in rows:
-        writer.writerow([csv_cell(str(row.get(column, ""))) for column in columns])
-    return out.getvalue()
+        lines.append(_csv_line([(csv_text if column in READ_BACK else csv_cell)(str(row.get(column, "")))
+                                for column in columns]))
+    return "".join(lines)
+
+
+def _csv_line(cells: Sequence[str]) -> str:
+    """One CSV line, ended by a newline, any cell holding a line break quoted: the csv module
+    quotes only the characters of its line terminator, so it is given CR LF, and the CR dropped."""
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\r\n").writerow(cells)
+    return out.getvalue()[:-2] + "\n"
 
 
 def write_sheet(path: str, rows: Sequence[Row], columns: Sequence[str] = COLUMNS) -> None:
     write_atomic(path, sheet_text(rows, columns).encode("utf-8"))
+
+
+class SheetChanged(LabelError):
+    """A sheet saved by someone else while punstats was writing it: nothing was replaced."""
+
+
+def replace_sheet(path: str, rows: Sequence[Row], columns: Sequence[str], read: Optional[bytes]) -> None:
+    """``write_sheet``, once the sheet at ``path`` is checked, just before it is replaced, to be still
+    ``read`` (the bytes the labels of ``rows`` came from); ``SheetChanged`` if not: labels entered
+    meanwhile are never written over."""
+    def unchanged() -> None:
+        if sheet_bytes(path) != read:
+            raise SheetChanged("%s changed while punstats wrote it" % os.path.basename(path))
+    write_atomic(path, sheet_text(rows, columns).encode("utf-8"), before_replace=unchanged)
 
 
 def labels_of(rows: Sequence[Row], known: Iterable[str], sheet: str, kind: str) -> Dict[str, Row]:
@@ -250,6 +331,39 @@ def carry(previous: Optional[str], staged: str, markdown: Optional[Markdown] = N
         newly = sum(1 for row in aside if row["key"] not in before)
         done.append(Carried(kind, sum(1 for row in kept if row.get("label", "").strip()), newly, len(kept)))
     return done
+
+
+def labels_state(directory: Optional[str]) -> Dict[str, Optional[bytes]]:
+    """The bytes of each labels sheet and stale sheet in ``directory`` (what ``carry`` reads), by
+    file name; None for one that is not there or cannot be read."""
+    state: Dict[str, Optional[bytes]] = {}
+    if directory is None or not os.path.isdir(directory):
+        return state
+    for kind in kinds_labelled(directory):
+        for name in (csv_name(kind), stale_name(kind)):
+            try:
+                state[name] = sheet_bytes(os.path.join(directory, name))
+            except LabelError:
+                state[name] = None
+    return state
+
+
+def carry_saved(before: Dict[str, Optional[bytes]], previous: str, target: str,
+                markdown: Optional[Markdown] = None) -> Optional[List[Carried]]:
+    """Once a re-scan is in place in ``target``: labels saved into the scan it replaced (``previous``,
+    moved aside) after ``carry`` read them (``before``: its ``labels_state`` then), carried again into
+    ``target``; None when nothing was saved meanwhile.  A sheet saved so that it cannot be carried is
+    copied as it was saved (``label`` and ``table`` then say what is wrong with it): nothing is lost."""
+    now = labels_state(previous)
+    if now == before:
+        return None
+    try:
+        return carry(previous, target, markdown)
+    except StoreError:
+        for name, data in now.items():
+            if data is not None and data != before.get(name):
+                write_atomic(os.path.join(target, name), data)
+        return None
 
 
 def _split(rows: Sequence[Row], stale: Sequence[Row], known: Iterable[str]) -> Tuple[List[Row], List[Row]]:

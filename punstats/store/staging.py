@@ -17,9 +17,10 @@ import functools
 import json
 import os
 import shutil
+import stat
 import tempfile
 import time
-from typing import Any, Dict, FrozenSet, Iterable, Optional, Tuple
+from typing import Any, Callable, Dict, FrozenSet, Iterable, Optional, Tuple
 
 from punstats.model.errors import PunstatsError
 from punstats.store import places
@@ -131,27 +132,60 @@ class Staging:
     def file(self, name: str) -> str:
         return os.path.join(self.path, name)
 
-    def commit(self, summary: Dict[str, Any]) -> None:
-        """Write ``summary.json``, then put the whole directory in place at once."""
+    def commit(self, summary: Dict[str, Any], after_swap: Optional[Callable[[str], None]] = None) -> None:
+        """Write ``summary.json``, then put the whole directory in place at once.  ``after_swap``:
+        called with the directory of the scan it replaced, moved aside, before that is removed (what
+        was saved into it until the swap is still there); if it fails, that directory is kept, named
+        in the error."""
         try:
-            _write_synced(self.file(self.layout.summary),
-                          (json.dumps(summary, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
+            _write_synced(self.file(self.layout.summary), _summary_bytes(summary))
             for name in os.listdir(self.path):
                 if name != WRITING_FILE:
                     _fsync(self.file(name))
             os.remove(self.file(WRITING_FILE))
-            if self.target is not None:
-                _swap_in(self.path, self.target, self.name, self.layout)
+            replaced = _swap_in(self.path, self.target, self.name, self.layout) if self.target else None
         except StoreError:
             self.abort()
             raise
         except OSError as exc:
             self.abort()
             raise cannot_store(exc, self.name, self.layout.what) from None
+        if self.target:
+            self.path = ""  # swapped: it names the replaced scan now, or nothing
+        if replaced is not None and self.target:
+            _hand_over(replaced, after_swap, self.target, self.name, self.layout)
+
+    def restate(self, summary: Dict[str, Any]) -> None:
+        """Replace the ``summary.json`` of the committed scan (``after_swap`` changed what it says)."""
+        if self.target:
+            write_atomic(os.path.join(self.target, self.layout.summary), _summary_bytes(summary))
 
     def abort(self) -> None:
         if getattr(self, "path", None):
             shutil.rmtree(self.path, ignore_errors=True)
+
+
+def _summary_bytes(summary: Dict[str, Any]) -> bytes:
+    return (json.dumps(summary, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def _hand_over(replaced: Tuple[str, str], after_swap: Optional[Callable[[str], None]], target: str, name: str,
+               layout: places.Layout) -> None:
+    """Give the replaced scan (its directory, what holds it) to ``after_swap``, then remove it; if that
+    fails, keep it beside ``target`` under a name no later scan removes, and say where."""
+    previous, holder = replaced
+    if after_swap is not None:
+        try:
+            after_swap(previous)
+        except (OSError, PunstatsError) as exc:
+            reason = why(exc) if isinstance(exc, OSError) else _one_line(exc)
+            kept = tempfile.mkdtemp(prefix=os.path.basename(target) + ".kept-", dir=os.path.dirname(target))
+            os.rename(previous, os.path.join(kept, os.path.basename(target)))
+            shutil.rmtree(holder, ignore_errors=True)
+            raise StoreError("the %s is stored in %s, but what was saved into the one it replaced meanwhile "
+                             "could not be taken over (%s): that one is kept in %s"
+                             % (layout.what, name, reason, kept)) from None
+    shutil.rmtree(holder, ignore_errors=True)
 
 
 def _remove_stale(target: str, layout: places.Layout) -> None:
@@ -219,15 +253,16 @@ def _fsync(path: str) -> None:
         os.close(fd)
 
 
-def write_atomic(path: str, data: bytes) -> None:
+def write_atomic(path: str, data: bytes, before_replace: Optional[Callable[[], None]] = None) -> None:
     """``data`` at ``path``, whole or not at all: a temporary file in the same
     directory, flushed and synced, then renamed over ``path``.  A path that is
-    there but is no regular file (``/dev/stdout``, a FIFO) is written as it is:
-    it cannot be replaced, only written to."""
-    if os.path.exists(path) and not os.path.isfile(path):
-        with open(path, "wb") as handle:
-            handle.write(data)
-        return
+    there but is no regular file (a FIFO, a device, a directory, or a link to
+    one) is ``StoreError``, never opened: a FIFO would hold the write until a
+    reader came, and a device or what a link leads to is not punstats' to
+    write.  A link to a regular file is replaced, what it led to left as it was.
+    ``before_replace``: called once the data are on disk, just before the rename;
+    if it raises, nothing is replaced."""
+    check_writable(path)
     directory, name = os.path.split(os.path.abspath(path))
     fd, partial = tempfile.mkstemp(dir=directory, prefix="." + name + ".", suffix=".tmp")
     try:
@@ -236,11 +271,55 @@ def write_atomic(path: str, data: bytes) -> None:
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(partial, _new_file_mode())  # what open() would have made, not mkstemp's 0600
+        if before_replace is not None:
+            before_replace()
         os.replace(partial, path)
     except BaseException:
         with contextlib.suppress(OSError):
             os.remove(partial)
         raise
+
+
+def check_writable(path: str) -> None:
+    """``StoreError`` when ``path`` is there and is no regular file, through links (``write_atomic``)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:  # nothing there, a dangling link: the file written takes its place
+        return
+    if not stat.S_ISREG(mode):
+        through = " (through a symbolic link)" if os.path.islink(path) else ""
+        raise StoreError("cannot write %s: it is a %s%s, not a regular file: choose another path"
+                         % (_shown(path), _file_kind(mode), through))
+
+
+def _file_kind(mode: int) -> str:
+    from punstats.discover.tree import file_kind
+    return file_kind(mode)
+
+
+def append_synced(path: str, line: str) -> None:
+    """``line`` added at the end of the file ``path`` (made if missing), synced; ``StoreError`` when
+    ``path`` is no regular file or a link, which are never written through (``write_atomic``)."""
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(path, flags, 0o666)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENXIO):  # a link; a FIFO without a reader
+            check_writable(path)
+            raise StoreError("cannot write %s: it is a symbolic link, not a regular file" % _shown(path)) from None
+        raise
+    with os.fdopen(fd, "a", encoding="utf-8") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise StoreError("cannot write %s: it is a %s, not a regular file"
+                             % (_shown(path), _file_kind(os.fstat(fd).st_mode)))
+        handle.write(line)
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def _shown(path: str) -> str:
+    """``path`` for a one-line error: at most 200 characters."""
+    return path if len(path) <= 200 else path[:200] + "..."
 
 
 def _write_synced(path: str, data: bytes) -> None:
@@ -269,10 +348,12 @@ def _exchange(a: str, b: str) -> bool:
     raise OSError(code, os.strerror(code), b)
 
 
-def _swap_in(staged: str, target: str, name: str, layout: places.Layout) -> None:
-    """``staged`` becomes ``target``; a previous ``target`` is removed only once replaced,
-    and only if it is still what may be replaced (checked again once it is out of the way,
-    so a directory filled since the check is put back and the scan refused)."""
+def _swap_in(staged: str, target: str, name: str, layout: places.Layout) -> Optional[Tuple[str, str]]:
+    """``staged`` becomes ``target``; a previous ``target`` is only moved aside, once replaced, and
+    only if it is still what may be replaced (checked again once it is out of the way, so a
+    directory filled since the check is put back and the scan refused): (where it is, what to
+    remove), or None when there was none."""
+    replaced: Optional[Tuple[str, str]] = None
     if not os.path.lexists(target):
         os.rename(staged, target)
     elif _exchange(staged, target):
@@ -280,7 +361,7 @@ def _swap_in(staged: str, target: str, name: str, layout: places.Layout) -> None
         if problem:
             _exchange(staged, target)
             raise StoreError("cannot store the %s in %s: %s" % (layout.what, name, problem))
-        shutil.rmtree(staged, ignore_errors=True)
+        replaced = (staged, staged)
     else:
         old = tempfile.mkdtemp(prefix="." + os.path.basename(target) + ".old-", dir=os.path.dirname(target))
         os.rename(target, os.path.join(old, "scan"))
@@ -290,9 +371,10 @@ def _swap_in(staged: str, target: str, name: str, layout: places.Layout) -> None
             os.rmdir(old)
             raise StoreError("cannot store the %s in %s: %s" % (layout.what, name, problem))
         os.rename(staged, target)
-        shutil.rmtree(old, ignore_errors=True)
+        replaced = (os.path.join(old, "scan"), old)
     parent = os.open(os.path.dirname(target), os.O_RDONLY)
     try:
         os.fsync(parent)
     finally:
         os.close(parent)
+    return replaced
