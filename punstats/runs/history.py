@@ -26,6 +26,7 @@ from punstats.model.kinds import Kind, registry_of
 from punstats.runs import revisions
 from punstats.runs.options import ScanOptions
 from punstats.sources import git as gitsource
+from punstats.sources.local import printable
 from punstats.store.frames import csv_ready
 from punstats.store.places import Layout
 from punstats.store.staging import WRITING_FILE, Staging
@@ -197,11 +198,12 @@ def undated(table: pd.DataFrame) -> List[str]:
 
 
 def provenance(repo: str, commits: Sequence[gitsource.Commit], options: Dict[str, Any]) -> Dict[str, Any]:
-    return {"repo": repo, "revisions": len(commits), "punstats_version": __version__,
+    return {"repo": printable(repo), "revisions": len(commits), "punstats_version": __version__,
             "python": "%s %s" % (platform.python_implementation(), platform.python_version()),
             "first": dataclasses.asdict(commits[0]) if commits else None,
             "last": dataclasses.asdict(commits[-1]) if commits else None,
-            "options": {k: v for k, v in options.items() if isinstance(v, (str, int, float, bool, list))}}
+            "options": {k: printable(v) if isinstance(v, str) else v for k, v in options.items()
+                        if isinstance(v, (str, int, float, bool, list))}}
 
 
 def staging(output: str, repo: str) -> Staging:
