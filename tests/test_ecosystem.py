@@ -17,6 +17,7 @@ from punstats.analysis import ecosystem as eco
 from punstats.runs import downloads, projects
 from punstats.runs import ecosystem as run
 from punstats.sources import pypi
+from punstats.store.ecosystem import read_journal
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -470,3 +471,35 @@ def test_a_resume_with_an_edited_run_json_is_one_line_and_changes_nothing(tmp_pa
     with pytest.raises(run.RunError, match="run.json is missing or unreadable; cannot resume this run") as caught:
         run_top(tmp_path, index, ["alpha"], skip_existing=True)
     assert "\n" not in str(caught.value) and path.read_text() == text
+
+
+@pytest.mark.parametrize("entry", ["projects", "occurrences", "files", "journal.jsonl"])
+def test_a_folder_of_the_run_that_is_a_link_is_refused_and_nothing_outside_is_touched(tmp_path, index, entry):
+    """A link in place of ``projects/`` was followed: records written outside ``-o``, and the
+    hidden ``.tmp`` files there removed as a killed run's."""
+    populate(index)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / ".draft.tmp").write_text("the user's\n")
+    (tmp_path / "out").mkdir()
+    os.symlink(str(outside), str(tmp_path / "out" / entry))
+    with pytest.raises(run.RunError, match=r"out/%s is a symbolic link, and a run reads and writes only inside "
+                                           r"its folder; remove it, or choose another -o" % entry):
+        run_top(tmp_path, index, ["alpha", "iota"])
+    assert sorted(os.listdir(outside)) == [".draft.tmp"] and (outside / ".draft.tmp").read_text() == "the user's\n"
+
+
+def test_a_folder_swapped_for_a_link_during_the_run_stops_it_before_writing_there(tmp_path, index):
+    populate(index)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+
+    def swap(record, reused):
+        if record["project"] == "alpha":
+            os.rename(str(tmp_path / "out" / "occurrences"), str(tmp_path / "moved"))
+            os.symlink(str(outside), str(tmp_path / "out" / "occurrences"))
+
+    with pytest.raises(run.RunError, match="out/occurrences is a symbolic link"):
+        run_top(tmp_path, index, ["alpha", "iota"], on_done=swap)
+    assert os.listdir(outside) == [] and os.listdir(tmp_path / "moved") == ["alpha.parquet"]
+    assert list(read_journal(str(tmp_path / "out"))) == ["alpha"]  # what was stored stays, to resume

@@ -57,6 +57,7 @@ from punstats.store.ecosystem import (  # noqa: F401  (their home before store.e
     RUN_FILE,
     TABLES,
     brief,
+    foreign_entry,
     load_record,
     project_file,
     read_journal,
@@ -106,6 +107,7 @@ def _prepare(output: str, top: Listing, options: Options) -> None:
     run: Dict[str, Any] = {"list": top.provenance(), "rules": options.scan.rules(),
                            "punstats_version": __version__, "index": options.index_url}
     path = os.path.join(output, RUN_FILE)
+    _check_own(output)
     if os.path.exists(os.path.join(output, JOURNAL)):
         if not options.skip_existing:
             raise RunError("%s already holds a run: resume it with --skip-existing, or choose another -o" % output)
@@ -131,6 +133,15 @@ def _prepare(output: str, top: Listing, options: Options) -> None:
         write_atomic(path, _json_bytes(run))
     except OSError as exc:
         raise RunError("cannot write the run to %s: %s" % (output, exc.strerror or exc)) from None
+
+
+def _check_own(output: str) -> None:
+    """A one-line ``RunError`` when a folder of the run or its journal is a link (or of another
+    type): nothing is written or removed outside ``output``.  Checked as the run starts and
+    again before each project is stored, so a folder swapped for a link meanwhile is found."""
+    foreign = foreign_entry(output)
+    if foreign:
+        raise RunError("%s: %s; remove it, or choose another -o" % (output, foreign))
 
 
 def _patterns_text(rules: Dict[str, Any]) -> str:
@@ -261,6 +272,7 @@ def _finish(output: str, project: Ranked, record: Dict[str, Any], tables: Dict[s
             options: Options) -> None:
     if record["status"] == "failed" and options.strict:
         raise RunError("project %d (%s) failed: %s" % (project.rank, project.name, record["message"]))
+    _check_own(output)
     for name, data in tables.items():
         write_atomic(os.path.join(output, name, project.name + ".parquet"), data)
     _commit(output, record)
