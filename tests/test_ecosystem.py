@@ -503,3 +503,35 @@ def test_a_folder_swapped_for_a_link_during_the_run_stops_it_before_writing_ther
         run_top(tmp_path, index, ["alpha", "iota"], on_done=swap)
     assert os.listdir(outside) == [] and os.listdir(tmp_path / "moved") == ["alpha.parquet"]
     assert list(read_journal(str(tmp_path / "out"))) == ["alpha"]  # what was stored stays, to resume
+
+
+def test_skip_existing_notices_a_list_edited_in_place_and_the_run_stays_readable(tmp_path, index):
+    """The same size and date, two names swapped: the run was resumed with the other list, and
+    its folder then read as 'its journal holds 4 of the 3 projects'."""
+    from punstats.store.ecosystem import read_run
+    populate(index)
+    run_top(tmp_path, index, ["alpha", "iota", "gamma"], n=2)
+    listing = tmp_path / "list.json"
+    before = os.stat(str(listing))
+    listing.write_text(listing.read_text().replace('"alpha"', '"gamma"', 1).replace(
+        '"gamma", "download_count": 998', '"alpha", "download_count": 998'))
+    os.utime(str(listing), ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert os.stat(str(listing)).st_size == before.st_size
+    with pytest.raises(run.RunError, match=r"out was made with the project list .*list.json as it was before an "
+                                           r"edit \(sha256 [0-9a-f]{12}, now [0-9a-f]{12}\); use another -o"):
+        go, _ = projects.top_pypi_run("top-pypi:2", str(listing), output=str(tmp_path / "out"),
+                                      index_url=index.index_url, jobs=1, skip_existing=True,
+                                      downloads=str(tmp_path / "downloads"), cache=str(tmp_path / "cache.sqlite3"))
+        go()
+    assert [r["project"] for r in read_run(str(tmp_path / "out")).records] == ["alpha", "iota"]
+
+
+def test_a_run_recorded_without_the_list_s_sha256_still_resumes(tmp_path, index):
+    populate(index)
+    run_top(tmp_path, index, ["alpha", "iota"])
+    path = tmp_path / "out" / "run.json"
+    recorded = json.loads(path.read_text())
+    del recorded["list"]["sha256"]
+    path.write_text(json.dumps(recorded))
+    records, _ = run_top(tmp_path, index, ["alpha", "iota"], skip_existing=True)
+    assert [r["project"] for r in records] == ["alpha", "iota"]

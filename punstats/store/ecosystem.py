@@ -39,7 +39,7 @@ def foreign_entry(output: str) -> Optional[str]:
         path = os.path.join(output, name)
         try:
             mode = os.lstat(path).st_mode
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):  # nothing there (the run's own checks say more)
             continue
         except OSError as exc:
             return "%s cannot be examined: %s" % (path, exc.strerror or exc)
