@@ -9,11 +9,13 @@ import sys
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from punstats.cli.common import (
+    DEFAULT_ROOT,
     UsageError,
     _check_engine_options,
     _one_line,
     _positive,
     _progress_bar,
+    default_place_said,
     engine_options,
     extension_options,
     jobs_options,
@@ -145,7 +147,7 @@ def cmd_history(args: argparse.Namespace) -> int:
     if not commits:
         raise UsageError("no first-parent commit of %s in that window" % rev_range)
     name = remote or gitsource.repository_name(gitdir)
-    place = _place(args.output or os.path.join("data", name + "-history"), repo)
+    place = _place(args.output or os.path.join(DEFAULT_ROOT, name + "-history"), repo)
     bar = _progress_bar(args.quiet, name, unit="revision")
     bar.start(len(commits))
     vanished: List[Any] = []
@@ -180,6 +182,7 @@ def cmd_history(args: argparse.Namespace) -> int:
     else:
         print("\n".join(terminal(line) for line in _rows_text(table, subject).splitlines()))
         print(terminal("stored: %s" % ", ".join(written)))
+    default_place_said(args.output, place.name)
     return _pattern_errors_said(table)
 
 

@@ -25,6 +25,7 @@ from punstats.sources.projects import (
     project_corpus,
 )
 from punstats.store.disk import SUMMARY_FILE
+from punstats.store.places import DEFAULT_ROOT
 
 
 @dataclass(frozen=True)
@@ -36,7 +37,7 @@ class Stored:
 
 
 def output_directory(project: Project, output: Optional[str] = None) -> str:
-    return os.path.join(output or "data", project.name)
+    return os.path.join(output or DEFAULT_ROOT, project.name)
 
 
 def scan_project(project: Project, options: Optional[ScanOptions] = None, cache: Any = None, **settings: Any):
@@ -116,7 +117,7 @@ def top_pypi_run(argument: str, top_list: Optional[str] = None, *, output: Optio
     if options.get("index_url") is None:
         options["index_url"] = pypi.INDEX_URL
     ranked, projects, default = _listing(argument, top_list, seed, output, options, getter)
-    run_options = ecosystem.Options(output=output or os.path.join("data", default), scan=scan, **options)
+    run_options = ecosystem.Options(output=output or os.path.join(DEFAULT_ROOT, default), scan=scan, **options)
     if scan.engine == "dask" and scan.scheduler is None:  # one local cluster for all
         def run(**kwargs: Any):
             from punstats import engines as engine
@@ -142,7 +143,7 @@ def _listing(argument: str, where: Optional[str], seed: Optional[str], output: O
     chosen = randompypi.parse_seed(seed, argument)
     location = where or randompypi.simple_url(options["index_url"])
     default = folder_name(n, chosen)
-    drawn = randompypi.recorded(_recorded_list(output or os.path.join("data", default))
+    drawn = randompypi.recorded(_recorded_list(output or os.path.join(DEFAULT_ROOT, default))
                                 if options.get("skip_existing") else None, n, chosen, location)
     drawn = drawn or randompypi.sample(n, chosen, location, get)  # resumed: the sample drawn at the start
     return drawn, drawn.projects, default
