@@ -1,4 +1,5 @@
 """Corpus files: validation, one stored scan per project, comparison with table."""
+import hashlib
 import json
 import os
 import shutil
@@ -280,14 +281,15 @@ def test_top_pypi_list_from_an_url(tmp_path, capsys):
     from fakeindex import FakePyPI
     index = FakePyPI()
     try:
-        index.raw("/list.json", json.dumps({"last_update": "2024-07-01", "rows": [{"project": "Gone_Pkg"}]}))
+        body = json.dumps({"last_update": "2024-07-01", "rows": [{"project": "Gone_Pkg"}]}).encode()
+        index.raw("/list.json", body)
         out = str(tmp_path / "out")
         assert cli.main(["corpus", "top-pypi:1", "--top-pypi-list", index.base + "/list.json", "--index-url",
                          index.index_url, "-o", out, "--json"]) == 0
         printed = json.loads(capsys.readouterr().out)
         assert printed["projects"][0]["project"] == "gone-pkg"  # PEP 503 normalised
         assert printed["ecosystem"]["list"] == {"list": index.base + "/list.json", "last_update": "2024-07-01",
-                                                "projects_in_list": 1}
+                                                "projects_in_list": 1, "sha256": hashlib.sha256(body).hexdigest()}
         index.raw("/bad.json", "[1]")
         assert cli.main(["corpus", "top-pypi:1", "--top-pypi-list", index.base + "/bad.json", "-o", out]) == 2
         assert capsys.readouterr().err == ("punstats: error: %s/bad.json: a project list needs \"rows\" "
@@ -342,3 +344,18 @@ def test_only_the_first_n_rows_of_a_long_list_are_checked(tmp_path):
     (tmp_path / "short.json").write_text(json.dumps({"rows": rows[:3]}))
     with pytest.raises(SourceError, match=r"top-pypi:4 asks for more projects than the list holds \(3\)"):
         toppypi.top(4, str(tmp_path / "short.json"))
+
+
+def test_a_project_folder_that_is_a_link_is_refused_before_any_scan(tmp_path, capsys):
+    """The folder ``-o DIR/<name>`` named by the corpus file was followed: the scan was stored
+    outside ``-o``."""
+    project_tree(tmp_path / "one")
+    path = write(tmp_path, "[[project]]\npath = 'one'\n")
+    (tmp_path / "out").mkdir()
+    (tmp_path / "elsewhere").mkdir()
+    os.symlink(str(tmp_path / "elsewhere"), str(tmp_path / "out" / "one"))
+    assert cli.main(["corpus", path, "-o", str(tmp_path / "out"), "-q", "-j", "1", "--no-cache"]) == 2
+    assert capsys.readouterr().err == (
+        "punstats: error: project 1 (one): %s is a symbolic link, and a corpus run stores only inside its folder; "
+        "remove the link, or choose another -o\n" % os.path.join(str(tmp_path / "out"), "one"))
+    assert os.listdir(tmp_path / "elsewhere") == []

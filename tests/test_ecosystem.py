@@ -535,3 +535,16 @@ def test_a_run_recorded_without_the_list_s_sha256_still_resumes(tmp_path, index)
     path.write_text(json.dumps(recorded))
     records, _ = run_top(tmp_path, index, ["alpha", "iota"], skip_existing=True)
     assert [r["project"] for r in records] == ["alpha", "iota"]
+
+
+def test_a_record_swapped_for_a_link_is_scanned_again_and_the_link_replaced(tmp_path, index):
+    populate(index)
+    run_top(tmp_path, index, ["alpha", "iota"])
+    record = tmp_path / "out" / "projects" / "alpha.json"
+    outside = tmp_path / "outside.json"
+    os.rename(str(record), str(outside))
+    os.symlink(str(outside), str(record))
+    kept = outside.read_text()
+    records, _ = run_top(tmp_path, index, ["alpha", "iota"], skip_existing=True)
+    assert [r["status"] for r in records] == ["scanned", "scanned"]
+    assert not record.is_symlink() and outside.read_text() == kept

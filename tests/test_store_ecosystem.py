@@ -188,3 +188,15 @@ def test_a_run_whose_folder_is_a_link_is_not_read(finished, tmp_path):
     os.symlink(str(tmp_path / "elsewhere"), os.path.join(directory, "projects"))
     with pytest.raises(StoreError, match="projects is a symbolic link, and a run reads and writes only inside"):
         stored_run.read_run(directory)
+
+
+def test_a_record_or_a_table_swapped_for_a_link_is_not_read_through_it(finished, tmp_path, capsys):
+    from punstats.cli import main
+    directory = copy(finished, tmp_path)
+    for sub, name in (("occurrences", "alpha.parquet"), ("projects", "alpha.json")):
+        os.rename(os.path.join(directory, sub, name), str(tmp_path / name))
+        os.symlink(str(tmp_path / name), os.path.join(directory, sub, name))
+        assert main(["table", directory, "--by", "identifier"]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "%s/%s is a symbolic link, and a run reads only inside its folder" % (
+            sub, name) in err

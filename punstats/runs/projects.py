@@ -68,8 +68,11 @@ def scan_corpus(corpus: CorpusFile, output: Optional[str] = None, *, skip_existi
                                on_start=on_start, on_done=on_done,
                                options=dataclasses.replace(options, scheduler=address), cache=cache)
     done: List[Stored] = []
+    for number, project in enumerate(corpus.projects, 1):  # every folder checked before the first scan
+        _check_folder(output_directory(project, output), number, project)
     for number, project in enumerate(corpus.projects, 1):
         directory = output_directory(project, output)
+        _check_folder(directory, number, project)  # again: swapped for a link since
         if on_start:
             on_start(project)
         if skip_existing and os.path.isfile(os.path.join(directory, SUMMARY_FILE)):
@@ -90,6 +93,15 @@ def scan_corpus(corpus: CorpusFile, output: Optional[str] = None, *, skip_existi
             on_done(stored)
     return done
 
+
+
+def _check_folder(directory: str, number: int, project: Project) -> None:
+    """A ``CorpusError`` when a project's folder is a symbolic link: its name is the corpus
+    file's, not the user's choice of a place, so a link there would lead the scan outside
+    ``-o`` (and a stored scan there would be replaced)."""
+    if os.path.islink(directory):
+        raise CorpusError("project %d (%s): %s is a symbolic link, and a corpus run stores only inside its "
+                          "folder; remove the link, or choose another -o" % (number, project.name, directory))
 
 
 def top_pypi_run(argument: str, top_list: Optional[str] = None, *, output: Optional[str] = None,

@@ -11,6 +11,7 @@ little memory.
 """
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from dataclasses import dataclass
@@ -80,7 +81,18 @@ def _a_name(name: Any) -> bool:
 
 
 def load_record(output: str, name: str) -> Dict[str, Any]:
-    with open(project_file(output, name), encoding="utf-8") as handle:
+    """The record of ``name`` as stored; an ``OSError`` for one that is a link (read through no
+    link: a record swapped for one is no record of the run) or no regular file."""
+    path = project_file(output, name)
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise StoreError("%s is a symbolic link, and a run reads only inside its folder" % path) from None
+        raise
+    with open(fd, encoding="utf-8") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            raise StoreError("%s is not a regular file" % path)
         return jsondata.load(handle)
 
 
@@ -199,6 +211,10 @@ def _read_tables(directory: str, table: str, names: Sequence[str], columns: Sequ
     import pyarrow
     import pyarrow.parquet as pq
     paths = [os.path.join(directory, table, name + ".parquet") for name in names]
+    linked = [path for path in paths if os.path.islink(path)]
+    if linked:
+        raise StoreError("%s: not read: %s is a symbolic link, and a run reads only inside its folder"
+                         % (directory, linked[0]))
     try:
         return pq.read_table(paths, columns=list(columns), filters=filters + [("project", "in", list(names))]
                              ).to_pandas()
