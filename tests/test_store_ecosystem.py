@@ -200,3 +200,17 @@ def test_a_record_or_a_table_swapped_for_a_link_is_not_read_through_it(finished,
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and "%s/%s is a symbolic link, and a run reads only inside its folder" % (
             sub, name) in err
+
+
+@pytest.mark.parametrize("change, field", [
+    (_set("rules", [1]), "rules"), (_scope("rules", "patterns", {"a": 1}), "rules.patterns"),
+    (_scope("rules", "patterns", [None]), "rules.patterns"), (_scope("rules", "test_rule", [1]), "rules.test_rule"),
+    (_scope("rules", "long_threshold", 10 ** 30), "rules.long_threshold"),
+], ids=["rules-list", "patterns-object", "pattern-null", "test-rule-list", "threshold-10**30"])
+def test_edited_rules_in_run_json_are_one_line_exit_2_in_every_command(finished, tmp_path, capsys, change, field):
+    """Rules of the wrong type in ``run.json`` were a traceback in ``table --kind call`` and ``report``."""
+    directory = copy(finished, tmp_path)
+    _edit(os.path.join(directory, stored_run.RUN_FILE), change)
+    for status, err in _shown(directory, tmp_path, capsys):
+        assert status == 2 and err.count("\n") == 1, err
+        assert "run.json: not a run description punstats wrote (its %s is not what punstats writes)" % field in err

@@ -19,7 +19,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from punstats.model import jsondata
 from punstats.model.kinds import Registry, registry_of
-from punstats.store.ecosystem_shape import is_count, summary_problem
+from punstats.store.ecosystem_shape import is_count, rules_problem, summary_problem
 from punstats.store.staging import StoreError, _one_line
 
 JOURNAL = "journal.jsonl"
@@ -254,6 +254,10 @@ def read_run(directory: str) -> StoredRun:
         raise StoreError("%s is an ecosystem run that never finished (no %s): %s"
                          % (directory, ECOSYSTEM_FILE, resume))
     run = _json(os.path.join(directory, RUN_FILE), "run description")
+    problem = rules_problem(run.get("rules", {}))
+    if problem:
+        raise StoreError("%s: not a run description punstats wrote (its %s is not what punstats writes)"
+                         % (os.path.join(directory, RUN_FILE), problem))
     ecosystem = _json(os.path.join(directory, ECOSYSTEM_FILE), "ecosystem summary")
     asked = ecosystem.get("asked")
     if not isinstance(asked, int) or isinstance(asked, bool) or not isinstance(ecosystem.get("projects"), int):

@@ -77,7 +77,34 @@ def summary_problem(ecosystem: Dict[str, Any]) -> Optional[str]:
         for key, check in SCOPE.items():
             if not check(part.get(key)):
                 return "%s.%s" % (scope, key)
+    if "rules" in ecosystem and rules_problem(ecosystem["rules"]):
+        return rules_problem(ecosystem["rules"])
     patterns = ecosystem.get("patterns", [])
     if not (isinstance(patterns, list) and all(isinstance(p, dict) and _text(p.get("name")) for p in patterns)):
         return "patterns"
+    return None
+
+
+def _texts(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def _flag(value: Any) -> bool:
+    return isinstance(value, bool)
+
+
+#: The rules a run records (``ScanOptions.rules()``), those a report repeats, and their shape.
+RULES = {"test_rule": _text, "long_threshold": is_count, "max_bytes": is_count, "extensions": _texts,
+         "exclude": _texts, "follow_links": _flag, "exclude_dirs": _flag, "gitignore": _flag, "definition": _text,
+         "patterns": lambda v: isinstance(v, list) and all(isinstance(p, dict) and _text(p.get("name")) for p in v)}
+
+
+def rules_problem(rules: Any) -> Optional[str]:
+    """The first rule of a run's ``run.json`` (``rules``) that is not of the shape written (a run
+    made by an earlier punstats may lack some); None when each is."""
+    if not isinstance(rules, dict):
+        return "rules"
+    for key, check in RULES.items():
+        if key in rules and not check(rules[key]):
+            return "rules.%s" % key
     return None
