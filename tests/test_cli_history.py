@@ -71,3 +71,18 @@ def test_a_range_and_a_known_date_still_walk(repo, tmp_path, capsys):
     status, out, _ = run(capsys, "history", root, "--rev-range", "HEAD~3..HEAD", "--since", "2023-04-01",
                          "--every", "commit", "--json", "-q", "-j", "1", "-o", str(tmp_path / "h"))
     assert status == 0 and [row["commit"] for row in json.loads(out)] == shas[3:]
+
+
+def test_a_repository_in_a_folder_not_named_in_utf8_is_walked(tmp_path, monkeypatch, capsys):
+    """Its name is escaped as a scan's (``r%5C%E9``); its path is recorded as text, not a traceback."""
+    import os
+    root = tmp_path / os.fsdecode(b"r\\\xe9")
+    init(root)
+    commit(root, {"a.py": "f(x=x)\n"})
+    monkeypatch.chdir(tmp_path)
+    status, out, err = run(capsys, "history", os.fsdecode(b"r\\\xe9"), "-q", "-j", "1", "--no-cache")
+    assert status == 0 and "stored: data/r%5C%E9-history/history.parquet" in out
+    with open(tmp_path / "data" / "r%5C%E9-history" / "history.json", encoding="utf-8") as handle:
+        assert json.load(handle)["repo"] == "r\\\\xe9"
+    status, out, err = run(capsys, "scan", os.fsdecode(b"r\\\xe9"), "--rev", "HEAD", "-q", "-j", "1", "--no-save")
+    assert status == 0 and "r%5C%E9@" in out

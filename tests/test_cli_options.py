@@ -3,6 +3,7 @@ options became parent parsers (``punstats.cli.common``): recorded from the
 code before that change.
 """
 import argparse
+import os
 import re
 import subprocess
 import sys
@@ -176,3 +177,26 @@ def test_a_word_like_no_option_gets_no_guess(capsys):
     assert capsys.readouterr().err == "punstats: error: unrecognized arguments: --zzzzqqq\n"
     assert cli.main(["xyzzyq"]) == 2
     assert "did you mean" not in capsys.readouterr().err
+
+
+def test_a_result_in_the_default_place_says_where_that_is(tmp_path, monkeypatch, capsys):
+    """A command run from any directory made ``./data/<name>/`` there; it now says so (stderr,
+    so ``--json`` stays JSON), and says nothing more with ``-o`` or ``--no-save``."""
+    from gitrepo import commit, init
+
+    from punstats.cli import main
+    (tmp_path / "proj").mkdir()
+    (tmp_path / "proj" / "a.py").write_text("f(x=x)\n")
+    init(tmp_path / "repo")
+    commit(tmp_path / "repo", {"a.py": "f(x=x)\n"})
+    monkeypatch.chdir(tmp_path)
+    note = "punstats: note: stored in %s under the current directory, %s (the default place; -o DIR stores elsewhere)\n"
+    quiet = ["-q", "-j", "1", "--no-cache"]
+    assert main(["scan", "proj", "--json", *quiet]) == 0
+    assert capsys.readouterr().err == note % ("data/proj", tmp_path)
+    assert main(["history", "repo", "--json", *quiet]) == 0
+    assert capsys.readouterr().err == note % ("data/repo-history", tmp_path)
+    assert sorted(os.listdir(tmp_path / "data")) == ["proj", "repo-history"]
+    for extra in (["-o", str(tmp_path / "elsewhere")], ["--no-save"]):
+        assert main(["scan", "proj", *quiet, *extra]) == 0
+        assert capsys.readouterr().err == ""

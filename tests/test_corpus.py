@@ -1,4 +1,5 @@
 """Corpus files: validation, one stored scan per project, comparison with table."""
+import hashlib
 import json
 import os
 import shutil
@@ -8,10 +9,10 @@ from gitrepo import commit, init, two_commit_origin
 
 import punstats
 from punstats import cli
-from punstats.model.corpus import Corpus
+from punstats.model.corpus import Corpus, SourceError
 from punstats.present import console
 from punstats.runs import projects as corpus
-from punstats.sources import pypi
+from punstats.sources import pypi, toppypi
 from punstats.sources.projects import CorpusError
 
 EXAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "corpora")
@@ -194,8 +195,18 @@ def test_the_pinned_list_is_ranked_normalised_and_dated():
     ("top-pypi:x", None, "expected top-pypi:N with N from 1 to 5000, got top-pypi:x"),
     ("top-pypi:5001", None, "expected top-pypi:N with N from 1 to 5000, got top-pypi:5001"),
     ("top-pypi:3", [{"project": "a"}], "top-pypi:3 asks for more projects than the list holds (1)"),
-    ("top-pypi:1", [{"project": "../x"}], "{list}: row 1: not a valid project name: '../x'"),
-    ("top-pypi:1", [{"project": "A_b"}, {"project": "a-B"}], "{list}: a-b is listed twice (rows 1 and 2)"),
+    ("top-pypi:1", [{"project": "../x"}], "{list}: row 1: not a valid project name (PEP 508, at most 200 "
+                                          "characters): '../x'"),
+    ("top-pypi:1", [{"project": "a/b"}], "{list}: row 1: not a valid project name (PEP 508, at most 200 "
+                                         "characters): 'a/b'"),
+    ("top-pypi:1", [{"project": "a\0b"}], "{list}: row 1: not a valid project name (PEP 508, at most 200 "
+                                          "characters): 'a\\x00b'"),
+    ("top-pypi:1", [{"project": "a" * 10 ** 6}], "{list}: row 1: not a valid project name (PEP 508, at most 200 "
+                                                 "characters): '%s'... (1000000 characters)" % ("a" * 80)),
+    ("top-pypi:%d" % 10 ** 12, None, "expected top-pypi:N with N from 1 to 5000, got top-pypi:%d" % 10 ** 12),
+    ("top-pypi:\uff13", None, "expected top-pypi:N with N from 1 to 5000, got top-pypi:\uff13"),
+
+    ("top-pypi:2", [{"project": "A_b"}, {"project": "a-B"}], "{list}: a-b is listed twice (rows 1 and 2)"),
     ("top-pypi:1", [["x"]], "{list}: row 1 is neither [rank, project, downloads] nor {{\"project\": ...}}"),
     ("top-pypi:1", [], "{list}: the project list is empty"),
     ("top-pypi:1", "not json", "{list}: the project list is not JSON"),
@@ -207,6 +218,14 @@ def test_bad_top_pypi_arguments_and_lists_are_one_line_errors(tmp_path, capsys, 
         listing.write_text(json.dumps({"rows": []}))
     assert cli.main(["corpus", argument, "--top-pypi-list", str(listing), "-o", str(tmp_path / "out")]) == 2
     assert capsys.readouterr().err == "punstats: error: %s\n" % message.format(list=listing)
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("n", ["0", str(10 ** 12), "\uff13"])
+def test_a_random_n_out_of_range_says_the_range(tmp_path, capsys, n):
+    assert cli.main(["corpus", "random-pypi:" + n, "--seed", "1", "-o", str(tmp_path / "out")]) == 2
+    assert capsys.readouterr().err == ("punstats: error: expected random-pypi:N with N a whole number from 1 to "
+                                       "999999999, got random-pypi:%s\n" % n)
     assert not (tmp_path / "out").exists()
 
 
@@ -262,14 +281,15 @@ def test_top_pypi_list_from_an_url(tmp_path, capsys):
     from fakeindex import FakePyPI
     index = FakePyPI()
     try:
-        index.raw("/list.json", json.dumps({"last_update": "2024-07-01", "rows": [{"project": "Gone_Pkg"}]}))
+        body = json.dumps({"last_update": "2024-07-01", "rows": [{"project": "Gone_Pkg"}]}).encode()
+        index.raw("/list.json", body)
         out = str(tmp_path / "out")
         assert cli.main(["corpus", "top-pypi:1", "--top-pypi-list", index.base + "/list.json", "--index-url",
                          index.index_url, "-o", out, "--json"]) == 0
         printed = json.loads(capsys.readouterr().out)
         assert printed["projects"][0]["project"] == "gone-pkg"  # PEP 503 normalised
         assert printed["ecosystem"]["list"] == {"list": index.base + "/list.json", "last_update": "2024-07-01",
-                                                "projects_in_list": 1}
+                                                "projects_in_list": 1, "sha256": hashlib.sha256(body).hexdigest()}
         index.raw("/bad.json", "[1]")
         assert cli.main(["corpus", "top-pypi:1", "--top-pypi-list", index.base + "/bad.json", "-o", out]) == 2
         assert capsys.readouterr().err == ("punstats: error: %s/bad.json: a project list needs \"rows\" "
@@ -311,3 +331,31 @@ def test_a_project_without_python_files_is_said_as_scan_says_it(tmp_path, capsys
     assert captured.err == "punstats: warning: docs: %s\n" % nothing_found(summary)
     assert "no Python files found in %s" % (tmp_path / "docs") in captured.err
     assert len(captured.out.splitlines()) == 3  # both projects' lines, then compare:
+
+
+def test_only_the_first_n_rows_of_a_long_list_are_checked(tmp_path):
+    """A list of a million names took 11 s (8 of them checking names never used) and 600 MB; past N
+    a row is only counted, so a bad one there does not stop the run."""
+    rows = [{"project": "p%d" % i} for i in range(100000)] + [{"project": "../x"}]
+    listing = tmp_path / "list.json"
+    listing.write_text(json.dumps({"rows": rows, "last_update": "2024-01-01"}))
+    ranked, first = toppypi.top(3, str(listing))
+    assert [p.name for p in first] == ["p0", "p1", "p2"] and ranked.provenance()["projects_in_list"] == 100001
+    (tmp_path / "short.json").write_text(json.dumps({"rows": rows[:3]}))
+    with pytest.raises(SourceError, match=r"top-pypi:4 asks for more projects than the list holds \(3\)"):
+        toppypi.top(4, str(tmp_path / "short.json"))
+
+
+def test_a_project_folder_that_is_a_link_is_refused_before_any_scan(tmp_path, capsys):
+    """The folder ``-o DIR/<name>`` named by the corpus file was followed: the scan was stored
+    outside ``-o``."""
+    project_tree(tmp_path / "one")
+    path = write(tmp_path, "[[project]]\npath = 'one'\n")
+    (tmp_path / "out").mkdir()
+    (tmp_path / "elsewhere").mkdir()
+    os.symlink(str(tmp_path / "elsewhere"), str(tmp_path / "out" / "one"))
+    assert cli.main(["corpus", path, "-o", str(tmp_path / "out"), "-q", "-j", "1", "--no-cache"]) == 2
+    assert capsys.readouterr().err == (
+        "punstats: error: project 1 (one): %s is a symbolic link, and a corpus run stores only inside its folder; "
+        "remove the link, or choose another -o\n" % os.path.join(str(tmp_path / "out"), "one"))
+    assert os.listdir(tmp_path / "elsewhere") == []

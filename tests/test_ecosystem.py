@@ -17,6 +17,7 @@ from punstats.analysis import ecosystem as eco
 from punstats.runs import downloads, projects
 from punstats.runs import ecosystem as run
 from punstats.sources import pypi
+from punstats.store.ecosystem import read_journal
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -474,3 +475,80 @@ def test_a_resume_with_an_edited_run_json_is_one_line_and_changes_nothing(tmp_pa
     with pytest.raises(run.RunError, match="run.json is missing or unreadable; cannot resume this run") as caught:
         run_top(tmp_path, index, ["alpha"], skip_existing=True)
     assert "\n" not in str(caught.value) and path.read_text() == text
+
+
+@pytest.mark.parametrize("entry", ["projects", "occurrences", "files", "journal.jsonl"])
+def test_a_folder_of_the_run_that_is_a_link_is_refused_and_nothing_outside_is_touched(tmp_path, index, entry):
+    """A link in place of ``projects/`` was followed: records written outside ``-o``, and the
+    hidden ``.tmp`` files there removed as a killed run's."""
+    populate(index)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / ".draft.tmp").write_text("the user's\n")
+    (tmp_path / "out").mkdir()
+    os.symlink(str(outside), str(tmp_path / "out" / entry))
+    with pytest.raises(run.RunError, match=r"out/%s is a symbolic link, and a run reads and writes only inside "
+                                           r"its folder; remove it, or choose another -o" % entry):
+        run_top(tmp_path, index, ["alpha", "iota"])
+    assert sorted(os.listdir(outside)) == [".draft.tmp"] and (outside / ".draft.tmp").read_text() == "the user's\n"
+
+
+def test_a_folder_swapped_for_a_link_during_the_run_stops_it_before_writing_there(tmp_path, index):
+    populate(index)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+
+    def swap(record, reused):
+        if record["project"] == "alpha":
+            os.rename(str(tmp_path / "out" / "occurrences"), str(tmp_path / "moved"))
+            os.symlink(str(outside), str(tmp_path / "out" / "occurrences"))
+
+    with pytest.raises(run.RunError, match="out/occurrences is a symbolic link"):
+        run_top(tmp_path, index, ["alpha", "iota"], on_done=swap)
+    assert os.listdir(outside) == [] and os.listdir(tmp_path / "moved") == ["alpha.parquet"]
+    assert list(read_journal(str(tmp_path / "out"))) == ["alpha"]  # what was stored stays, to resume
+
+
+def test_skip_existing_notices_a_list_edited_in_place_and_the_run_stays_readable(tmp_path, index):
+    """The same size and date, two names swapped: the run was resumed with the other list, and
+    its folder then read as 'its journal holds 4 of the 3 projects'."""
+    from punstats.store.ecosystem import read_run
+    populate(index)
+    run_top(tmp_path, index, ["alpha", "iota", "gamma"], n=2)
+    listing = tmp_path / "list.json"
+    before = os.stat(str(listing))
+    listing.write_text(listing.read_text().replace('"alpha"', '"gamma"', 1).replace(
+        '"gamma", "download_count": 998', '"alpha", "download_count": 998'))
+    os.utime(str(listing), ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert os.stat(str(listing)).st_size == before.st_size
+    with pytest.raises(run.RunError, match=r"out was made with the project list .*list.json as it was before an "
+                                           r"edit \(sha256 [0-9a-f]{12}, now [0-9a-f]{12}\); use another -o"):
+        go, _ = projects.top_pypi_run("top-pypi:2", str(listing), output=str(tmp_path / "out"),
+                                      index_url=index.index_url, jobs=1, skip_existing=True,
+                                      downloads=str(tmp_path / "downloads"), cache=str(tmp_path / "cache.sqlite3"))
+        go()
+    assert [r["project"] for r in read_run(str(tmp_path / "out")).records] == ["alpha", "iota"]
+
+
+def test_a_run_recorded_without_the_list_s_sha256_still_resumes(tmp_path, index):
+    populate(index)
+    run_top(tmp_path, index, ["alpha", "iota"])
+    path = tmp_path / "out" / "run.json"
+    recorded = json.loads(path.read_text())
+    del recorded["list"]["sha256"]
+    path.write_text(json.dumps(recorded))
+    records, _ = run_top(tmp_path, index, ["alpha", "iota"], skip_existing=True)
+    assert [r["project"] for r in records] == ["alpha", "iota"]
+
+
+def test_a_record_swapped_for_a_link_is_scanned_again_and_the_link_replaced(tmp_path, index):
+    populate(index)
+    run_top(tmp_path, index, ["alpha", "iota"])
+    record = tmp_path / "out" / "projects" / "alpha.json"
+    outside = tmp_path / "outside.json"
+    os.rename(str(record), str(outside))
+    os.symlink(str(outside), str(record))
+    kept = outside.read_text()
+    records, _ = run_top(tmp_path, index, ["alpha", "iota"], skip_existing=True)
+    assert [r["status"] for r in records] == ["scanned", "scanned"]
+    assert not record.is_symlink() and outside.read_text() == kept

@@ -226,3 +226,90 @@ def test_history_runs_on_any_engine_of_the_registry(tmp_path, capsys):
                           for row in json.loads(capsys.readouterr().out)]
     assert tables["local"] == tables["python:" + sys.executable]
     assert [row["punnable"] for row in tables["local"]] == [1, 2]
+
+
+_TRIES = '''import ast
+import punstats
+
+
+@punstats.pattern(%r, per="Try")
+def match(node, parents):
+    return isinstance(node, ast.Try)
+'''
+
+
+@pytest.mark.parametrize("names, column, owner", [
+    (("a", "a_nontest"), "a_nontest", "the pattern a's"), (("a", "a_pct"), "a_pct", "the pattern a's"),
+    (("punnable", "pattern_punnable"), "pattern_punnable", "the pattern punnable's"),
+    (("pattern_errors",), "pattern_errors", "a column of every history"),
+    (("x_nontest", "x"), "x_nontest", "the pattern x_nontest's"),
+])
+def test_patterns_whose_columns_would_collide_are_refused_before_any_work(tmp_path, capsys, names, column, owner):
+    """Patterns ``a`` and ``a_nontest`` both wrote a column ``a_nontest`` (one overwrote the other)."""
+    root = tmp_path / "repo"
+    init(root)
+    commit(root, {"m.py": "try:\n    f(x=x)\nfinally:\n    pass\n"})
+    plugins = []
+    for name in names:
+        plugins += ["--pattern", str(tmp_path / ("p_%s.py" % name))]
+        (tmp_path / ("p_%s.py" % name)).write_text(_TRIES % name)
+    assert main(["history", str(root), "-q", "-j", "1", "--no-cache", "-o", str(tmp_path / "h"), *plugins]) == 2
+    assert capsys.readouterr().err == ("punstats: error: the pattern %s would make the history column %s, which is "
+                                       "%s: give the pattern another name\n" % (names[-1], column, owner))
+    assert sorted(os.listdir(tmp_path)) == sorted(["repo"] + ["p_%s.py" % name for name in names])  # no h/
+
+
+def _odd_repository(root):
+    """Five commits: a name with a newline, two links in a loop and one to its parent, a rename to a
+    name with a tab, a backslash and an accent, a submodule entry, then one more file; the ids."""
+    from gitrepo import git
+    init(root)
+    shas = [commit(root, {"a.py": "f(x=x)\n"}, "one")]
+    shas.append(commit(root, {"new\nline.py": "g(y=y)\n"}, "two",
+                       links={"loop1": "loop2", "loop2": "loop1", "d/up": ".."}))
+    git(root, "mv", "a.py", "odd\tname \\ \u00e9.py")
+    shas.append(commit(root, {}, "three"))
+    git(root, "update-index", "--add", "--cacheinfo", "160000,%s,sub" % ("1" * 40))
+    git(root, "commit", "-q", "-m", "four")  # not commit(): its add -A would drop the entry
+    shas.append(git(root, "rev-parse", "HEAD"))
+    shas.append(commit(root, {"b.py": "h(z=z)\n"}, "five"))
+    return shas
+
+
+def test_odd_names_links_in_a_loop_and_submodules_are_counted_or_skipped(tmp_path, capsys):
+    root = tmp_path / "repo"
+    shas = _odd_repository(root)
+    assert main(["history", str(root), "--every", "commit", "--json", "-q", "-j", "1", "--no-cache",
+                 "-o", str(tmp_path / "h")]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [(r["commit"], r["files"], r["punnable"]) for r in rows] == [
+        (shas[0], 1, 1), (shas[1], 2, 2), (shas[2], 2, 2), (shas[3], 2, 2), (shas[4], 3, 3)]
+
+
+def test_commits_rewritten_away_after_they_were_listed_are_recorded_not_a_traceback(tmp_path, capsys, monkeypatch):
+    """The commit list is taken once; a commit pruned before it is read was 'git diff-tree answered
+    for 1 of 4 revisions' and no history."""
+    from gitrepo import git
+    root = tmp_path / "repo"
+    shas = _odd_repository(root)
+    listed = history.commits_of
+
+    def then_rewritten(*args, **kwargs):
+        commits = listed(*args, **kwargs)
+        git(root, "reset", "-q", "--hard", "HEAD~2")
+        git(root, "reflog", "expire", "--expire=now", "--all")
+        git(root, "gc", "-q", "--prune=now")
+        return commits
+
+    monkeypatch.setattr(history, "commits_of", then_rewritten)
+    assert main(["history", str(root), "--every", "commit", "--json", "-q", "-j", "1", "--no-cache",
+                 "-o", str(tmp_path / "h")]) == 0
+    captured = capsys.readouterr()
+    assert [r["commit"] for r in json.loads(captured.out)] == shas[:3]
+    assert captured.err == ("punstats: warning: 2 of the 5 commits listed left the repository before they were read "
+                            "(rewritten, pruned): %s, %s; recorded in history.json\n" % (shas[3][:12], shas[4][:12]))
+    with open(tmp_path / "h" / "history.json") as handle:
+        assert json.load(handle)["vanished"] == shas[3:]
+    gone = [history.gitsource.Commit(shas[4], "2023-10-01T12:00:00+00:00")]
+    with pytest.raises(history.GitError, match="none of the 1 commits listed is in .* any more"):
+        history.history(str(root), gone, cache=False, jobs=1)

@@ -158,3 +158,40 @@ def test_a_line_too_long_for_any_path_is_left_out(tmp_path):
     (tmp_path / ".gitignore").write_text("a" + "*" * GITIGNORE_LINE + "\nb.py\n")
     ignore = Ignore(str(tmp_path))
     assert ignore.reason("a.py", False) is None and ignore.reason("b.py", False) == "gitignore"
+
+
+#: A tree of Python files (and directories of them) the re-includes below are tried on.
+_TREE = ("a.py", "b.py", "sub/a.py", "sub/b.py", "sub/deep/c.py", "sub/deep/keep.py", "other/d.py",
+         "other/sub/e.py", "keep/f.py", "keep/inner/g.py", "x/sub/h.py")
+
+#: ``.gitignore`` files with re-includes ({directory: content}): ``*`` then ``!sub/`` then
+#: ``!sub/*.py`` re-included nothing (``sub/`` stayed ignored: pathspec's order let ``*`` win).
+_REINCLUDES = [
+    {"": "*\n!sub/\n!sub/*.py\n"},
+    {"": "*\n!sub/\n"},
+    {"": "*\n!*/\n!*.py\n"},
+    {"": "*\n!*/\n!keep.py\n"},
+    {"": "/*\n!/sub/\n"},
+    {"": "sub/**\n!sub/deep/\n!sub/deep/keep.py\n"},
+    {"": "sub/\n!sub/a.py\n"},
+    {"": "*.py\n!/sub/\n", "sub/": "!b.py\n"},
+    {"": "*\n!keep/\n", "keep/": "!*\n"},
+    {"": "**/sub/\n!x/sub/\n"},
+    {"": "/*/\n!other/\n/other/*/\n"},
+]
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+@pytest.mark.parametrize("gitignores", _REINCLUDES, ids=lambda g: "|".join(g.values()).replace("\n", ","))
+def test_a_walk_keeps_what_git_keeps_with_re_includes(tmp_path, gitignores):
+    """The files a directory walk finds are those ``git ls-files --others --exclude-standard`` lists."""
+    from punstats.discover.tree import discover
+    repo = tmp_path / "repo"
+    init(repo)
+    _write(repo, {path: "f(x=x)\n" for path in _TREE})
+    _write(repo, {directory + ".gitignore": content for directory, content in gitignores.items()})
+    env = dict(ENV, HOME=str(repo))
+    listed = subprocess.run(["git", "ls-files", "--others", "--exclude-standard", "-z"], cwd=str(repo), env=env,
+                            stdout=subprocess.PIPE, check=True).stdout.decode().split("\0")
+    found = discover(str(repo), ignore=Ignore(str(repo)).reason)
+    assert {c.path for c in found.candidates} == {p for p in listed if p.endswith(".py")}

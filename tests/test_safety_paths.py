@@ -8,6 +8,7 @@ import errno
 import json
 import os
 import shutil
+import signal
 import stat
 import subprocess
 
@@ -15,6 +16,7 @@ import pytest
 
 import punstats
 from punstats import cli, rewrite
+from punstats.model.processes import Terminated, terminated_raises
 from punstats.rewrite.source import FILE_NOT_WRITTEN
 
 PUNNABLE = "f(alpha=alpha)\ng(beta=beta, c=1)\n"
@@ -96,6 +98,43 @@ def test_a_full_disk_leaves_the_source_whole(tree, monkeypatch):
     assert (root / "a.py").read_text() == PUNNABLE and leftovers(root) == []
 
 
+def _sigint():
+    signal.raise_signal(signal.SIGINT)
+
+
+def _sigterm():
+    signal.raise_signal(signal.SIGTERM)
+
+
+def _raised():
+    raise KeyboardInterrupt
+
+
+@pytest.mark.parametrize("stop, expected", [(_sigint, KeyboardInterrupt), (_sigterm, Terminated),
+                                            (_raised, KeyboardInterrupt)], ids=["sigint", "sigterm", "raised"])
+def test_a_stop_between_write_and_rename_leaves_no_temporary_file(tree, monkeypatch, stop, expected):
+    """Ctrl-C or SIGTERM after the temporary file was written, before its rename, left
+    ``.a.py.punstats-PID.tmp`` beside the source: a signal now waits for the rename, an
+    exception raised there removes the file; the source is whole, old or new."""
+    import punstats.rewrite.tree as tree_module
+    root, _ = tree
+    results = rewrite.rewrite_tree(str(root), jobs=1)
+    real_give = tree_module.give
+
+    def give_then_stop(fd, kept):
+        problem = real_give(fd, kept)
+        stop()
+        return problem
+
+    monkeypatch.setattr(tree_module, "give", give_then_stop)
+    with terminated_raises(), pytest.raises(expected):
+        rewrite.write_back(results)
+    monkeypatch.undo()
+    assert leftovers(root) == []
+    assert (root / "a.py").read_bytes() in (PUNNABLE.encode(), PUNNED)
+    assert (root / "sub" / "b.py").read_text() == PUNNABLE  # the write stopped there
+
+
 def test_cli_write_prints_the_refusal_and_the_summary(tree, capsys, monkeypatch):
     root, _ = tree
     monkeypatch.chdir(str(root))
@@ -174,7 +213,7 @@ def test_undecodable_directory_names_in_the_root_path(tmp_path, capsys, monkeypa
         assert cli.main(["scan", root, "-q", "-j", "1", "-o", str(out)] + extra) == 0
         summary = json.loads((out / "summary.json").read_text())
         assert summary["punnable"] == 2 and summary["files"] == 2
-        assert summary["root"].endswith("/caf\\xe9") and summary["corpus"] == "caf\\xe9"
+        assert summary["root"].endswith("/caf\\xe9") and summary["corpus"] == "caf%E9"
     capsys.readouterr()
 
 

@@ -1,4 +1,5 @@
 """Corpus resolution and provenance."""
+import os
 import subprocess
 import sys
 import sysconfig
@@ -143,3 +144,25 @@ def test_a_missing_file_or_path_is_not_taken_for_a_pypi_project(argument, tmp_pa
     with pytest.raises(SourceError) as caught:
         resolve(argument)
     assert str(caught.value) == "no such file or directory: %s" % argument
+
+
+@pytest.mark.parametrize("folder, name", [(b"a\\b", "a%5Cb"), (b"caf\xe9", "caf%E9"), (b"r\\\xe9", "r%5C%E9")])
+def test_a_folder_not_named_in_utf8_or_with_a_backslash_is_scanned_without_name(folder, name, tmp_path,
+                                                                                 monkeypatch, capsys):
+    """``punstats scan DIR`` asked for ``--name`` there (a regression): its name is now escaped."""
+    from punstats.cli import main
+    root = tmp_path / os.fsdecode(folder)
+    root.mkdir()
+    (root / "a.py").write_text("f(x=x)\n")
+    monkeypatch.chdir(tmp_path)
+    assert resolve(os.fsdecode(folder)).name == name
+    assert main(["scan", os.fsdecode(folder), "-q", "-j", "1", "--no-cache"]) == 0
+    assert "stored in             %s" % os.path.join("data", name) in capsys.readouterr().out
+    assert os.listdir(tmp_path / "data") == [name]
+    assert main(["scan", os.fsdecode(folder), "-q", "-j", "1", "--no-cache", "--no-save"]) == 0
+
+
+def test_an_escaped_name_fits_a_folder():
+    from punstats.sources.local import NAME_BYTES, corpus_name
+    name = corpus_name(os.fsdecode(b"/x/" + b"\xe9" * 255))
+    assert name == "%E9" * (NAME_BYTES // 3) and corpus_name("/") == "root"

@@ -125,7 +125,8 @@ def test_a_run_resumes_its_own_sample_and_refuses_another_seed(tmp_path, index, 
     ("random-pypi:4", [], "random-pypi:4 needs --seed S (a whole number; the same seed and list draw the same "
                           "sample)"),
     ("random-pypi:11", ["--seed", "1"], "random-pypi:11 asks for more projects than the list holds (10)"),
-    ("random-pypi:0", ["--seed", "1"], "expected random-pypi:N with N a whole number from 1, got random-pypi:0"),
+    ("random-pypi:0", ["--seed", "1"], "expected random-pypi:N with N a whole number from 1 to 999999999, "
+     "got random-pypi:0"),
     ("top-pypi:4", ["--seed", "1"], "--seed draws random-pypi:N; top-pypi:4 is a ranked list"),
     ("random-pypi:4", ["--seed", "1", "--top-pypi-list", "x.json"],
      "--top-pypi-list reads the list of top-pypi:N, not of random-pypi:4"),

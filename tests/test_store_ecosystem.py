@@ -79,8 +79,11 @@ def _set(key, value):
     lambda r: {k: v for k, v in r.items() if k != "summary"}, _set("status", "bogus"), _set("rank", "1"),
     lambda r: dict(r, measures=dict(r["measures"], all={})),
     lambda r: dict(r, measures=dict(r["measures"], nontest=dict(r["measures"]["nontest"], files="3"))),
+    lambda r: dict(r, measures=dict(r["measures"], all=dict(r["measures"]["all"], punnable=10 ** 30))),
+    lambda r: dict(r, measures=dict(r["measures"], all=dict(r["measures"]["all"], keywords=None))),
+    lambda r: dict(r, measures=dict(r["measures"], all=dict(r["measures"]["all"], files=-1))),
 ], ids=["list", "int", "str", "measures-list", "summary-str", "no-summary", "status", "rank-str",
-        "measures-empty", "count-str"])
+        "measures-empty", "count-str", "count-10**30", "count-null", "count-negative"])
 def test_an_edited_project_record_is_one_line_exit_2_in_every_command(finished, tmp_path, capsys, change):
     from punstats.cli import main
     directory = copy(finished, tmp_path)
@@ -124,3 +127,90 @@ def test_a_random_run_that_never_finished_is_resumed_with_its_own_seed(finished,
         stored_run.read_run(directory)
     assert str(caught.value).endswith("resume it with punstats corpus random-pypi:3 --seed 11 -o %s --skip-existing"
                                       % directory)
+
+
+def _scope(scope, key, value):
+    return lambda summary: dict(summary, **{scope: dict(summary[scope], **{key: value})})
+
+
+#: The commands that show a run, as a user types them (each reads every file they show).
+SHOWN = (["table"], ["table", "--kinds"], ["table", "--kind", "call"], ["table", "--by", "identifier"],
+         ["report", "--kind", "call", "--no-figures"], ["report", "--no-figures"], ["plot"], ["plot", "--kind", "call"])
+
+
+def _shown(directory, tmp_path, capsys):
+    """(exit status, standard error) of each command of ``SHOWN`` on the run in ``directory``."""
+    from punstats.cli import main
+    results = []
+    for command in SHOWN:
+        where = ["-o", str(tmp_path / ("r.md" if command[0] == "report" else "figures"))] \
+            if command[0] != "table" else []
+        results.append((main([command[0], directory, *command[1:], *where]), capsys.readouterr().err))
+    return results
+
+
+@pytest.mark.parametrize("change, field", [
+    (_set("all", None), "all"), (_scope("all", "punnable", 10 ** 30), "all.punnable"),
+    (_scope("nontest", "pooled_pct", "x"), "nontest.pooled_pct"),
+    (_scope("all", "per_project", None), "all.per_project"),
+    (_scope("all", "cumulative_by_length", [[1, None]]), "all.cumulative_by_length"),
+    (_set("scanned", 1e30), "scanned"), (_set("distributions", {"sdist": None}), "distributions"),
+    (_set("kinds", {"all": {"call": {"count": "9"}}}), "kinds"), (_set("patterns", [None]), "patterns"),
+], ids=["all-null", "count-10**30", "pct-str", "per-project-null", "curve-null", "float", "distribution-null",
+        "kinds-str", "pattern-null"])
+def test_an_edited_summary_is_one_line_exit_2_in_every_command(finished, tmp_path, capsys, change, field):
+    """A count of 10**30 or a value set to null in ``ecosystem.json`` was a traceback in ``plot``,
+    ``report --kind call``; every command now names the field."""
+    directory = copy(finished, tmp_path)
+    _edit(os.path.join(directory, stored_run.ECOSYSTEM_FILE), change)
+    for status, err in _shown(directory, tmp_path, capsys):
+        assert status == 2 and err.count("\n") == 1, err
+        assert "ecosystem.json: not an ecosystem summary punstats wrote (its %s is missing" % field in err
+
+
+def test_a_stray_file_among_the_tables_is_not_read_and_a_damaged_one_is_one_line(finished, tmp_path, capsys):
+    directory = copy(finished, tmp_path)
+    with open(os.path.join(directory, "occurrences", "zzz.parquet"), "w") as handle:
+        handle.write("junk")
+    open(os.path.join(directory, "projects", "zzz.json"), "w").write("{}")
+    assert all(status == 0 for status, _ in _shown(directory, tmp_path, capsys))
+    with open(os.path.join(directory, "occurrences", "alpha.parquet"), "w") as handle:
+        handle.write("junk")
+    from punstats.cli import main
+    assert main(["table", directory, "--by", "identifier"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "its occurrences dataset does not read (changed since the run wrote it?)" in err
+
+
+def test_a_run_whose_folder_is_a_link_is_not_read(finished, tmp_path):
+    directory = copy(finished, tmp_path)
+    os.rename(os.path.join(directory, "projects"), str(tmp_path / "elsewhere"))
+    os.symlink(str(tmp_path / "elsewhere"), os.path.join(directory, "projects"))
+    with pytest.raises(StoreError, match="projects is a symbolic link, and a run reads and writes only inside"):
+        stored_run.read_run(directory)
+
+
+def test_a_record_or_a_table_swapped_for_a_link_is_not_read_through_it(finished, tmp_path, capsys):
+    from punstats.cli import main
+    directory = copy(finished, tmp_path)
+    for sub, name in (("occurrences", "alpha.parquet"), ("projects", "alpha.json")):
+        os.rename(os.path.join(directory, sub, name), str(tmp_path / name))
+        os.symlink(str(tmp_path / name), os.path.join(directory, sub, name))
+        assert main(["table", directory, "--by", "identifier"]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "%s/%s is a symbolic link, and a run reads only inside its folder" % (
+            sub, name) in err
+
+
+@pytest.mark.parametrize("change, field", [
+    (_set("rules", [1]), "rules"), (_scope("rules", "patterns", {"a": 1}), "rules.patterns"),
+    (_scope("rules", "patterns", [None]), "rules.patterns"), (_scope("rules", "test_rule", [1]), "rules.test_rule"),
+    (_scope("rules", "long_threshold", 10 ** 30), "rules.long_threshold"),
+], ids=["rules-list", "patterns-object", "pattern-null", "test-rule-list", "threshold-10**30"])
+def test_edited_rules_in_run_json_are_one_line_exit_2_in_every_command(finished, tmp_path, capsys, change, field):
+    """Rules of the wrong type in ``run.json`` were a traceback in ``table --kind call`` and ``report``."""
+    directory = copy(finished, tmp_path)
+    _edit(os.path.join(directory, stored_run.RUN_FILE), change)
+    for status, err in _shown(directory, tmp_path, capsys):
+        assert status == 2 and err.count("\n") == 1, err
+        assert "run.json: not a run description punstats wrote (its %s is not what punstats writes)" % field in err

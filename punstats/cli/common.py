@@ -13,6 +13,7 @@ from typing import Any, Dict, Iterable, List, NoReturn, Optional, Sequence, Tupl
 from punstats.model.errors import PunstatsError
 from punstats.model.escape import terminal
 from punstats.model.limits import DEFAULT_PATTERN_TIMEOUT
+from punstats.store.places import DEFAULT_ROOT  # noqa: F401 (the commands' default place, from here)
 
 
 class Progress:
@@ -300,6 +301,15 @@ def pattern_errors_said(summaries: Sequence[Tuple[str, Dict[str, Any]]]) -> int:
                           " or ".join(statuses))), file=sys.stderr)
         status = 1
     return status
+
+
+def default_place_said(output: Optional[str], place: str) -> None:
+    """Without ``-o`` (``output`` None), a note on standard error that the result went to
+    ``place`` under the current directory, which it names, and how to choose another: a
+    command run from any directory creates ``./data/`` there, and says so."""
+    if output is None:
+        print(terminal("punstats: note: stored in %s under the current directory, %s (the default place; "
+                       "-o DIR stores elsewhere)" % (place, os.getcwd())), file=sys.stderr)
 
 
 def _one_line(exc: BaseException) -> str:

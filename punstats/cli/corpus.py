@@ -15,11 +15,13 @@ import sys
 from typing import Any, List
 
 from punstats.cli.common import (
+    DEFAULT_ROOT,
     TableHelp,
     UsageError,
     _check_engine_options,
     _positive,
     _progress_bar,
+    default_place_said,
     engine_options,
     extension_options,
     jobs_options,
@@ -109,6 +111,7 @@ def cmd_corpus(args: argparse.Namespace) -> int:
         print(json.dumps([r.summary for r in results], indent=2, ensure_ascii=False))
     else:
         print(terminal("compare: punstats table %s" % " ".join(r.directory for r in results)))
+    default_place_said(args.output, os.path.join(DEFAULT_ROOT, "<name>"))
     return pattern_errors_said([(r.project.name, r.summary) for r in results])
 
 
@@ -142,6 +145,7 @@ def cmd_top(args: argparse.Namespace) -> int:
         bar.close()
     failures = pattern_errors_said([(r["project"], r["summary"]) for r in records
                                     if r["status"] == "scanned" and isinstance(r.get("summary"), dict)])
+    default_place_said(args.output, options.output)
     if args.json:
         print(json.dumps({"projects": records, "ecosystem": ecosystem}, indent=1, ensure_ascii=False))
         return failures

@@ -9,11 +9,13 @@ import sys
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from punstats.cli.common import (
+    DEFAULT_ROOT,
     UsageError,
     _check_engine_options,
     _one_line,
     _positive,
     _progress_bar,
+    default_place_said,
     engine_options,
     extension_options,
     jobs_options,
@@ -142,26 +144,34 @@ def cmd_history(args: argparse.Namespace) -> int:
     if not commits:
         raise UsageError("no first-parent commit of %s in that window" % rev_range)
     name = remote or gitsource.repository_name(gitdir)
-    place = _place(args.output or os.path.join("data", name + "-history"), repo)
+    place = _place(args.output or os.path.join(DEFAULT_ROOT, name + "-history"), repo)
     bar = _progress_bar(args.quiet, name, unit="revision")
     bar.start(len(commits))
+    vanished: List[Any] = []
     try:
         table = histories.history(repo, commits, cache=not args.no_cache, options=options, gitdir=gitdir,
-                                  on_revision=lambda commit, row: bar.update(1))
+                                  on_revision=lambda commit, row: bar.update(1), on_vanished=vanished.append)
     except BaseException:  # git over its deadline, no room: nothing of the history is left behind
         place.abort()
         raise
     finally:
         bar.close()
+    if vanished:
+        print("punstats: warning: %d of the %d commits listed left the repository before they were read "
+              "(rewritten, pruned): %s; recorded in history.json" % (len(vanished), len(commits),
+                                                                     _shas([c.sha for c in vanished])),
+              file=sys.stderr)
     undated = histories.undated(table)
     if undated:
         print("punstats: warning: %d commits have no readable commit date (%s): kept without one, left out of "
-              "the figure" % (len(undated), ", ".join(sha[:12] for sha in undated[:3]) + ", ..." * (len(undated) > 3)),
+              "the figure" % (len(undated), _shas(undated)),
               file=sys.stderr)
     try:
-        written = histories.store(place, table, histories.provenance(args.repo, commits, dict(
-                                      vars(args), pattern=[k.provenance() for k in options.patterns])),
-                                  _figure(table, name, subject))
+        about = histories.provenance(args.repo, commits, dict(vars(args),
+                                                              pattern=[k.provenance() for k in options.patterns]))
+        if vanished:
+            about = dict(about, vanished=[commit.sha for commit in vanished])
+        written = histories.store(place, table, about, _figure(table, name, subject))
     except (OSError, StoreError) as exc:  # no room for the history files
         raise UsageError("cannot write %s: %s" % (place.name, _one_line(exc))) from None
     if args.json:
@@ -169,7 +179,13 @@ def cmd_history(args: argparse.Namespace) -> int:
     else:
         print("\n".join(terminal(line) for line in _rows_text(table, subject).splitlines()))
         print(terminal("stored: %s" % ", ".join(written)))
+    default_place_said(args.output, place.name)
     return _pattern_errors_said(table)
+
+
+def _shas(shas: Sequence[str]) -> str:
+    """The first three commit ids, short, then ``...`` if there are more."""
+    return ", ".join(sha[:12] for sha in shas[:3]) + ", ..." * (len(shas) > 3)
 
 
 def _rows_text(table: Any, subject: Any) -> str:

@@ -10,11 +10,13 @@ import sys
 from typing import Any, Dict, List, Optional, Sequence
 
 from punstats.cli.common import (
+    DEFAULT_ROOT,
     TableHelp,
     UsageError,
     _check_engine_options,
     _positive,
     _progress_bar,
+    default_place_said,
     engine_options,
     extension_options,
     jobs_options,
@@ -106,7 +108,7 @@ def _output_dirs(args: argparse.Namespace, names: Sequence[str]) -> List[str]:
             except PlaceError as exc:
                 raise UsageError("%s: give --name NAME or -o DIR" % exc) from None
         if base is None:
-            result.append(os.path.join("data", unique))
+            result.append(os.path.join(DEFAULT_ROOT, unique))
         elif len(names) == 1:
             result.append(base)
         else:
@@ -188,6 +190,8 @@ def cmd_scan(args: argparse.Namespace) -> int:
         summaries.append(summary)
         if not args.json:
             print(format_summary(summary, args.kind))
+        if not args.no_save:
+            default_place_said(args.output, output)
         if not summary["files"]:  # a valid result, stored like any other: said, not refused
             print(terminal("punstats: warning: " + nothing_found(summary)), file=sys.stderr)
     if args.json:  # one shape for any number of paths: an array of summaries

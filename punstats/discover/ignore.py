@@ -4,8 +4,16 @@ As ruff and ripgrep do, a walk honours the ``.gitignore`` files it finds
 (in the root, in every directory below it, and in the directories above it
 up to the work tree's top, the one holding ``.git``, unless those ignore the
 root itself: a directory the user names is scanned), with git's own rules
-(``pathspec``'s ``GitIgnoreSpec``: a deeper file overrides a shallower one,
-``!pattern`` re-includes, a pattern with ``/`` is anchored).  ``--exclude``
+(a deeper file overrides a shallower one, the last matching line of a file
+decides, ``!pattern`` re-includes, a pattern with ``/`` is anchored, a pattern
+ending in ``/`` matches directories only).  ``pathspec`` turns each line into a
+regular expression; which line decides is worked out here (``Rules``), since
+``pathspec``'s own order (``GitIgnoreSpec``) lets a line that ignores a directory's
+entries win over a later ``!dir/`` re-including the directory itself.  As in git,
+a line matches an entry itself, never through a directory above it: the walk
+does not enter an ignored directory, so what is in it stays out whatever later
+lines say, and ``!sub/`` re-includes the directory ``sub``, not what ``*``
+ignores in it.  ``--exclude``
 patterns use the same syntax, relative to the scan's root.  The files are
 only read, never run; a ``.gitignore`` that cannot be read is treated as empty.
 
@@ -17,6 +25,7 @@ line over ``GITIGNORE_LINE`` characters, so no content of a ``.gitignore`` stops
 from __future__ import annotations
 
 import os
+import re
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from punstats.sources.local import read_small
@@ -64,11 +73,45 @@ def _compiled(line: str) -> List[Any]:
         return []
 
 
-def _spec(lines: Sequence[str]):
-    import pathspec
+class Rules:
+    """The lines of one ``.gitignore`` (or the ``--exclude`` globs), compiled: ``check(path)``
+    says what the last line matching ``path`` itself says (``path`` relative to the file's
+    directory, ending in ``/`` for a directory)."""
+
+    def __init__(self, patterns: Sequence[Any]) -> None:
+        self.rules = [(_itself(p.regex), bool(p.include)) for p in patterns[::-1]
+                      if p.include is not None and p.regex is not None]
+
+    def check(self, path: str) -> Optional[bool]:
+        """True: ignored, False: re-included, None: no line matches ``path`` itself."""
+        for regex, include in self.rules:
+            found = regex.search(path)
+            # the group ends the directory a line names: at the end of the path, or it named a directory above
+            if found and (found.groupdict().get("ps_d") is None or found.end("ps_d") == len(path)):
+                return include
+        return None
+
+    def match_file(self, path: str) -> bool:
+        return bool(self.check(path))
+
+
+def _itself(regex: Any) -> Any:
+    """``regex`` (pathspec's, of one line) matching a path itself, never only as an entry of a
+    directory it matches: pathspec's expressions match a prefix (``sub/`` matches ``sub/a.py``),
+    ending where the directory a line names ends (the group ``ps_d``), so they are anchored at
+    the end; ``a/**`` (``^a/``) matches what is in ``a``, not ``a/`` itself."""
+    text = regex.pattern
+    if "ps_d" in regex.groupindex:
+        text += "$"
+    elif text.endswith("/"):
+        text += "."
+    return re.compile(text, regex.flags)
+
+
+def _spec(lines: Sequence[str]) -> Rules:
     kept = (_as_git_reads(line) for line in lines)
     # one line at a time, so that a line pathspec refuses leaves out that line only
-    return pathspec.GitIgnoreSpec([pattern for line in kept if line is not None for pattern in _compiled(line)])
+    return Rules([pattern for line in kept if line is not None for pattern in _compiled(line)])
 
 
 #: A ``.gitignore`` larger than this is not read (none of a real project's comes near it).
@@ -144,13 +187,13 @@ class Ignore:
             return None
         decision = None
         for prefix, spec in self._above:
-            result = spec.check_file(prefix + path).include
+            result = spec.check(prefix + path)
             decision = result if result is not None else decision
         parts = relpath.split("/")
         for depth in range(len(parts)):  # the root's .gitignore, then each directory's down to the entry's
             spec = self._directory_spec("/".join(parts[:depth]))
             if spec is not None:
-                result = spec.check_file("/".join(parts[depth:]) + ("/" if is_dir else "")).include
+                result = spec.check("/".join(parts[depth:]) + ("/" if is_dir else ""))
                 decision = result if result is not None else decision
         return GITIGNORE if decision else None
 

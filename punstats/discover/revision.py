@@ -21,6 +21,7 @@ from punstats.sources.git import (
     blob_sizes,
     list_tree,
 )
+from punstats.sources.local import printable
 
 
 def excluded_reason_for(parts: Sequence[str], venv_dirs: frozenset) -> Optional[Tuple[str, str]]:
@@ -50,7 +51,8 @@ def discover_git(gitdir: str, commit: str, extensions: Tuple[str, ...] = DEFAULT
         threshold[1](threshold[0])
     candidates += read_entries(gitdir, wanted, prefix, max_bytes, with_data)
     candidates.sort(key=lambda c: c.path)  # the order discover.discover gives a directory
-    root = gitdir if not subdir else "%s:%s" % (gitdir, subdir.strip("/"))
+    # the root as text (undecodable bytes escaped), as a directory's: it is recorded and a cache key
+    root = printable(gitdir if not subdir else "%s:%s" % (gitdir, subdir.strip("/")))
     return Discovery(root, tuple(candidates), {k: len(v) for k, v in sorted(skipped_dirs.items())})
 
 

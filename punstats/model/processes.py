@@ -6,7 +6,8 @@ parent dies, even by ``kill -9``, when no clean-up code of the parent can run.
 Elsewhere it does nothing.  ``terminated_raises`` makes a SIGTERM (``kill``,
 ``timeout``, a scheduler ending a job) end the command as Ctrl-C does, by an
 exception (``Terminated``), so that its clean-up runs: a scan's temporary or
-half-written directory is removed.  ``deadline`` bounds code of the user's that
+half-written directory is removed; ``signals_deferred`` holds them back over steps that must
+all run or none.  ``deadline`` bounds code of the user's that
 runs in a worker (a pattern's matcher): past it, ``DeadlinePassed`` is raised in
 it, and a process that goes on regardless is ended.  Standard library only.
 """
@@ -18,7 +19,7 @@ import os
 import signal
 import sys
 import threading
-from typing import Any, Iterator, List, Optional
+from typing import Any, Dict, Iterator, List, Optional, Sequence
 
 
 class Terminated(BaseException):
@@ -71,6 +72,30 @@ def interrupts_noted() -> Iterator[List[int]]:
         yield received
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+@contextlib.contextmanager
+def signals_deferred(signums: Sequence[int] = (signal.SIGINT, signal.SIGTERM)) -> Iterator[None]:
+    """Within it, ``signums`` (Ctrl-C, SIGTERM) are only noted; each is delivered again once it
+    ends, to the handler there before (so ``KeyboardInterrupt`` or ``Terminated`` is raised
+    after it, not in the middle of it): for a few steps that must all run or none (a file
+    written beside another, then renamed over it).  Off the main thread, where no signal
+    handler runs, nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    received: List[int] = []
+    previous: Dict[int, Any] = {}
+    try:
+        for signum in signums:
+            if signal.getsignal(signum) is not None:  # None: a handler not set from Python, which cannot be put back
+                previous[signum] = signal.signal(signum, lambda number, frame: received.append(number))
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        for signum in received:
+            signal.raise_signal(signum)
 
 
 _PR_SET_PDEATHSIG = 1

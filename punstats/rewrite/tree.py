@@ -14,6 +14,7 @@ and is recorded for it (``not_written``).
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import errno
 import os
@@ -24,6 +25,7 @@ from typing import Callable, Optional, Sequence, Tuple
 from punstats.discover.read import open_parent, read_source
 from punstats.model.discovery import Candidate
 from punstats.model.limits import DEFAULT_MAX_BYTES
+from punstats.model.processes import signals_deferred
 from punstats.rewrite.metadata import Identity, give, identity, unkeepable
 from punstats.rewrite.rewrap import LINE_LENGTH
 from punstats.rewrite.source import EXPAND, FILE_NOT_WRITTEN, FILE_UNREADABLE, PUN, Rewrite
@@ -205,11 +207,28 @@ def _swap_in(directory: int, name: str, data: bytes, info: os.stat_result, kept:
     if refused:
         return refused
     temp = ".%s.punstats-%d.tmp" % (name, os.getpid())
+    # Ctrl-C or SIGTERM between creating the temporary file and renaming or removing it would
+    # leave it beside the source: they are delivered once it is gone (renamed or removed)
+    with signals_deferred():
+        problem = _write_beside(directory, name, temp, data, info, kept)
+    if problem:
+        return problem
+    try:
+        os.fsync(directory)
+    except OSError:
+        pass
+    return ""
+
+
+def _write_beside(directory: int, name: str, temp: str, data: bytes, info: os.stat_result, kept: Identity) -> str:
+    """``data`` into the new file ``temp`` beside ``name``, then renamed over it; "" or why not,
+    ``temp`` removed whatever happens (an error, an exception)."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
     try:
         fd = os.open(temp, flags, 0o600, dir_fd=directory)  # its own mode once it is whole
     except OSError as exc:
         return "cannot create a temporary file beside it: %s" % (exc.strerror or exc)
+    renamed = False
     try:
         try:
             view = memoryview(data)
@@ -225,14 +244,11 @@ def _swap_in(directory: int, name: str, data: bytes, info: os.stat_result, kept:
         if (now.st_ino, now.st_size, now.st_mtime_ns) != (info.st_ino, info.st_size, info.st_mtime_ns):
             raise OSError(errno.EAGAIN, "changed while it was being written: left as it is now")
         os.replace(temp, name, src_dir_fd=directory, dst_dir_fd=directory)
+        renamed = True
     except OSError as exc:
-        try:
-            os.unlink(temp, dir_fd=directory)
-        except OSError:
-            pass
         return exc.strerror or str(exc)
-    try:
-        os.fsync(directory)
-    except OSError:
-        pass
+    finally:
+        if not renamed:
+            with contextlib.suppress(OSError):
+                os.unlink(temp, dir_fd=directory)
     return ""

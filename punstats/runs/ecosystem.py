@@ -57,6 +57,7 @@ from punstats.store.ecosystem import (  # noqa: F401  (their home before store.e
     RUN_FILE,
     TABLES,
     brief,
+    foreign_entry,
     load_record,
     project_file,
     read_journal,
@@ -106,12 +107,16 @@ def _prepare(output: str, top: Listing, options: Options) -> None:
     run: Dict[str, Any] = {"list": top.provenance(), "rules": options.scan.rules(),
                            "punstats_version": __version__, "index": options.index_url}
     path = os.path.join(output, RUN_FILE)
+    _check_own(output)
     if os.path.exists(os.path.join(output, JOURNAL)):
         if not options.skip_existing:
             raise RunError("%s already holds a run: resume it with --skip-existing, or choose another -o" % output)
         before, rules = _recorded(output)
+        edited = _edited_list(before.get("list"), run["list"])
+        if edited:
+            raise RunError("%s was made with %s; use another -o, or put the list back" % (output, edited))
         for key in ("list", "index"):
-            if before.get(key) != run[key]:
+            if before.get(key) != _as_recorded(run[key], before.get(key)):
                 raise RunError("%s was made with another %s (%s); use another -o"
                                % (output, "project list" if key == "list" else key, before.get(key)))
         changed = rules_changed(rules, run["rules"])
@@ -131,6 +136,34 @@ def _prepare(output: str, top: Listing, options: Options) -> None:
         write_atomic(path, _json_bytes(run))
     except OSError as exc:
         raise RunError("cannot write the run to %s: %s" % (output, exc.strerror or exc)) from None
+
+
+def _as_recorded(now: Any, before: Any) -> Any:
+    """``now`` (a list's provenance) as a run that recorded ``before`` would have recorded it: a run
+    made before lists were recorded with their sha256 compares without it."""
+    if isinstance(now, dict) and isinstance(before, dict) and "sha256" not in before:
+        return {k: v for k, v in now.items() if k != "sha256"}
+    return now
+
+
+def _edited_list(before: Any, now: Dict[str, Any]) -> Optional[str]:
+    """In words, how the list a run recorded differs from ``now`` when only its content does (the
+    same file edited in place, even to the same size and date); None otherwise."""
+    if not (isinstance(before, dict) and "sha256" in before) or before == now:
+        return None
+    if {k: v for k, v in before.items() if k != "sha256"} != {k: v for k, v in now.items() if k != "sha256"}:
+        return None
+    return "the project list %s as it was before an edit (sha256 %s, now %s)" % (
+        now.get("list"), str(before["sha256"])[:12], str(now.get("sha256"))[:12])
+
+
+def _check_own(output: str) -> None:
+    """A one-line ``RunError`` when a folder of the run or its journal is a link (or of another
+    type): nothing is written or removed outside ``output``.  Checked as the run starts and
+    again before each project is stored, so a folder swapped for a link meanwhile is found."""
+    foreign = foreign_entry(output)
+    if foreign:
+        raise RunError("%s: %s; remove it, or choose another -o" % (output, foreign))
 
 
 def _patterns_text(rules: Dict[str, Any]) -> str:
@@ -258,6 +291,7 @@ def _finish(output: str, project: Ranked, record: Dict[str, Any], tables: Dict[s
             options: Options) -> None:
     if record["status"] == "failed" and options.strict:
         raise RunError("project %d (%s) failed: %s" % (project.rank, project.name, record["message"]))
+    _check_own(output)
     for name, data in tables.items():
         write_atomic(os.path.join(output, name, project.name + ".parquet"), data)
     _commit(output, record)

@@ -27,6 +27,8 @@ from punstats.patterns.built_in import registry_of
 from punstats.runs import revisions
 from punstats.runs.options import ScanOptions
 from punstats.sources import git as gitsource
+from punstats.sources.gitprocess import GitError
+from punstats.sources.local import printable
 from punstats.store.frames import csv_ready
 from punstats.store.places import Layout
 from punstats.store.staging import WRITING_FILE, Staging
@@ -62,6 +64,26 @@ def pattern_counts(summary: Dict[str, Any]) -> Dict[str, Any]:
     if user:
         counts["pattern_errors"] = (summary.get("failed_by_reason") or {}).get("pattern_error", 0)
     return counts
+
+
+def check_columns(kinds: Sequence[Kind]) -> None:
+    """An ``OptionError`` when two of the history's columns would have one name: a pattern's
+    (``pattern_columns``) and another pattern's, a fixed column or ``pattern_errors`` (patterns
+    ``a`` and ``a_nontest`` both make ``a_nontest``; ``punnable`` and ``pattern_punnable`` both
+    make ``pattern_punnable``): each column means one thing."""
+    owners: Dict[str, str] = {column: "a column of every history" for column in (*FIXED_COLUMNS, "pattern_errors")}
+    for kind in kinds:
+        counted, measured = pattern_columns(kind)
+        for column in (*counted, *measured):
+            if column in owners:
+                raise OptionError("the pattern %s would make the history column %s, which is %s: give the "
+                                  "pattern another name" % (shown_name(kind.name), column, owners[column]))
+            owners[column] = "the pattern %s's" % shown_name(kind.name)
+
+
+def shown_name(name: str) -> str:
+    """A pattern's name in a message: at most 60 characters of it."""
+    return name if len(name) <= 60 else name[:57] + "..."
 
 
 def pattern_columns(kind: Kind) -> Tuple[Tuple[str, str], Tuple[str, ...]]:
@@ -125,28 +147,50 @@ def commits_of(repo: str, since: str = "", until: str = "", rev_range: str = "HE
 
 def history(repo: str, commits: Sequence[gitsource.Commit], *, cache: Any = True,
             on_revision: Optional[Callable[[gitsource.Commit, Dict[str, Any]], None]] = None,
-            options: Optional[ScanOptions] = None, gitdir: Optional[str] = None, **settings: Any) -> pd.DataFrame:
+            options: Optional[ScanOptions] = None, gitdir: Optional[str] = None,
+            on_vanished: Optional[Callable[[gitsource.Commit], None]] = None, **settings: Any) -> pd.DataFrame:
     """One row per commit (oldest first): its date, counts and how its files were got; ``options``
     (or ``settings``, ``punstats.scan``'s keywords) as each revision is scanned; ``gitdir``:
     ``repo``'s git directory, checked already (``sources.git.git_dir``).
 
     Each revision costs what changed since the one before (``runs.revisions``); its counts
-    are those of a scan of it (``row``)."""
+    are those of a scan of it (``row``).  A commit no longer in the repository (rewritten and
+    pruned since ``commits`` were listed) has no row: ``on_vanished`` is told of it."""
     options = ScanOptions.given(options, settings)
     if options.engine == "dask" and options.scheduler is None:  # one local cluster for every revision
         from punstats.engines.dask import local_cluster
         with local_cluster(options.jobs) as address:
             return history(repo, commits, cache=cache, on_revision=on_revision, gitdir=gitdir,
-                           options=dataclasses.replace(options, scheduler=address))
+                           on_vanished=on_vanished, options=dataclasses.replace(options, scheduler=address))
     options.check()
     options.check_revision()
+    check_columns(options.patterns)  # before any revision is read
+    gitdir = gitdir or gitsource.git_dir(repo)
+    listed, commits = len(commits), present(gitdir, commits, on_vanished)
+    if listed and not commits:
+        raise GitError("none of the %d commits listed is in %s any more (rewritten while history started?): "
+                       "run it again" % (listed, printable(repo)))
     rows = []
-    with revisions.sweep(gitdir or gitsource.git_dir(repo), options, cache) as sweep:
-        for commit, (summary, counts) in zip(commits, sweep.revisions([commit.sha for commit in commits])):
-            rows.append(row(commit, summary, counts))
-            if on_revision:
-                on_revision(commit, rows[-1])
+    with revisions.sweep(gitdir, options, cache) as sweep:
+        try:
+            for commit, (summary, counts) in zip(commits, sweep.revisions([commit.sha for commit in commits])):
+                rows.append(row(commit, summary, counts))
+                if on_revision:
+                    on_revision(commit, rows[-1])
+        except GitError as exc:
+            raise GitError("%s (was the repository rewritten while history read it? run it again)" % exc) from None
     return table_of(rows)
+
+
+def present(gitdir: str, commits: Sequence[gitsource.Commit],
+            on_vanished: Optional[Callable[[gitsource.Commit], None]] = None) -> List[gitsource.Commit]:
+    """Those of ``commits`` still in the repository (asked of git once); ``on_vanished`` is told of
+    each of the others (rewritten and pruned since they were listed)."""
+    found = gitsource.blob_sizes(gitdir, [commit.sha for commit in commits])
+    for commit in commits:
+        if commit.sha not in found and on_vanished:
+            on_vanished(commit)
+    return [commit for commit in commits if commit.sha in found]
 
 
 def row(commit: gitsource.Commit, summary: Dict[str, Any], cache_counts: Optional[Dict[str, int]] = None
@@ -198,11 +242,12 @@ def undated(table: pd.DataFrame) -> List[str]:
 
 
 def provenance(repo: str, commits: Sequence[gitsource.Commit], options: Dict[str, Any]) -> Dict[str, Any]:
-    return {"repo": repo, "revisions": len(commits), "punstats_version": __version__,
+    return {"repo": printable(repo), "revisions": len(commits), "punstats_version": __version__,
             "python": "%s %s" % (platform.python_implementation(), platform.python_version()),
             "first": dataclasses.asdict(commits[0]) if commits else None,
             "last": dataclasses.asdict(commits[-1]) if commits else None,
-            "options": {k: v for k, v in options.items() if isinstance(v, (str, int, float, bool, list))}}
+            "options": {k: printable(v) if isinstance(v, str) else v for k, v in options.items()
+                        if isinstance(v, (str, int, float, bool, list))}}
 
 
 def staging(output: str, repo: str) -> Staging:

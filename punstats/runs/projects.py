@@ -25,6 +25,7 @@ from punstats.sources.projects import (
     project_corpus,
 )
 from punstats.store.disk import SUMMARY_FILE
+from punstats.store.places import DEFAULT_ROOT
 
 
 @dataclass(frozen=True)
@@ -36,7 +37,7 @@ class Stored:
 
 
 def output_directory(project: Project, output: Optional[str] = None) -> str:
-    return os.path.join(output or "data", project.name)
+    return os.path.join(output or DEFAULT_ROOT, project.name)
 
 
 def scan_project(project: Project, options: Optional[ScanOptions] = None, cache: Any = None, **settings: Any):
@@ -67,8 +68,11 @@ def scan_corpus(corpus: CorpusFile, output: Optional[str] = None, *, skip_existi
                                on_start=on_start, on_done=on_done,
                                options=dataclasses.replace(options, scheduler=address), cache=cache)
     done: List[Stored] = []
+    for number, project in enumerate(corpus.projects, 1):  # every folder checked before the first scan
+        _check_folder(output_directory(project, output), number, project)
     for number, project in enumerate(corpus.projects, 1):
         directory = output_directory(project, output)
+        _check_folder(directory, number, project)  # again: swapped for a link since
         if on_start:
             on_start(project)
         if skip_existing and os.path.isfile(os.path.join(directory, SUMMARY_FILE)):
@@ -89,6 +93,15 @@ def scan_corpus(corpus: CorpusFile, output: Optional[str] = None, *, skip_existi
             on_done(stored)
     return done
 
+
+
+def _check_folder(directory: str, number: int, project: Project) -> None:
+    """A ``CorpusError`` when a project's folder is a symbolic link: its name is the corpus
+    file's, not the user's choice of a place, so a link there would lead the scan outside
+    ``-o`` (and a stored scan there would be replaced)."""
+    if os.path.islink(directory):
+        raise CorpusError("project %d (%s): %s is a symbolic link, and a corpus run stores only inside its "
+                          "folder; remove the link, or choose another -o" % (number, project.name, directory))
 
 
 def top_pypi_run(argument: str, top_list: Optional[str] = None, *, output: Optional[str] = None,
@@ -116,7 +129,7 @@ def top_pypi_run(argument: str, top_list: Optional[str] = None, *, output: Optio
     if options.get("index_url") is None:
         options["index_url"] = pypi.INDEX_URL
     ranked, projects, default = _listing(argument, top_list, seed, output, options, getter)
-    run_options = ecosystem.Options(output=output or os.path.join("data", default), scan=scan, **options)
+    run_options = ecosystem.Options(output=output or os.path.join(DEFAULT_ROOT, default), scan=scan, **options)
     if scan.engine == "dask" and scan.scheduler is None:  # one local cluster for all
         def run(**kwargs: Any):
             from punstats import engines as engine
@@ -142,7 +155,7 @@ def _listing(argument: str, where: Optional[str], seed: Optional[str], output: O
     chosen = randompypi.parse_seed(seed, argument)
     location = where or randompypi.simple_url(options["index_url"])
     default = folder_name(n, chosen)
-    drawn = randompypi.recorded(_recorded_list(output or os.path.join("data", default))
+    drawn = randompypi.recorded(_recorded_list(output or os.path.join(DEFAULT_ROOT, default))
                                 if options.get("skip_existing") else None, n, chosen, location)
     drawn = drawn or randompypi.sample(n, chosen, location, get)  # resumed: the sample drawn at the start
     return drawn, drawn.projects, default

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Callable, Optional, Tuple
 
 from punstats.model.corpus import Corpus, SourceError
-from punstats.sources.local import check_path, git_head, printable, stdlib_corpus
+from punstats.sources.local import check_path, corpus_name, git_head, printable, stdlib_corpus
 
 
 @dataclass(frozen=True)
@@ -59,8 +59,8 @@ def _path(argument: str) -> Corpus:
     path = check_path(argument)
     base = path if os.path.isdir(path) else os.path.dirname(path)
     commit, date = git_head(base)
-    name = printable(os.path.basename(path.rstrip(os.sep))) or "root"
-    return Corpus(name, path, printable(argument), commit, date)  # names as text, undecodable bytes escaped
+    # the name is a folder's: undecodable bytes and backslashes escaped; the source as text
+    return Corpus(corpus_name(path), path, printable(argument), commit, date)
 
 
 def _prefix(prefix: str) -> Callable[[str], bool]:

@@ -37,7 +37,7 @@ from punstats.model.corpus import Corpus
 from punstats.sources import gitprocess
 from punstats.sources.gitcheck import check_path, check_repository
 from punstats.sources.gitprocess import GitAborted, GitError
-from punstats.sources.local import METADATA_BYTES, read_small
+from punstats.sources.local import METADATA_BYTES, corpus_name, printable, read_small
 
 MODE_SYMLINK = "120000"
 
@@ -321,11 +321,11 @@ def blob_sizes(gitdir: str, oids: Sequence[str]) -> Dict[str, int]:
 
 def repository_name(gitdir: str) -> str:
     """What a repository is called: its work tree's folder, or the bare repository's without ``.git``."""
-    base = os.path.basename(os.path.dirname(gitdir) if os.path.basename(gitdir) == ".git" else gitdir)
+    base = corpus_name(os.path.dirname(gitdir) if os.path.basename(gitdir) == ".git" else gitdir, "")
     if base.endswith(".git"):
         base = base[:-4]
     if base == "repo":  # a fetched mirror: .../owner+name/repo
-        base = os.path.basename(os.path.dirname(gitdir)).split("+")[-1] or base
+        base = corpus_name(os.path.dirname(gitdir), "").split("+")[-1] or base
     return base or "repo"
 
 
@@ -334,7 +334,7 @@ def git_corpus(path: str, rev: str, subdir: str = "") -> Corpus:
     gitdir = git_dir(path)
     commit = resolve_commit(gitdir, rev)
     name = "%s@%s" % (repository_name(gitdir), commit.sha[:12])
-    source = "%s@%s" % (path, rev) + (":" + subdir if subdir else "")
+    source = printable("%s@%s" % (path, rev) + (":" + subdir if subdir else ""))
     return Corpus(name, gitdir, source, commit.sha, commit.date, is_revision=True)
 
 

@@ -27,6 +27,23 @@ def printable(relpath: str) -> str:
     return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
+#: The most bytes a file name may hold (a scan's default folder is named after its corpus).
+NAME_BYTES = 255
+
+
+def corpus_name(path: str, default: str = "root") -> str:
+    """What a scan of ``path`` is called by default: its last component, as one plain folder
+    name (``places.plain_name``) so that ``data/<name>/`` can hold it without ``--name``: a byte
+    that is not UTF-8 and a backslash are written ``%XX`` (``caf%E9``, ``a%5Cb``), and a name
+    that grows past ``NAME_BYTES`` so is cut; ``default`` for none (``/``)."""
+    text = os.path.basename(path.rstrip(os.sep))
+    pieces = ["%%%02X" % (ord(c) - 0xDC00) if 0xDC80 <= ord(c) <= 0xDCFF else "%5C" if c == "\\" else c
+              for c in text]
+    while len("".join(pieces).encode("utf-8", "surrogatepass")) > NAME_BYTES:
+        pieces.pop()
+    return "".join(pieces) or default
+
+
 def check_path(argument: str) -> str:
     """The absolute path of a directory or regular file to read (a link named is followed);
     ``SourceError`` for anything else: missing, a FIFO or device, a directory that cannot be listed."""

@@ -82,15 +82,24 @@ def canonical_name(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
+#: The longest project name taken: a run names a project's files after it (``<name>.parquet``,
+#: and a temporary file beside it), and a file name holds at most 255 bytes.
+MAX_NAME = 200
+
+
 def valid_name(name: Any) -> bool:
-    """Whether ``name`` is a valid project name (PEP 508)."""
-    return isinstance(name, str) and _NAME.fullmatch(name) is not None
+    """Whether ``name`` is a valid project name (PEP 508) of at most ``MAX_NAME`` characters."""
+    return isinstance(name, str) and len(name) <= MAX_NAME and _NAME.fullmatch(name) is not None
 
 
 def check_name(name: Any, where: str) -> str:
-    """``name`` if it is a valid project name (PEP 508), else a one-line ``SourceError``."""
+    """``name`` if it is a valid project name (``valid_name``), else a one-line ``SourceError``
+    (showing at most 80 characters of it)."""
     if not valid_name(name):
-        raise SourceError("%s: not a valid project name: %r" % (where, name))
+        shown = repr(name[:80]) + "... (%d characters)" % len(name) if isinstance(name, str) and len(name) > 80 \
+            else repr(name)
+        raise SourceError("%s: not a valid project name (PEP 508, at most %d characters): %s"
+                          % (where, MAX_NAME, shown))
     return name
 
 

@@ -39,6 +39,9 @@ PREFIX = "random-pypi:"
 #: The largest seed accepted (a whole number, as ``random.Random`` takes it).
 MAX_SEED = 2 ** 64 - 1
 
+#: The largest N of ``random-pypi:N`` (the index lists fewer projects).
+MAX_N = 10 ** 9 - 1
+
 #: How the sample is drawn, as the run records it.
 METHOD = "random.Random(seed).sample(sorted PEP 503 names, N)"
 
@@ -70,7 +73,7 @@ def is_spec(argument: str) -> bool:
 
 def parse_spec(argument: str) -> int:
     """N of ``random-pypi:N``; a one-line ``SourceError`` otherwise."""
-    return parse_count(argument, PREFIX, 10 ** 9 - 1, "a whole number from 1")
+    return parse_count(argument, PREFIX, MAX_N, "a whole number from 1 to %d" % MAX_N)
 
 
 def parse_seed(text: Optional[str], argument: str) -> int:
@@ -78,7 +81,7 @@ def parse_seed(text: Optional[str], argument: str) -> int:
     if text is None:
         raise SourceError("%s needs --seed S (a whole number; the same seed and list draw the same sample)"
                           % argument)
-    if not text.isdigit() or len(text) > 20 or int(text) > MAX_SEED:
+    if not (text.isascii() and text.isdigit()) or len(text) > 20 or int(text) > MAX_SEED:
         raise SourceError("--seed: expected a whole number from 0 to %d, got %r" % (MAX_SEED, text))
     return int(text)
 

@@ -12,6 +12,7 @@ used is a one-line ``SourceError`` naming the file or URL.
 """
 from __future__ import annotations
 
+import hashlib
 import os
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Protocol, Tuple
@@ -52,10 +53,18 @@ class Listing(Protocol):
 class TopList:
     source: str  # where the list came from (its URL or file, and the upstream it copies)
     last_update: str  # the list's own date
-    projects: Tuple[Ranked, ...]
+    projects: Tuple[Ranked, ...]  # its first rows (``load_list``'s ``first``), or all
+    listed: int = -1  # the rows it holds (-1: as many as projects)
+    sha256: str = ""  # of its bytes: a list edited in place (same size and date) differs
 
     def provenance(self) -> Dict[str, Any]:
-        return {"list": self.source, "last_update": self.last_update, "projects_in_list": len(self.projects)}
+        listed = {"list": self.source, "last_update": self.last_update, "projects_in_list": self.size}
+        return dict(listed, sha256=self.sha256) if self.sha256 else listed
+
+    @property
+    def size(self) -> int:
+        """How many projects the list holds."""
+        return len(self.projects) if self.listed < 0 else self.listed
 
 
 def parse_spec(argument: str) -> int:
@@ -67,7 +76,7 @@ def parse_count(argument: str, prefix: str, maximum: int, allowed: str) -> int:
     """N of ``<prefix>N`` (``top-pypi:``, ``random-pypi:``), a whole number from 1 to ``maximum``;
     else a one-line ``SourceError`` saying what N may be (``allowed``)."""
     text = argument[len(prefix):] if argument.startswith(prefix) else argument
-    if not (text.isdigit() and len(text) <= len(str(maximum)) and 1 <= int(text) <= maximum):
+    if not (text.isascii() and text.isdigit() and len(text) <= len(str(maximum)) and 1 <= int(text) <= maximum):
         raise SourceError("expected %sN with N %s, got %s" % (prefix, allowed, argument))
     return int(text)
 
@@ -76,8 +85,9 @@ def is_spec(argument: str) -> bool:
     return argument.startswith(PREFIX)
 
 
-def load_list(where: Optional[str] = None, get: pypi.Getter = pypi.http_get) -> TopList:
-    """The ranked list at ``where`` (a file or an URL; None: the pinned snapshot)."""
+def load_list(where: Optional[str] = None, get: pypi.Getter = pypi.http_get, first: Optional[int] = None) -> TopList:
+    """The ranked list at ``where`` (a file or an URL; None: the pinned snapshot): its ``first``
+    rows (None: all), each checked; a list of a million names costs the reading of its JSON."""
     location = where or SNAPSHOT
     if "://" in location:
         body = get(location)
@@ -90,12 +100,13 @@ def load_list(where: Optional[str] = None, get: pypi.Getter = pypi.http_get) -> 
                           % (location, " (nested too deeply)" if isinstance(exc, jsondata.TooDeep) else "")) from None
     if not isinstance(data, dict) or not isinstance(data.get("rows"), list):
         raise SourceError("%s: a project list needs \"rows\" (hugovk/top-pypi-packages' format)" % location)
-    projects = _rows(data["rows"], location)
+    projects = _rows(data["rows"][:first] if first is not None else data["rows"], location)
     upstream = data.get("source")
     source = location if where else "%s (%s at %s)" % (upstream, data.get("file"), data.get("revision"))
     if where and isinstance(upstream, str) and upstream.startswith("http"):
         source = "%s (from %s)" % (location, upstream)
-    return TopList(source, str(data.get("last_update") or ""), projects)
+    return TopList(source, str(data.get("last_update") or ""), projects, len(data["rows"]),
+                   hashlib.sha256(body if isinstance(body, bytes) else body.encode()).hexdigest())
 
 
 def _rows(rows: List[Any], location: str) -> Tuple[Ranked, ...]:
@@ -125,7 +136,7 @@ def _rows(rows: List[Any], location: str) -> Tuple[Ranked, ...]:
 
 def top(n: int, where: Optional[str] = None, get: pypi.Getter = pypi.http_get) -> Tuple[TopList, Tuple[Ranked, ...]]:
     """The list and its first ``n`` projects; an error when it holds fewer."""
-    ranked = load_list(where, get)
-    if n > len(ranked.projects):
-        raise SourceError("top-pypi:%d asks for more projects than the list holds (%d)" % (n, len(ranked.projects)))
+    ranked = load_list(where, get, n)  # the rows past N are not looked at
+    if n > ranked.size:
+        raise SourceError("top-pypi:%d asks for more projects than the list holds (%d)" % (n, ranked.size))
     return ranked, ranked.projects[:n]

@@ -11,19 +11,45 @@ little memory.
 """
 from __future__ import annotations
 
+import errno
 import os
+import stat
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from punstats.model import jsondata
 from punstats.model.kinds import Registry
 from punstats.patterns.built_in import registry_of
+from punstats.store.ecosystem_shape import is_count, rules_problem, summary_problem
 from punstats.store.staging import StoreError, _one_line
 
 JOURNAL = "journal.jsonl"
 RUN_FILE = "run.json"
 ECOSYSTEM_FILE = "ecosystem.json"
 TABLES = ("occurrences", "files")
+
+
+#: The folders of a run, each written only by punstats.
+FOLDERS = ("projects",) + TABLES
+
+
+def foreign_entry(output: str) -> Optional[str]:
+    """Why the run in ``output`` must not be read or written: one of its ``FOLDERS`` or its
+    journal is a symbolic link or of another type (a run reads and writes only inside its
+    folder, and a link there would lead outside it); None when none is."""
+    for name in FOLDERS + (JOURNAL,):
+        path = os.path.join(output, name)
+        try:
+            mode = os.lstat(path).st_mode
+        except (FileNotFoundError, NotADirectoryError):  # nothing there (the run's own checks say more)
+            continue
+        except OSError as exc:
+            return "%s cannot be examined: %s" % (path, exc.strerror or exc)
+        if stat.S_ISLNK(mode):
+            return "%s is a symbolic link, and a run reads and writes only inside its folder" % path
+        if stat.S_ISDIR(mode) != (name != JOURNAL):
+            return "%s is not a %s" % (path, "regular file" if name == JOURNAL else "directory")
+    return None
 
 
 def project_file(output: str, name: str) -> str:
@@ -56,7 +82,18 @@ def _a_name(name: Any) -> bool:
 
 
 def load_record(output: str, name: str) -> Dict[str, Any]:
-    with open(project_file(output, name), encoding="utf-8") as handle:
+    """The record of ``name`` as stored; an ``OSError`` for one that is a link (read through no
+    link: a record swapped for one is no record of the run) or no regular file."""
+    path = project_file(output, name)
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise StoreError("%s is a symbolic link, and a run reads only inside its folder" % path) from None
+        raise
+    with open(fd, encoding="utf-8") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            raise StoreError("%s is not a regular file" % path)
         return jsondata.load(handle)
 
 
@@ -163,10 +200,28 @@ def _pooled(stored: StoredRun, table: str, columns: Sequence[str], filters: List
     scanned = {str(r["project"]): int(r["rank"]) for r in stored.records if r["status"] == "scanned"}
     if not scanned:
         return pd.DataFrame({column: [] for column in columns})
-    frame = pd.read_parquet(os.path.join(stored.directory, table), columns=list(columns),
-                            filters=filters + [("project", "in", sorted(scanned))])
+    frame = _read_tables(stored.directory, table, sorted(scanned), columns, filters)
     project = frame["project"].astype(str)
     return frame[project.map(scanned).eq(frame["rank"].astype("int64"))].reset_index(drop=True)
+
+
+def _read_tables(directory: str, table: str, names: Sequence[str], columns: Sequence[str],
+                 filters: List[Tuple[str, str, Any]]) -> Any:
+    """The rows of ``table`` of the projects ``names``, read from their own files only (a stray
+    or damaged file beside them is not read); a one-line ``StoreError`` for one that does not read."""
+    import pyarrow
+    import pyarrow.parquet as pq
+    paths = [os.path.join(directory, table, name + ".parquet") for name in names]
+    linked = [path for path in paths if os.path.islink(path)]
+    if linked:
+        raise StoreError("%s: not read: %s is a symbolic link, and a run reads only inside its folder"
+                         % (directory, linked[0]))
+    try:
+        return pq.read_table(paths, columns=list(columns), filters=filters + [("project", "in", list(names))]
+                             ).to_pandas()
+    except (OSError, pyarrow.ArrowException) as exc:
+        raise StoreError("%s: its %s dataset does not read (changed since the run wrote it?): %s; make the run "
+                         "again in a new -o" % (directory, table, _one_line(exc)[:300])) from None
 
 
 def stored_columns(directory: str, columns: Sequence[str], table: str = "occurrences") -> Tuple[str, ...]:
@@ -192,11 +247,18 @@ def _json(path: str, what: str) -> Any:
 def read_run(directory: str) -> StoredRun:
     """The finished run in ``directory``; a one-line ``StoreError`` for one that never finished
     or whose journal and summary disagree."""
+    foreign = foreign_entry(directory)
+    if foreign:
+        raise StoreError("%s: not read: %s" % (directory, foreign))
     resume = "resume it with punstats corpus %s -o %s --skip-existing" % (_spec_of(directory), directory)
     if not os.path.isfile(os.path.join(directory, ECOSYSTEM_FILE)):
         raise StoreError("%s is an ecosystem run that never finished (no %s): %s"
                          % (directory, ECOSYSTEM_FILE, resume))
     run = _json(os.path.join(directory, RUN_FILE), "run description")
+    problem = rules_problem(run.get("rules", {}))
+    if problem:
+        raise StoreError("%s: not a run description punstats wrote (its %s is not what punstats writes)"
+                         % (os.path.join(directory, RUN_FILE), problem))
     ecosystem = _json(os.path.join(directory, ECOSYSTEM_FILE), "ecosystem summary")
     asked = ecosystem.get("asked")
     if not isinstance(asked, int) or isinstance(asked, bool) or not isinstance(ecosystem.get("projects"), int):
@@ -207,6 +269,10 @@ def read_run(directory: str) -> StoredRun:
     if len(entries) != ecosystem["projects"]:
         raise StoreError("%s: its journal holds %d of the %d projects its %s counts (a run stopped after "
                          "writing it): %s" % (directory, len(entries), ecosystem["projects"], ECOSYSTEM_FILE, resume))
+    problem = summary_problem(ecosystem)
+    if problem:
+        raise StoreError("%s: not an ecosystem summary punstats wrote (its %s is missing or not what punstats "
+                         "writes): %s" % (os.path.join(directory, ECOSYSTEM_FILE), problem, resume))
     listed = ecosystem.get("list")
     if not (isinstance(listed, dict) and "list" in listed and "last_update" in listed
             and isinstance(listed.get("seed", 0), (int, str))):
@@ -216,7 +282,7 @@ def read_run(directory: str) -> StoredRun:
         records = tuple(brief(_checked(directory, e["project"], load_record(directory, e["project"])))
                         for e in entries)
     except (OSError, ValueError) as exc:
-        raise StoreError("%s: a project record is unreadable: %s" % (directory, _one_line(exc))) from None
+        raise StoreError("%s: a project record is unreadable: %s: %s" % (directory, _one_line(exc), resume)) from None
     return StoredRun(directory, run, ecosystem, records)
 
 
@@ -235,9 +301,7 @@ def _spec_of(directory: str) -> str:
 def _checked(directory: str, name: str, record: Any) -> Dict[str, Any]:
     """``record`` if it has the shape ``runs.ecosystem`` writes (what tables, figures and reports
     read), else a one-line ``StoreError`` naming its file."""
-    def count(value: Any) -> bool:
-        return isinstance(value, int) and not isinstance(value, bool)
-
+    count = is_count
     fine = isinstance(record, dict) and count(record.get("rank")) and isinstance(record.get("project"), str) \
         and record.get("status") in ("scanned", "skipped", "failed")
     if fine and record["status"] == "scanned":

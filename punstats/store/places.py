@@ -25,6 +25,9 @@ from punstats.model.errors import PunstatsError
 #: A name longer than this (in bytes) cannot be one path component on common file systems.
 NAME_MAX = 255
 
+#: Where a result goes without ``-o``: ``data/<name>/`` under the current directory.
+DEFAULT_ROOT = "data"
+
 #: A summary larger than this is not one punstats wrote.
 SUMMARY_MAX_BYTES = 64 * 1024 * 1024
 
