@@ -11,8 +11,10 @@ A spec names where patterns are defined (``punstats.pattern``, ``model.kinds``):
   ``module``), else the module ``NAME``, every pattern it defines.
 
 Each ``Kind`` loaded records its ``source`` (the spec as given; an entry
-point's value) and ``sha256`` (of the defining file's bytes), which the cache
-key and every stored result hold.  Workers load the same patterns again from
+point's value) and ``sha256`` (of the defining file's bytes; for a function given
+as a value, or one whose module has no file, a digest of its definition too:
+``extract.definition``; "" when that cannot be digested, and such a scan is not
+cached), which the cache key and every stored result hold.  Workers load the same patterns again from
 these (``resolve``); a file whose bytes changed since is an error, never a
 silently different count.  Everything wrong is a one-line ``PatternError``.
 Standard library only, Python 3.8 syntax: workers under any interpreter import it.
@@ -22,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 import importlib.util
+import json
 import os
 import sys
 import threading
@@ -29,6 +32,7 @@ import traceback
 from dataclasses import replace
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from punstats.extract import definition
 from punstats.extract.text import said, shorten
 from punstats.model import kinds as kinds_module
 from punstats.model.kinds import PATTERN_ATTRIBUTE, Kind, PatternError, Registry, check_matcher, check_on, check_per
@@ -68,12 +72,24 @@ def _given(kind: Kind) -> Kind:
     check_per(kind.per)
     check_on(kind.name, kind.on)
     check_matcher(kind.name, kind.matcher)
-    kind = replace(kind, sha256=kind.sha256 or _file_digest(kind))
+    kind = replace(kind, sha256=kind.sha256 or _value_digest(kind))
+    # two matchers of one name (two lambdas, a cell run again) are both held, by digest; of those
+    # without one (``definition``), the last given (workers are forked for each run)
     with _LOCK:
-        _LOADED.setdefault(kind.source, [])
-        if all(k.name != kind.name for k in _LOADED[kind.source]):
-            _LOADED[kind.source].append(kind)
+        held = _LOADED.setdefault(kind.source, [])
+        held[:] = [k for k in held if (k.name, k.sha256) != (kind.name, kind.sha256)] + [kind]
     return kind
+
+
+def _value_digest(kind: Kind) -> str:
+    """What names a pattern given as a value: its file's bytes (if any), its matcher's definition
+    and its ``on`` (``extract.definition``); "" when the definition cannot be digested."""
+    described = definition.digest(kind.matcher)
+    if not described:
+        return ""
+    on = [cls.__module__ + "." + cls.__qualname__ for cls in kind.on or ()]
+    text = json.dumps([_file_digest(kind), described, on, kind.on is None], ensure_ascii=True)
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def load_spec(spec: str) -> List[Kind]:
@@ -186,7 +202,7 @@ def _load_attribute(spec: str, module: str, name: str) -> List[Kind]:
     kind = getattr(found, PATTERN_ATTRIBUTE, None)
     if not isinstance(kind, Kind):
         raise PatternError("pattern %s: %s.%s is not decorated with @punstats.pattern" % (spec, module, name))
-    return [replace(kind, source=spec, sha256=_file_digest(kind))]
+    return [replace(kind, source=spec, sha256=_file_digest(kind) or _value_digest(kind))]
 
 
 def _load_module(spec: str, module: str) -> List[Kind]:
@@ -198,11 +214,12 @@ def _load_module(spec: str, module: str) -> List[Kind]:
             kind = getattr(value, PATTERN_ATTRIBUTE, None)
             if isinstance(kind, Kind) and kind not in kinds:
                 kinds.append(kind)
-    return [replace(k, source=spec, sha256=_file_digest(k)) for k in kinds]
+    return [replace(k, source=spec, sha256=_file_digest(k) or _value_digest(k)) for k in kinds]
 
 
 def _file_digest(kind: Kind) -> str:
-    """sha256 of the file defining ``kind``'s matcher ("" when it has none on disk)."""
+    """sha256 of the file defining ``kind``'s matcher ("" when it has none on disk: a module of
+    ``python -c``, a notebook or ``exec``, which ``_value_digest`` names instead)."""
     module = sys.modules.get(getattr(kind.matcher, "__module__", "") or "")
     path = getattr(module, "__file__", None)
     if not path or not path.endswith(".py"):
