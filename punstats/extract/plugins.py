@@ -8,7 +8,9 @@ A spec names where patterns are defined (``punstats.pattern``, ``model.kinds``):
   function ``name`` taken;
 - ``NAME``: the entry point ``NAME`` of the group ``punstats.patterns`` when an
   installed distribution declares one (its value is ``module:name`` or
-  ``module``), else the module ``NAME``, every pattern it defines.
+  ``module``), else the module ``NAME``, every pattern it defines; a name two
+  plugins declare, or a plugin's that also names a module or a shipped pattern,
+  is an error saying how to choose.
 
 Each ``Kind`` loaded records its ``source`` (the spec as given; an entry
 point's value) and ``sha256`` (of the defining file's bytes; for a function given
@@ -30,7 +32,7 @@ import sys
 import threading
 import traceback
 from dataclasses import replace
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from punstats.extract import definition
 from punstats.extract.text import said, shorten
@@ -232,23 +234,78 @@ def _file_digest(kind: Kind) -> str:
 
 
 def _entry_point(name: str) -> Optional[str]:
-    """The value (``module:name``) of the installed entry point ``name`` of the group, or None."""
-    try:
-        from importlib import metadata
-    except ImportError:  # pragma: no cover -- Python 3.8 has it
+    """The value (``module:name``) of the installed entry point ``name`` of the group, or None;
+    ``PatternError`` when the name is ambiguous: two plugins declare it, or it also names a
+    module or a shipped pattern (the user says which one they mean)."""
+    points = _points(name)
+    if not points:
         return None
-    found = metadata.entry_points()
-    group = found.select(group=ENTRY_POINT_GROUP) if hasattr(found, "select") else found.get(ENTRY_POINT_GROUP, ())
-    values = [point.value for point in group if point.name == name]
-    return values[0] if values else None
+    if len(points) > 1:
+        raise PatternError("pattern %s: %d installed plugins declare this name (%s); give the one you mean as "
+                           "module:name" % (_cut(name), len(points), "; ".join(
+                               "%s: %s" % (dist, value) for value, dist in points)))
+    (value, dist), = points
+    rival = _rival(name)
+    if rival is not None:
+        module, meant = rival
+        raise PatternError("pattern %s names both %s and the installed plugin %s (%s: %s); give %s for the one "
+                           "or %s for the other" % (_cut(name), module, _cut(name), dist, value, meant, value))
+    return value
+
+
+def _points(name: str) -> List[Tuple[str, str]]:
+    """(value, distribution) of each installed entry point ``name`` of the group, one per value."""
+    points: Dict[str, str] = {}
+    for point in _group():
+        if point.name == name:
+            dist = getattr(getattr(point, "dist", None), "name", None) or "an installed distribution"
+            points.setdefault(point.value, dist)
+    return sorted(points.items())
+
+
+#: The package of the patterns punstats ships.
+SHIPPED_PACKAGE = "punstats.patterns"
+
+
+def _rival(name: str) -> Optional[Tuple[str, str]]:
+    """What else ``name`` names: (a shipped pattern or a module, the spec choosing it), or None."""
+    if name.isidentifier() and _module_exists("%s.%s" % (SHIPPED_PACKAGE, name)):
+        return "the shipped pattern %s.%s" % (SHIPPED_PACKAGE, name), "%s.%s" % (SHIPPED_PACKAGE, name)
+    if name.startswith(SHIPPED_PACKAGE + ".") and _module_exists(name):
+        return "the shipped pattern " + name, name + ":match"
+    if _module_exists(name):
+        return "the module " + name, name + ":FUNCTION (its decorated function)"
+    return None
+
+
+def _module_exists(name: str) -> bool:
+    """A module ``name`` can be found (its parent packages are imported to look)."""
+    if not all(part.isidentifier() for part in name.split(".")):
+        return False
+    with interrupts_noted() as ctrl_c:
+        try:
+            return importlib.util.find_spec(name) is not None
+        except BaseException:  # noqa: B036 -- a parent package that fails or exits: not a module to choose
+            if ctrl_c:
+                raise
+            return False
+
+
+def _cut(text: str) -> str:
+    return shorten(text, ECHO_LIMIT)
 
 
 def installed() -> List[Tuple[str, str]]:
     """(name, value) of every installed plugin (entry points of ``ENTRY_POINT_GROUP``)."""
+    return sorted({(point.name, point.value) for point in _group()})
+
+
+def _group() -> List[Any]:
+    """The installed entry points of ``ENTRY_POINT_GROUP``."""
     from importlib import metadata
     found = metadata.entry_points()
-    group = found.select(group=ENTRY_POINT_GROUP) if hasattr(found, "select") else found.get(ENTRY_POINT_GROUP, ())
-    return sorted({(point.name, point.value) for point in group})
+    return list(found.select(group=ENTRY_POINT_GROUP) if hasattr(found, "select")
+                else found.get(ENTRY_POINT_GROUP, ()))
 
 
 def wire(kinds: Sequence[Kind]) -> Tuple[Wire, ...]:
