@@ -265,3 +265,43 @@ def gone(pid):
             return handle.read().rpartition(")")[2].split()[0] in ("Z", "X")
     except OSError:
         return True
+
+
+@pytest.mark.parametrize("label, shown", [
+    ("\x1b]8;;https://example.com\x1b\\click\x1b]8;;\x1b\\ here", "click here"),  # an OSC 8 hyperlink: its text
+    ("red\x1b[31m\x1b[0m\rover\x00written\nline\u202eevil", "red over written line evil"),
+    ("x" * 2_000_000, "x" * 199 + "\u2026"),
+    ("", ""),
+])
+def test_a_label_is_cut_and_holds_no_control_character(label, shown):
+    from punstats.model.kinds import LABEL_LIMIT, pattern
+    match = pattern("p", label=label)(lambda node, parents: False)
+    assert match.punstats_pattern.label == shown and len(shown) <= LABEL_LIMIT
+
+
+def test_a_name_or_label_a_pattern_error_echoes_is_cut():
+    from punstats.model.kinds import PatternError, pattern
+    for bad in ("n" * 1_000_000, "../x", "a/b", "é\x1b[2J" * 100_000):
+        with pytest.raises(PatternError) as caught:
+            pattern(bad)
+        assert len(str(caught.value)) < 200 and "\x1b" not in str(caught.value)
+    with pytest.raises(PatternError, match=r"^pattern 'p': its label is text, not b'xxxxxx"):
+        pattern("p", label=b"x" * 1_000_000)
+
+
+def test_a_label_from_python_or_a_stored_scan_is_cleaned_and_no_formula_in_csv(tmp_path, capsys):
+    import punstats
+    from punstats.model.kinds import registry_of
+    (tmp_path / "t").mkdir()
+    (tmp_path / "t" / "a.py").write_bytes(SOURCE)
+    given = Kind("p", '=HYPERLINK("https://example.com")\x1b[2J' + "y" * 500, "lines", occurrence=True,
+                 matcher=lambda node, parents: isinstance(node, ast.Return))
+    result = punstats.scan(str(tmp_path / "t"), jobs=1, patterns=[given])
+    [recorded] = result.summary["patterns"]
+    assert recorded["label"] == '=HYPERLINK("https://example.com")' + "y" * 166 + "\u2026"
+    result.save(str(tmp_path / "out"))
+    assert main(["table", str(tmp_path / "out"), "--kinds", "--format", "csv"]) == 0
+    [row] = [line for line in capsys.readouterr().out.splitlines() if line.startswith("t,p,")]
+    assert row.startswith('t,p,"\'=HYPERLINK(""https://example.com"")yyy')
+    tampered = dict(result.summary, patterns=[dict(recorded, label="\x1b]0;title\x07" + "z" * 3_000_000)])
+    assert registry_of(tampered)["p"].label == "z" * 199 + "\u2026"

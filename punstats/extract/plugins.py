@@ -37,7 +37,17 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from punstats.extract import definition
 from punstats.extract.text import said, shorten
 from punstats.model import kinds as kinds_module
-from punstats.model.kinds import PATTERN_ATTRIBUTE, Kind, PatternError, Registry, check_matcher, check_on, check_per
+from punstats.model.kinds import (
+    PATTERN_ATTRIBUTE,
+    Kind,
+    PatternError,
+    Registry,
+    check_label,
+    check_matcher,
+    check_name,
+    check_on,
+    check_per,
+)
 from punstats.model.processes import interrupts_noted
 
 #: The entry-point group of installed pattern plugins.
@@ -69,8 +79,10 @@ def load(specs: Sequence[object]) -> Tuple[Kind, ...]:
 
 def _given(kind: Kind) -> Kind:
     """A ``Kind`` passed as a value (the Python API): kept in this process (forked workers see it)."""
+    check_name(kind.name)
     if kind.matcher is None or not kind.occurrence:
         raise PatternError("pattern %r has no matcher: give the function punstats.pattern decorated" % kind.name)
+    kind = replace(kind, label=check_label(kind.name, kind.label))
     check_per(kind.per)
     check_on(kind.name, kind.on)
     check_matcher(kind.name, kind.matcher)
