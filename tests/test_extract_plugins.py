@@ -180,3 +180,33 @@ def test_a_plugin_named_like_a_shipped_pattern_or_a_module_is_an_error_naming_bo
     (package / "tree").mkdir()
     assert main(["scan", "-q", "--no-save", str(package / "tree"), "--pattern", name]) == 2
     assert capsys.readouterr().err == "punstats: error: %s\n" % said
+
+
+def not_a_plugin(tmp_path, what):
+    """A path that is not a Python file, and what the error says it is."""
+    import os
+    import py_compile
+    if what == "directory":
+        (tmp_path / "dir.py").mkdir()
+        return str(tmp_path / "dir.py"), "a directory, not a Python file"
+    if what == "FIFO":
+        os.mkfifo(tmp_path / "fifo.py")
+        return str(tmp_path / "fifo.py"), "a named pipe (FIFO), not a Python file"
+    if what == "device link":
+        (tmp_path / "zero.py").symlink_to("/dev/zero")
+        return str(tmp_path / "zero.py"), "a device, not a Python file"
+    if what == "pyc":
+        write(tmp_path / "mine.py")
+        return py_compile.compile(str(tmp_path / "mine.py"), cfile=str(tmp_path / "mine.pyc")), \
+            "a compiled file; give the .py file it was compiled from"
+    return what, "a device, not a Python file"
+
+
+@pytest.mark.parametrize("what", ["directory", "FIFO", "device link", "/dev/zero", "/dev/null", "pyc"])
+def test_a_pattern_path_that_is_not_a_python_file_is_a_one_line_error(tmp_path, capsys, what):
+    path, said = not_a_plugin(tmp_path, what)
+    (tmp_path / "tree").mkdir()
+    (tmp_path / "tree" / "a.py").write_text("f(x=x)\n")
+    from punstats.cli import main
+    assert main(["scan", "-q", "--no-save", "--no-cache", str(tmp_path / "tree"), "--pattern", path]) == 2
+    assert capsys.readouterr().err == "punstats: error: pattern file %s: %s\n" % (path, said)

@@ -28,6 +28,7 @@ import importlib
 import importlib.util
 import json
 import os
+import stat
 import sys
 import threading
 import traceback
@@ -119,7 +120,45 @@ def load_spec(spec: str) -> List[Kind]:
 
 
 def _is_file(spec: str) -> bool:
-    return spec.endswith(".py") or os.path.isfile(spec)
+    """``spec`` names a file: it ends in ``.py`` or ``.pyc``, or is a path that exists (a bare name of a
+    directory is a package to import, one with a path separator a directory given by mistake)."""
+    if spec.endswith((".py", ".pyc")):
+        return True
+    try:
+        mode = os.stat(spec).st_mode
+    except (OSError, ValueError):
+        return False
+    return not stat.S_ISDIR(mode) or os.sep in spec or bool(os.altsep and os.altsep in spec)
+
+
+#: The most bytes of a pattern file read (a plugin is a few kB; this stops a huge or endless one).
+MAX_PLUGIN_BYTES = 16 * 1024 * 1024
+
+_NOT_REGULAR = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISSOCK, "a socket"),
+                (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device"))
+
+
+def _read_plugin(spec: str) -> bytes:
+    """The bytes of the pattern file ``spec``: a regular file, opened without waiting (a FIFO is
+    never read), at most ``MAX_PLUGIN_BYTES``; else a one-line ``PatternError``."""
+    if spec.endswith(".pyc"):
+        raise PatternError("pattern file %s: a compiled file; give the .py file it was compiled from" % spec)
+    try:
+        fd = os.open(spec, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    except (OSError, ValueError) as exc:  # ValueError: a NUL in the path
+        missing = isinstance(exc, FileNotFoundError)
+        raise PatternError("pattern file %s: %s" % (spec, "no such file" if missing else
+                                                    getattr(exc, "strerror", None) or exc)) from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        what = [name for test, name in _NOT_REGULAR if test(mode)] + ["not a regular file"]
+        raise PatternError("pattern file %s: %s, not a Python file" % (spec, what[0]))
+    with os.fdopen(fd, "rb") as handle:
+        data = handle.read(MAX_PLUGIN_BYTES + 1)
+    if len(data) > MAX_PLUGIN_BYTES:
+        raise PatternError("pattern file %s: over %s bytes, not a pattern file" % (spec, format(MAX_PLUGIN_BYTES, ",")))
+    return data
 
 
 def _unchanged(spec: str, kinds: List[Kind]) -> bool:
@@ -127,9 +166,8 @@ def _unchanged(spec: str, kinds: List[Kind]) -> bool:
     if not kinds or not _is_file(spec) or kinds[0].source != spec:
         return True
     try:
-        with open(spec, "rb") as handle:
-            return hashlib.sha256(handle.read()).hexdigest() == kinds[0].sha256
-    except OSError:
+        return hashlib.sha256(_read_plugin(spec)).hexdigest() == kinds[0].sha256
+    except PatternError:
         return False
 
 
@@ -149,13 +187,7 @@ def _load(spec: str) -> List[Kind]:
 
 def _load_file(spec: str) -> List[Kind]:
     """Run the file as a module named after its path and take what it defined."""
-    if not os.path.isfile(spec):
-        raise PatternError("pattern file %s: no such file" % spec)
-    try:
-        with open(spec, "rb") as handle:
-            data = handle.read()
-    except OSError as exc:
-        raise PatternError("pattern file %s: %s" % (spec, exc.strerror or exc)) from None
+    data = _read_plugin(spec)
     name = "punstats_pattern_%s" % hashlib.sha256(os.path.abspath(spec).encode()).hexdigest()[:16]
     module_spec = importlib.util.spec_from_file_location(name, spec)
     if module_spec is None or module_spec.loader is None:
