@@ -305,3 +305,16 @@ def test_a_label_from_python_or_a_stored_scan_is_cleaned_and_no_formula_in_csv(t
     assert row.startswith('t,p,"\'=HYPERLINK(""https://example.com"")yyy')
     tampered = dict(result.summary, patterns=[dict(recorded, label="\x1b]0;title\x07" + "z" * 3_000_000)])
     assert registry_of(tampered)["p"].label == "z" * 199 + "\u2026"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the limit is RLIMIT_AS over /proc/self/statm")
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_matcher_that_leaks_memory_meets_the_worker_s_limit(tmp_path, jobs):
+    leak = "match.__dict__.setdefault('leak', []).append(bytearray(120 * 2 ** 20))"  # kept: a leak
+    code, files, out, err = run_scan(tmp_path, leak, "-j", jobs, "--pattern-memory", "200", files=4)
+    [summary] = json.loads(out)
+    assert set(files) == {"m0.py", "m1.py", "m2.py", "m3.py"}
+    failed = {path: error for path, (status, error) in files.items() if status != "ok"}
+    assert failed and all(error.startswith("pattern p: MemoryError") for error in failed.values()), files
+    assert summary["failed_by_reason"] == {"pattern_error": len(failed)} and summary["files"] == 4
+    assert code == 1 and err.count("\n") == 1 and "MemoryError" in err, err

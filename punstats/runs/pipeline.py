@@ -189,7 +189,7 @@ def open_engine(options: ScanOptions, progress: Progress, workers: Any = None) -
     from punstats.engines import registry
     engine, argument = registry.split(options.engine_spec)
     return engine.factory(registry.Setup(argument, options.jobs, options.max_bytes, progress, workers,
-                                         options.patterns, options.pattern_timeout))
+                                         options.patterns, options.pattern_timeout, options.pattern_memory))
 
 
 Tables = Tuple[Dict[str, Any], Dict[str, int], Optional[Dict[str, int]]]  # (counts, rows, cache counts)
