@@ -318,3 +318,14 @@ def test_a_matcher_that_leaks_memory_meets_the_worker_s_limit(tmp_path, jobs):
     assert failed and all(error.startswith("pattern p: MemoryError") for error in failed.values()), files
     assert summary["failed_by_reason"] == {"pattern_error": len(failed)} and summary["files"] == 4
     assert code == 1 and err.count("\n") == 1 and "MemoryError" in err, err
+
+
+@pytest.mark.parametrize("body, status", [
+    ("os._exit(3)", "worker_died"),
+    ("while True:\n    try:\n        time.sleep(600)\n    except BaseException:\n        pass", "pattern_timeout"),
+])
+def test_a_matcher_that_ends_or_outlasts_its_python_worker_costs_its_file(tmp_path, body, status):
+    code, files, out, err = run_scan(tmp_path, body, "--python", sys.executable, "--pattern-timeout", "1", files=2)
+    assert {path: s for path, (s, _) in files.items()} == {"m0.py": status, "m1.py": status}, err
+    [summary] = json.loads(out)
+    assert summary["failed_by_reason"] == {status: 2}
