@@ -2,6 +2,7 @@
 hung, killed or corrupted; each thing it does wrong is a recorded file status with a reason
 (``pattern_error``, ``pattern_timeout``, ``worker_died``) or a one-line error (exit 2)."""
 import ast
+import dataclasses
 import json
 import signal
 import subprocess
@@ -329,3 +330,55 @@ def test_a_matcher_that_ends_or_outlasts_its_python_worker_costs_its_file(tmp_pa
     assert {path: s for path, (s, _) in files.items()} == {"m0.py": status, "m1.py": status}, err
     [summary] = json.loads(out)
     assert summary["failed_by_reason"] == {status: 2}
+
+
+def replaces_children(node, parents):
+    if isinstance(node, ast.FunctionDef):
+        node.body = ast.parse("k(z=z)\nreturn z\n").body  # a new call, a new return: not counted as built-ins
+        node.args.args.clear()
+    return isinstance(node, ast.Return)
+
+
+def clears_ancestors(node, parents):
+    if isinstance(node, ast.Return):
+        for parent in parents:
+            for field in ("body", "decorator_list"):
+                if isinstance(getattr(parent, field, None), list):
+                    getattr(parent, field).clear()
+    return isinstance(node, ast.Return)
+
+
+@pytest.mark.parametrize("vandal", [replaces_children, clears_ancestors])
+def test_a_matcher_that_rewrites_the_tree_changes_no_built_in_count(vandal):
+    honest = extract("m.py", SOURCE)
+    result = record_of(vandal)
+    assert result.record.status == "ok"
+    assert [o for o in result.occurrences if o.kind != "p0"] == list(honest.occurrences)
+    assert result.functions == honest.functions
+    assert dataclasses.replace(result.record, code_lines=0) == dataclasses.replace(honest.record, code_lines=0)
+
+
+def test_parents_cannot_be_changed_by_a_matcher():
+    def grows(node, parents):
+        parents.append(node)
+
+    record = record_of(grows).record
+    assert (record.status, record.error) == ("pattern_error", "pattern p0: AttributeError: 'tuple' object has no "
+                                                              "attribute 'append'")
+
+
+@pytest.mark.xfail(strict=True, reason="patterns share one tree: what a matcher removes before the walk enters "
+                                       "it, no pattern sees (README: 'only what later matchers see'); the walk "
+                                       "would have to isolate them")
+def test_a_matcher_that_rewrites_the_tree_changes_no_other_pattern():
+    def returns(node, parents):
+        return isinstance(node, ast.Return)
+
+    def empties(node, parents):
+        if isinstance(node, ast.Module):
+            node.body.clear()  # before the walk enters it
+
+    alone = record_of(returns)
+    after_vandal = extract("m.py", SOURCE, patterns=[kind(empties, "p0"), kind(returns, "p1")])
+    assert [o.line for o in after_vandal.occurrences if o.kind == "p1"] == \
+        [o.line for o in alone.occurrences if o.kind == "p0"]
