@@ -309,10 +309,13 @@ def test_a_label_from_python_or_a_stored_scan_is_cleaned_and_no_formula_in_csv(t
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the limit is RLIMIT_AS over /proc/self/statm")
-@pytest.mark.parametrize("jobs", ["1", "2"])
-def test_a_matcher_that_leaks_memory_meets_the_worker_s_limit(tmp_path, jobs):
-    leak = "match.__dict__.setdefault('leak', []).append(bytearray(120 * 2 ** 20))"  # kept: a leak
-    code, files, out, err = run_scan(tmp_path, leak, "-j", jobs, "--pattern-memory", "200", files=4)
+@pytest.mark.parametrize("engine, megabytes", [
+    (["-j", "1"], 120), (["-j", "2"], 120),
+    (["--python", sys.executable], 300),  # its files are one blob, matched once: over the limit at once
+])
+def test_a_matcher_that_leaks_memory_meets_the_worker_s_limit(tmp_path, engine, megabytes):
+    leak = "match.__dict__.setdefault('leak', []).append(bytearray(%d * 2 ** 20))" % megabytes  # kept: a leak
+    code, files, out, err = run_scan(tmp_path, leak, *engine, "--pattern-memory", "200", files=4)
     [summary] = json.loads(out)
     assert set(files) == {"m0.py", "m1.py", "m2.py", "m3.py"}
     failed = {path: error for path, (status, error) in files.items() if status != "ok"}

@@ -77,7 +77,9 @@ class Local:
         self.info = worker.hello()
 
     def work(self, path: str, data: bytes, max_bytes: int, modes: Sequence[str],
-             patterns: Sequence[Wire] = (), timeout: Optional[float] = None) -> Dict[str, Any]:
+             patterns: Sequence[Wire] = (), timeout: Optional[float] = None,
+             memory: Optional[float] = None) -> Dict[str, Any]:
+        """``worker.handle`` of the file (``memory`` is not limited in this process)."""
         # through JSON, so that results are the same values a subprocess returns
         return json.loads(json.dumps(worker.handle(path, data, max_bytes, modes, patterns, timeout)))
 
@@ -219,12 +221,15 @@ class Interpreter:
         return reply
 
     def work(self, path: str, data: bytes, max_bytes: int, modes: Sequence[str],
-             patterns: Sequence[Wire] = (), timeout: Optional[float] = None) -> Dict[str, Any]:
+             patterns: Sequence[Wire] = (), timeout: Optional[float] = None,
+             memory: Optional[float] = None) -> Dict[str, Any]:
+        """The worker's results for the file; ``memory``: megabytes more it may take, with patterns."""
         request = {"op": "work", "path": path, "data": base64.b64encode(data).decode(),
                    "max_bytes": max_bytes, "modes": list(modes)}
         if patterns:  # the worker loads them itself, under its interpreter
             request["patterns"] = [list(p) for p in patterns]
             request["timeout"] = timeout
+            request["memory"] = memory
         if not self._running:  # the last one died or was ended on a file
             self._start()
         try:
@@ -310,7 +315,8 @@ def work_many(pool: Pool, items: Sequence[Tuple[str, str, Callable[[], bytes]]],
               modes: Sequence[str], max_bytes: int = DEFAULT_MAX_BYTES,
               cache: Optional[BlobCache] = None,
               progress: Optional[Callable[[int], None]] = None,
-              patterns: Sequence[Kind] = (), timeout: Optional[float] = None) -> List[Dict[str, Any]]:
+              patterns: Sequence[Kind] = (), timeout: Optional[float] = None,
+              memory: Optional[float] = None) -> List[Dict[str, Any]]:
     """Per item (path, blob id, a function giving its bytes): {mode: result}.
 
     Each distinct blob is computed once per mode, cached results are reused.
@@ -339,7 +345,7 @@ def work_many(pool: Pool, items: Sequence[Tuple[str, str, Callable[[], bytes]]],
             need = [mode for mode in modes if blob not in known[mode]]
             with lock:  # the bytes may come from one shared git reader
                 data = read()
-            reply = w.work(path, data, max_bytes, need, sent, timeout)
+            reply = w.work(path, data, max_bytes, need, sent, timeout, memory)
             with lock:
                 for mode in need:
                     known[mode][blob] = reply[mode]
@@ -364,7 +370,8 @@ def work_many(pool: Pool, items: Sequence[Tuple[str, str, Callable[[], bytes]]],
 def extract_candidates(candidates: Sequence[Candidate], pool: Pool,
                        max_bytes: int = DEFAULT_MAX_BYTES, cache: Optional[BlobCache] = None,
                        progress: Optional[Callable[[int], None]] = None,
-                       patterns: Sequence[Kind] = (), timeout: Optional[float] = None) -> List[Extraction]:
+                       patterns: Sequence[Kind] = (), timeout: Optional[float] = None,
+                       memory: Optional[float] = None) -> List[Extraction]:
     """``engines.run``'s result, computed by ``pool`` (and the cache), in candidate order."""
     results: List[Optional[Extraction]] = [None] * len(candidates)
     items = []
@@ -375,7 +382,7 @@ def extract_candidates(candidates: Sequence[Candidate], pool: Pool,
         else:
             items.append((index, candidate.path, data))
     done = work_many(pool, [(path, blob_key(path, blob_id(data)), (lambda d=data: d)) for _, path, data in items],
-                     ["extract"], max_bytes, cache, progress, patterns, timeout or None)
+                     ["extract"], max_bytes, cache, progress, patterns, timeout or None, memory or None)
     for (index, path, _), result in zip(items, done):
         results[index] = from_plain(result["extract"], path)
     return results  # type: ignore[return-value]

@@ -113,7 +113,7 @@ def _python(setup: Setup) -> Iterator[Opened]:
     with interp.Pool(setup.argument, jobs=min(setup.jobs or 1, 2)) as pool:
         def extract(chunk: Sequence[Candidate], sink: Optional[Sink] = None) -> List[Extraction]:
             extractions = interp.extract_candidates(chunk, pool, setup.max_bytes, None, setup.progress,
-                                                      setup.patterns, setup.pattern_timeout)
+                                                      setup.patterns, setup.pattern_timeout, setup.pattern_memory)
             if sink is not None:
                 sink(range(len(extractions)), extractions)
             return []
