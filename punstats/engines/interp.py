@@ -203,7 +203,11 @@ class Interpreter:
                 if watchdog is not None:
                     watchdog.cancel()
         if not line:
-            self._proc.wait()
+            try:
+                self._proc.wait(CLOSE_TIMEOUT)
+            except subprocess.TimeoutExpired:  # it closed its output but goes on: ended
+                self._kill()
+                self._proc.wait()
             if expired.is_set():
                 raise WorkerLost("", "the worker under %s did not answer within %g s on this file; it was ended"
                                  % (self.python, seconds or 0))
