@@ -273,3 +273,52 @@ def test_scanning_files_warns_of_nothing_and_a_revision_of_nothing_names_it(tmp_
     with pytest.warns(punstats.NoPythonFilesWarning, match="^no Python files found in the revision %s of "
                       % sha[:12]):
         assert punstats.scan(str(tmp_path / "repo"), rev=sha, jobs=1).summary["files"] == 0
+
+
+def no_file_matcher(text):
+    """A pattern ``p`` defined by ``exec`` in a module without a file (as in ``python -c``, a notebook)."""
+    namespace = {"__name__": "punstats_test_no_file", "punstats": punstats, "ast": __import__("ast")}
+    exec("@punstats.pattern('p')\n" + text, namespace)  # noqa: S102 -- test code
+    return namespace["match"]
+
+
+def test_two_matchers_of_one_name_without_a_file_never_share_results(tmp_path):
+    (tmp_path / "tree").mkdir()
+    (tmp_path / "tree" / "a.py").write_text("def f():\n    return 1\nx = 2\n")
+    cache = str(tmp_path / "cache.sqlite")
+
+    def hits(match):
+        result = punstats.scan(str(tmp_path / "tree"), jobs=1, patterns=[match], cache=cache)
+        return result.of_kind("p")["name"].tolist(), result.summary.get("cache", {}).get("extracted")
+
+    returns = "def match(node, parents):\n    return isinstance(node, ast.Return)\n"
+    assert hits(no_file_matcher(returns)) == (["Return"], 1)
+    assert hits(no_file_matcher(returns.replace("Return", "Assign"))) == (["Assign"], 1)
+    assert hits(no_file_matcher(returns)) == (["Return"], 0)  # the same definition: its results reused
+
+    def named(name):  # two lambdas of one code, told apart by the value their closure holds
+        return punstats.pattern("p")(lambda node, parents: type(node).__name__ == name)
+
+    assert [hits(named(name))[0] for name in ("Return", "Assign")] == [["Return"], ["Assign"]]
+
+
+class Matches:
+    """A matcher whose behaviour is its state, which no digest describes."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def __call__(self, node, parents):
+        return type(node).__name__ == self.name
+
+
+def test_a_matcher_that_cannot_be_digested_is_not_cached(tmp_path):
+    (tmp_path / "tree").mkdir()
+    (tmp_path / "tree" / "a.py").write_text("def f():\n    return 1\nx = 2\n")
+    found = []
+    for name in ("Return", "Assign"):
+        result = punstats.scan(str(tmp_path / "tree"), jobs=1, cache=str(tmp_path / "cache.sqlite"),
+                               patterns=[punstats.pattern("p")(Matches(name))])
+        assert "cache" not in result.summary and result.summary["patterns"][0]["sha256"] == ""
+        found.append(result.of_kind("p")["name"].tolist())
+    assert found == [["Return"], ["Assign"]]

@@ -87,3 +87,47 @@ def test_an_interpreter_that_cannot_run_the_worker_says_why_in_one_line(tmp_path
     with pytest.raises(interp.InterpreterError) as caught:
         interp.Pool(str(tmp_path / "missing"))
     assert str(caught.value).startswith("cannot run %s: " % (tmp_path / "missing"))
+
+
+#: A fake interpreter: it answers the hello as the worker does, then does ``{act}`` on the first file.
+FAKE = """#!/bin/sh
+exec {python} -c '
+import json, os, sys, time
+sys.path.insert(0, "{root}")
+from punstats.extract import worker
+for line in sys.stdin:
+    if json.loads(line)["op"] == "hello":
+        print(json.dumps(worker.hello()), flush=True)
+    else:
+        {act}
+'
+"""
+
+
+def fake_python(tmp_path, act):
+    fake = tmp_path / "python"
+    root = os.path.dirname(os.path.dirname(os.path.abspath(interp.__file__)))
+    fake.write_text(FAKE.format(python=sys.executable, root=os.path.dirname(root), act=act))
+    fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
+    return str(fake)
+
+
+@pytest.mark.parametrize("act, said", [
+    ("sys.exit(3)", "the worker under {python} died on this file"),
+    ("time.sleep(600)", "the worker under {python} did not answer within 1 s on this file; it was ended"),
+])
+def test_a_worker_that_dies_or_stalls_costs_its_file_not_the_run(tmp_path, monkeypatch, capsys, act, said):
+    import pandas as pd
+
+    from punstats.cli import main
+    monkeypatch.setattr(interp, "WORK_TIMEOUT", 1.0)
+    python = fake_python(tmp_path, act)
+    (tmp_path / "tree").mkdir()
+    for name in ("a.py", "b.py"):
+        (tmp_path / "tree" / name).write_text("f(x=x)\n")
+    assert main(["scan", "-q", "--no-cache", "--python", python, "-o", str(tmp_path / "out"),
+                 str(tmp_path / "tree")]) == 0
+    files = pd.read_parquet(tmp_path / "out" / "files.parquet")
+    assert files[["path", "status", "error"]].values.tolist() == [
+        [name, "worker_died", said.format(python=python)] for name in ("a.py", "b.py")]
+    assert not [line for line in os.popen("ps -eo args").read().splitlines() if "time.sleep(600)" in line]

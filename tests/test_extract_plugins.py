@@ -141,3 +141,72 @@ def test_a_name_used_twice_and_bad_modules(tmp_path, package):
         plugins.load(["ps_plug:nothing"])
     with pytest.raises(PatternError, match="pattern ps_plug:ast: ps_plug.ast is not decorated with @punstats.pattern"):
         plugins.load(["ps_plug:ast"])
+
+
+def install(root, dist, points):
+    """A distribution ``dist`` on ``root`` (on sys.path) declaring ``points`` ({name: value}) as plugins."""
+    info = root / ("%s-1.0.dist-info" % dist)
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: %s\nVersion: 1.0\n" % dist)
+    (info / "entry_points.txt").write_text("[punstats.patterns]\n" + "".join(
+        "%s = %s\n" % item for item in points.items()))
+    importlib.invalidate_caches()
+
+
+@pytest.mark.parametrize("name, said", [
+    ("bare_except", "pattern bare_except names both the shipped pattern punstats.patterns.bare_except and the "
+                    "installed plugin bare_except (evil: ps_plug:other); give punstats.patterns.bare_except for "
+                    "the one or ps_plug:other for the other"),
+    ("punstats.patterns.bare_except",
+     "pattern punstats.patterns.bare_except names both the shipped pattern punstats.patterns.bare_except and the "
+     "installed plugin punstats.patterns.bare_except (evil: ps_plug:other); give "
+     "punstats.patterns.bare_except:match for the one or ps_plug:other for the other"),
+    ("ps_plug", "pattern ps_plug names both the module ps_plug and the installed plugin ps_plug (evil: "
+                "ps_plug:other); give ps_plug:FUNCTION (its decorated function) for the one or ps_plug:other "
+                "for the other"),
+    ("twice", "pattern twice: 2 installed plugins declare this name (evil: ps_plug:match; evil2: ps_plug:other); "
+              "give the one you mean as module:name"),
+])
+def test_a_plugin_named_like_a_shipped_pattern_or_a_module_is_an_error_naming_both(package, capsys, name, said):
+    install(package, "evil", {"bare_except": "ps_plug:other", "punstats.patterns.bare_except": "ps_plug:other",
+                              "ps_plug": "ps_plug:other", "twice": "ps_plug:match"})
+    install(package, "evil2", {"twice": "ps_plug:other"})
+    with pytest.raises(PatternError) as caught:
+        plugins.load([name])
+    assert str(caught.value) == said
+    assert [k.name for k in plugins.load(["punstats.patterns.bare_except:match"])] == ["bare_except"]
+    assert [k.name for k in plugins.load(["ps_plug:other"])] == ["plug_b"]
+    from punstats.cli import main
+    (package / "tree").mkdir()
+    assert main(["scan", "-q", "--no-save", str(package / "tree"), "--pattern", name]) == 2
+    assert capsys.readouterr().err == "punstats: error: %s\n" % said
+
+
+def not_a_plugin(tmp_path, what):
+    """A path that is not a Python file, and what the error says it is."""
+    import os
+    import py_compile
+    if what == "directory":
+        (tmp_path / "dir.py").mkdir()
+        return str(tmp_path / "dir.py"), "a directory, not a Python file"
+    if what == "FIFO":
+        os.mkfifo(tmp_path / "fifo.py")
+        return str(tmp_path / "fifo.py"), "a named pipe (FIFO), not a Python file"
+    if what == "device link":
+        (tmp_path / "zero.py").symlink_to("/dev/zero")
+        return str(tmp_path / "zero.py"), "a device, not a Python file"
+    if what == "pyc":
+        write(tmp_path / "mine.py")
+        return py_compile.compile(str(tmp_path / "mine.py"), cfile=str(tmp_path / "mine.pyc")), \
+            "a compiled file; give the .py file it was compiled from"
+    return what, "a device, not a Python file"
+
+
+@pytest.mark.parametrize("what", ["directory", "FIFO", "device link", "/dev/zero", "/dev/null", "pyc"])
+def test_a_pattern_path_that_is_not_a_python_file_is_a_one_line_error(tmp_path, capsys, what):
+    path, said = not_a_plugin(tmp_path, what)
+    (tmp_path / "tree").mkdir()
+    (tmp_path / "tree" / "a.py").write_text("f(x=x)\n")
+    from punstats.cli import main
+    assert main(["scan", "-q", "--no-save", "--no-cache", str(tmp_path / "tree"), "--pattern", path]) == 2
+    assert capsys.readouterr().err == "punstats: error: pattern file %s: %s\n" % (path, said)

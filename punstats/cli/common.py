@@ -12,7 +12,7 @@ from typing import Any, Dict, Iterable, List, NoReturn, Optional, Sequence, Tupl
 
 from punstats.model.errors import PunstatsError
 from punstats.model.escape import terminal
-from punstats.model.limits import DEFAULT_PATTERN_TIMEOUT
+from punstats.model.limits import DEFAULT_PATTERN_MEMORY, DEFAULT_PATTERN_TIMEOUT
 from punstats.store.places import DEFAULT_ROOT  # noqa: F401 (the commands' default place, from here)
 
 
@@ -253,6 +253,10 @@ def pattern_options() -> argparse.ArgumentParser:
     p.add_argument("--pattern-timeout", type=_seconds, default=DEFAULT_PATTERN_TIMEOUT, metavar="SECONDS",
                    help="a file on which the patterns take longer is recorded as pattern_timeout (default: %g; "
                         "0: no limit)" % DEFAULT_PATTERN_TIMEOUT)
+    p.add_argument("--pattern-memory", type=_megabytes, default=DEFAULT_PATTERN_MEMORY, metavar="MB",
+                   help="a worker matching patterns may take this many megabytes more than when it started; "
+                        "past it the file is recorded as pattern_error, MemoryError (default: %g; 0: no limit; "
+                        "Linux only)" % DEFAULT_PATTERN_MEMORY)
     return p
 
 
@@ -262,6 +266,14 @@ def _seconds(text: str) -> float:
     if not re.fullmatch(r"\s*(\d{1,6}(\.\d*)?|\.\d+)\s*", text) or not float(text) < 1e6:
         raise argparse.ArgumentTypeError("%r is not a number of seconds" % text[:40])
     return float(text)
+
+
+def _megabytes(text: str) -> float:
+    """A number of megabytes, from 0 up to a million (as ``_seconds`` reads a number)."""
+    try:
+        return _seconds(text)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError("%r is not a number of megabytes" % text[:40]) from None
 
 
 def _engine(text: str) -> str:
@@ -343,7 +355,8 @@ def _cache(args: argparse.Namespace) -> Any:
 #: ``ScanOptions`` field -> the argument that gives it, for the options a command has
 _SCAN_ARGUMENTS = {"jobs": "jobs", "long_threshold": "long", "engine": "engine", "scheduler": "scheduler",
                    "python": "python", "extensions": "extensions", "follow_links": "follow_links",
-                   "max_bytes": "max_bytes", "lines_saved": "lines_saved", "pattern_timeout": "pattern_timeout"}
+                   "max_bytes": "max_bytes", "lines_saved": "lines_saved", "pattern_timeout": "pattern_timeout",
+                   "pattern_memory": "pattern_memory"}
 
 
 def scan_options(args: argparse.Namespace, **settings: Any) -> Any:

@@ -80,6 +80,12 @@ def extract_version(max_bytes: int, patterns: Sequence[Kind] = ()) -> str:
     return "%s/patterns=%s" % (version, hashlib.sha256(described.encode()).hexdigest())
 
 
+def cacheable(patterns: Sequence[Kind]) -> bool:
+    """Results with ``patterns`` may be cached: each is named by a digest (``Kind.sha256``; a
+    matcher whose definition could not be digested has none, and its results are never shared)."""
+    return all(kind.sha256 for kind in patterns)
+
+
 def blob_key(path: str, blob: str) -> str:
     """The cache's key of the extraction of ``blob`` read as ``path``: the blob id, or for a
     notebook (``.ipynb``) the notebook reader's version and the blob id, so that the same

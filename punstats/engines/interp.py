@@ -10,7 +10,11 @@ exactly as ``engines.run`` does, for the ``python`` engine
 An interpreter must answer the worker's hello within ``HELLO_TIMEOUT``
 seconds with what a Python 3.8 or later running punstats' worker answers;
 anything else (not Python, too old, garbage, silence) is an
-``InterpreterError`` naming it, and the process is ended.  The worker dies
+``InterpreterError`` naming it, and the process is ended.  A worker that
+later dies on a file, or gives no answer for it within ``WORK_TIMEOUT`` (with
+patterns: their deadline and its grace), is ended, the file recorded as
+``worker_died`` or ``pattern_timeout`` (never cached), and a new one started
+for the next file.  The worker dies
 with this process, even by ``kill -9`` (``model.processes.die_with_parent``,
 set between fork and exec); what a wrapper script starts in turn is in the
 worker's process group and sees its input end.
@@ -35,6 +39,7 @@ from punstats.cache import BlobCache, blob_id
 from punstats.discover.read import candidate_bytes
 from punstats.engines.base import EngineError
 from punstats.engines.cached import blob_key, extract_version, parser_key
+from punstats.engines.local import stall_seconds
 from punstats.extract import worker
 from punstats.extract.compat import COMPAT_VERSION
 from punstats.extract.definitions import DEFINITIONS_VERSION
@@ -42,8 +47,9 @@ from punstats.extract.plugins import Wire, wire
 from punstats.model.discovery import Candidate
 from punstats.model.kinds import Kind
 from punstats.model.limits import DEFAULT_MAX_BYTES
-from punstats.model.processes import die_with_parent
-from punstats.model.records import Extraction, from_plain
+from punstats.model.processes import OVERRAN_EXIT, die_with_parent
+from punstats.model.records import Extraction, failure, from_plain, to_plain
+from punstats.model.statuses import PATTERN_TIMEOUT, WORKER_DIED
 
 WORKER_PATH = os.path.abspath(worker.__file__)
 
@@ -71,7 +77,9 @@ class Local:
         self.info = worker.hello()
 
     def work(self, path: str, data: bytes, max_bytes: int, modes: Sequence[str],
-             patterns: Sequence[Wire] = (), timeout: Optional[float] = None) -> Dict[str, Any]:
+             patterns: Sequence[Wire] = (), timeout: Optional[float] = None,
+             memory: Optional[float] = None) -> Dict[str, Any]:
+        """``worker.handle`` of the file (``memory`` is not limited in this process)."""
         # through JSON, so that results are the same values a subprocess returns
         return json.loads(json.dumps(worker.handle(path, data, max_bytes, modes, patterns, timeout)))
 
@@ -79,11 +87,34 @@ class Local:
         pass
 
 
+#: Seconds a worker may take on one file before it is ended, without patterns (with them: their
+#: deadline and ``engines.local.STALL_GRACE``).
+WORK_TIMEOUT = 600.0
+
+
+#: Seconds a worker has to end after its input is closed before it is killed.
+CLOSE_TIMEOUT = 5.0
+
+
+class WorkerLost(Exception):
+    """A worker that died or stopped answering on a file: the status and reason to record."""
+
+    def __init__(self, status: str, reason: str) -> None:
+        super().__init__(reason)
+        self.status, self.reason = status, reason
+
+
 class Interpreter:
-    """A ``worker.py`` subprocess under ``python``."""
+    """A ``worker.py`` subprocess under ``python``; one that dies or stops answering on a file is
+    ended, the file recorded as failed (``work``), and a new one started for the next file."""
 
     def __init__(self, python: str) -> None:
         self.python = python
+        self._lock = threading.Lock()
+        self._start()
+
+    def _start(self) -> None:
+        python = self.python
         self._stderr = tempfile.TemporaryFile()
         try:
             self._proc = subprocess.Popen([python, "-I", WORKER_PATH], stdin=subprocess.PIPE,
@@ -92,7 +123,7 @@ class Interpreter:
                                           preexec_fn=functools.partial(die_with_parent, os.getpid()))
         except OSError as exc:
             raise InterpreterError("cannot run %s: %s" % (python, exc.strerror or exc)) from None
-        self._lock = threading.Lock()
+        self._running = True
         try:
             self.info = self._hello()
         except BaseException:
@@ -135,25 +166,55 @@ class Interpreter:
             return ": %s (punstats' worker needs Python %d.%d or later)" % (tail[-1], *MIN_PYTHON)
         return ": " + tail[-1] if tail else ""
 
-    def _end(self) -> None:
-        """End the process and whatever it started (a wrapper script's children too)."""
+    def _kill(self) -> None:
+        """Kill the process and whatever it started (a wrapper script's children too)."""
         with contextlib.suppress(OSError):
             os.killpg(self._proc.pid, signal.SIGKILL)
         self._proc.kill()
+
+    def _end(self) -> None:
+        """End the process and its group, and let go of them."""
+        self._kill()
         self._proc.wait()
         self._stderr.close()
+        self._running = False
 
-    def _ask(self, request: Dict[str, Any]) -> Dict[str, Any]:
+    def _ask(self, request: Dict[str, Any], seconds: Optional[float] = None) -> Dict[str, Any]:
+        """The worker's reply to ``request``; ``WorkerLost`` when it dies first or gives none within
+        ``seconds`` (it is then killed)."""
         assert self._proc.stdin and self._proc.stdout
+        expired = threading.Event()
+
+        def expire() -> None:
+            expired.set()
+            self._kill()
         with self._lock:
+            watchdog = threading.Timer(seconds, expire) if seconds else None
+            if watchdog is not None:
+                watchdog.daemon = True
+                watchdog.start()
             try:
                 self._proc.stdin.write(json.dumps(request).encode() + b"\n")
                 self._proc.stdin.flush()
                 line = self._proc.stdout.readline()
             except BrokenPipeError:
                 line = b""
+            finally:
+                if watchdog is not None:
+                    watchdog.cancel()
         if not line:
-            raise InterpreterError("%s could not run the worker%s" % (self.python, self._last_error()))
+            try:
+                self._proc.wait(CLOSE_TIMEOUT)
+            except subprocess.TimeoutExpired:  # it closed its output but goes on: ended
+                self._kill()
+                self._proc.wait()
+            if expired.is_set():
+                raise WorkerLost("", "the worker under %s did not answer within %g s on this file; it was ended"
+                                 % (self.python, seconds or 0))
+            if self._proc.returncode == OVERRAN_EXIT:  # a matcher that went on past its deadline
+                raise WorkerLost(PATTERN_TIMEOUT, "the worker under %s went on past the deadline of its patterns "
+                                 "on this file; it was ended" % self.python)
+            raise WorkerLost(WORKER_DIED, "the worker under %s died on this file%s" % (self.python, self._last_error()))
         try:
             reply = json.loads(line)
         except ValueError:
@@ -164,20 +225,41 @@ class Interpreter:
         return reply
 
     def work(self, path: str, data: bytes, max_bytes: int, modes: Sequence[str],
-             patterns: Sequence[Wire] = (), timeout: Optional[float] = None) -> Dict[str, Any]:
+             patterns: Sequence[Wire] = (), timeout: Optional[float] = None,
+             memory: Optional[float] = None) -> Dict[str, Any]:
+        """The worker's results for the file; ``memory``: megabytes more it may take, with patterns."""
         request = {"op": "work", "path": path, "data": base64.b64encode(data).decode(),
                    "max_bytes": max_bytes, "modes": list(modes)}
         if patterns:  # the worker loads them itself, under its interpreter
             request["patterns"] = [list(p) for p in patterns]
             request["timeout"] = timeout
-        return self._ask(request)
+            request["memory"] = memory
+        if not self._running:  # the last one died or was ended on a file
+            self._start()
+        try:
+            return self._ask(request, stall_seconds(timeout) if patterns and timeout else WORK_TIMEOUT)
+        except WorkerLost as lost:
+            self._end()
+            if list(modes) != ["extract"]:  # a result of another kind has no failed form
+                raise InterpreterError(lost.reason) from None
+            status = lost.status or (PATTERN_TIMEOUT if patterns else WORKER_DIED)
+            return {"extract": to_plain(failure(path, status, lost.reason, size=len(data))), LOST: True}
 
     def close(self) -> None:
-        if self._proc.poll() is None:
-            assert self._proc.stdin
+        if not self._running:
+            return
+        assert self._proc.stdin
+        with contextlib.suppress(OSError):
             self._proc.stdin.close()
-            self._proc.wait()
-        self._stderr.close()
+        try:
+            self._proc.wait(CLOSE_TIMEOUT)
+        except subprocess.TimeoutExpired:  # a worker stuck in a file: not waited for
+            pass
+        self._end()
+
+
+#: The key of a reply made here for a worker lost on its file: such a reply is not cached.
+LOST = "lost"
 
 
 def _line_within(fd: int, timeout: float) -> Optional[bytes]:
@@ -237,7 +319,8 @@ def work_many(pool: Pool, items: Sequence[Tuple[str, str, Callable[[], bytes]]],
               modes: Sequence[str], max_bytes: int = DEFAULT_MAX_BYTES,
               cache: Optional[BlobCache] = None,
               progress: Optional[Callable[[int], None]] = None,
-              patterns: Sequence[Kind] = (), timeout: Optional[float] = None) -> List[Dict[str, Any]]:
+              patterns: Sequence[Kind] = (), timeout: Optional[float] = None,
+              memory: Optional[float] = None) -> List[Dict[str, Any]]:
     """Per item (path, blob id, a function giving its bytes): {mode: result}.
 
     Each distinct blob is computed once per mode, cached results are reused.
@@ -266,11 +349,11 @@ def work_many(pool: Pool, items: Sequence[Tuple[str, str, Callable[[], bytes]]],
             need = [mode for mode in modes if blob not in known[mode]]
             with lock:  # the bytes may come from one shared git reader
                 data = read()
-            reply = w.work(path, data, max_bytes, need, sent, timeout)
+            reply = w.work(path, data, max_bytes, need, sent, timeout, memory)
             with lock:
                 for mode in need:
                     known[mode][blob] = reply[mode]
-            fresh.append((blob, {mode: reply[mode] for mode in need}))
+            fresh.append((blob, dict({mode: reply[mode] for mode in need}, **{LOST: bool(reply.get(LOST))})))
             tick(1)
         return fresh
 
@@ -281,7 +364,7 @@ def work_many(pool: Pool, items: Sequence[Tuple[str, str, Callable[[], bytes]]],
             with ThreadPoolExecutor(len(pool.workers)) as executor:
                 shares = list(executor.map(compute, range(len(pool.workers))))
         if cache is not None:  # here, in the thread that opened the cache (sqlite3 wants that)
-            fresh = [item for share in shares for item in share]
+            fresh = [item for share in shares for item in share if not item[1].get(LOST)]
             for mode in modes:
                 cache.put_many(mode, versions[mode], pool.parser, [(b, r[mode]) for b, r in fresh if mode in r])
     return [{mode: known[mode][blob] for mode in modes}
@@ -291,7 +374,8 @@ def work_many(pool: Pool, items: Sequence[Tuple[str, str, Callable[[], bytes]]],
 def extract_candidates(candidates: Sequence[Candidate], pool: Pool,
                        max_bytes: int = DEFAULT_MAX_BYTES, cache: Optional[BlobCache] = None,
                        progress: Optional[Callable[[int], None]] = None,
-                       patterns: Sequence[Kind] = (), timeout: Optional[float] = None) -> List[Extraction]:
+                       patterns: Sequence[Kind] = (), timeout: Optional[float] = None,
+                       memory: Optional[float] = None) -> List[Extraction]:
     """``engines.run``'s result, computed by ``pool`` (and the cache), in candidate order."""
     results: List[Optional[Extraction]] = [None] * len(candidates)
     items = []
@@ -302,7 +386,7 @@ def extract_candidates(candidates: Sequence[Candidate], pool: Pool,
         else:
             items.append((index, candidate.path, data))
     done = work_many(pool, [(path, blob_key(path, blob_id(data)), (lambda d=data: d)) for _, path, data in items],
-                     ["extract"], max_bytes, cache, progress, patterns, timeout or None)
+                     ["extract"], max_bytes, cache, progress, patterns, timeout or None, memory or None)
     for (index, path, _), result in zip(items, done):
         results[index] = from_plain(result["extract"], path)
     return results  # type: ignore[return-value]

@@ -36,7 +36,10 @@ walk has ``timeout`` seconds (``model.processes.deadline``: ``pattern_timeout``)
 a pool in which no batch has come back for longer than that and its grace
 (``stall_seconds``: a matcher that ignores the deadline) is killed, and its batches
 retried alone as after a death; a batch that stalls again is recorded as
-``pattern_timeout``.
+``pattern_timeout``.  A worker's address space is limited at its first batch of
+patterns (``memory`` megabytes more than it held, ``model.processes.limit_memory``), so a
+matcher that leaks meets ``MemoryError`` (its file's ``pattern_error``) before the machine
+runs out.
 """
 from __future__ import annotations
 
@@ -61,7 +64,7 @@ from punstats.extract.traversal import extract
 from punstats.model.discovery import Candidate
 from punstats.model.kinds import Kind, PatternError
 from punstats.model.limits import DEFAULT_MAX_BYTES
-from punstats.model.processes import die_with_parent
+from punstats.model.processes import die_with_parent, limit_memory
 from punstats.model.records import Extraction, failure
 from punstats.model.statuses import PATTERN_ERROR, PATTERN_TIMEOUT, WORKER_DIED
 
@@ -79,6 +82,8 @@ BATCH_BYTES = 512 * 1024
 
 WORKER_DIED_REASON = ("the worker process extracting this file's batch died twice "
                       "(killed, e.g. by the out-of-memory killer, or a pattern that ended it)")
+
+MEMORY_REASON = "the worker ran out of its memory limit (--pattern-memory) while extracting this file"
 
 #: Seconds past a file's pattern deadline before a pool that stopped answering is killed.
 STALL_GRACE = 30.0
@@ -101,10 +106,24 @@ def extract_candidate(candidate: Candidate, max_bytes: int = DEFAULT_MAX_BYTES,
     return data if isinstance(data, Extraction) else extract(candidate.path, data, max_bytes, patterns, timeout)
 
 
+#: The pid of this worker once its memory was limited (``_limited``).
+_LIMITED: List[int] = []
+
+
+def _limited(memory: Optional[float]) -> None:
+    """Limit this worker's memory (``model.processes.limit_memory``) at its first batch of patterns."""
+    if memory and os.getpid() not in _LIMITED:
+        _LIMITED[:] = [os.getpid()]
+        limit_memory(memory)
+
+
 def _extract_batch(batch: Sequence[tuple], max_bytes: int, patterns: Sequence[Wire] = (),
-                   timeout: Optional[float] = None) -> List[Extraction]:
-    """A worker's task; ``patterns`` as ``plugins.wire`` sends them, loaded here (once per process)."""
+                   timeout: Optional[float] = None, memory: Optional[float] = None) -> List[Extraction]:
+    """A worker's task; ``patterns`` as ``plugins.wire`` sends them, loaded here (once per process);
+    ``memory``: the megabytes more this worker may take, limited at its first batch."""
     candidates = [Candidate(*fields) for fields in batch]
+    if patterns:
+        _limited(memory)
     try:
         kinds = plugins.resolve(patterns)
     except PatternError as exc:  # e.g. the plugin file was edited while the scan ran
@@ -112,7 +131,10 @@ def _extract_batch(batch: Sequence[tuple], max_bytes: int, patterns: Sequence[Wi
     pid = os.getpid()
     done = []
     for candidate in candidates:
-        done.append(extract_candidate(candidate, max_bytes, kinds, timeout))
+        try:
+            done.append(extract_candidate(candidate, max_bytes, kinds, timeout))
+        except MemoryError:  # out of the worker's limit outside a matcher (a matcher's own is its file's error)
+            done.append(failure(candidate.path, PATTERN_ERROR, MEMORY_REASON, size=candidate.size))
         if os.getpid() != pid:  # a copy a matcher forked, back in punstats: it must not answer for the worker
             os._exit(0)
     return done
@@ -229,7 +251,7 @@ def run(candidates: Sequence[Candidate], jobs: Optional[int] = None,
         max_bytes: int = DEFAULT_MAX_BYTES, progress: Optional[Progress] = None,
         on_batch: Optional[Sink] = None, keep: bool = True,
         workers: Optional[Workers] = None, patterns: Sequence[Kind] = (),
-        timeout: Optional[float] = None) -> List[Extraction]:
+        timeout: Optional[float] = None, memory: Optional[float] = None) -> List[Extraction]:
     """Extract every candidate; the result is in the order of ``candidates``.
 
     ``on_batch`` sees the results as they arrive (e.g. to store them before
@@ -237,7 +259,8 @@ def run(candidates: Sequence[Candidate], jobs: Optional[int] = None,
     empty and nothing is held here.  ``workers``: the pool to use (started
     here when it is not yet, and kept for the next run; without it, a pool of ``jobs``
     workers is forked for this run only).  ``patterns``: user
-    patterns to match too, ``timeout`` seconds per file at most, only ever in workers; they load
+    patterns to match too, ``timeout`` seconds per file at most, only ever in workers (each taking at most
+    ``memory`` megabytes more than when it began matching, ``model.processes.limit_memory``); they load
     them again from their source (``plugins.resolve``: a forked worker has them already)."""
     jobs = default_jobs() if jobs is None else jobs
     if jobs < 1:
@@ -251,7 +274,7 @@ def run(candidates: Sequence[Candidate], jobs: Optional[int] = None,
         workers.start()
     started = workers.take() if workers is not None else None
     task = functools.partial(_extract_batch, max_bytes=max_bytes, patterns=plugins.wire(patterns),
-                             timeout=timeout or None)
+                             timeout=timeout or None, memory=memory or None)
     stall = stall_seconds(timeout) if patterns else None
     jobs = min(jobs, MAX_JOBS, len(candidates)) or 1
     lost = _run_pool(candidates, batches(candidates), jobs, task, take, started, stall)
@@ -296,7 +319,7 @@ def _run_pool(candidates: Sequence[Candidate], groups: Sequence[Sequence[int]], 
                 group = running.pop(future)  # popped: a finished batch is not held
                 try:
                     take(group, future.result())
-                except BrokenProcessPool:
+                except (BrokenProcessPool, MemoryError):  # MemoryError: its results could not be sent back
                     lost.append((group, stalled))
                 for group in itertools.islice(waiting, 1):
                     submit(group)

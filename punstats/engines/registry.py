@@ -50,6 +50,7 @@ class Setup:
     workers: Any = None  # the local engine's pool, started while discovering (``engines.local.Workers``)
     patterns: Tuple[Any, ...] = ()  # user patterns (``model.kinds.Kind``) every file is matched with too
     pattern_timeout: float = 0.0  # seconds they may take per file (0: no limit)
+    pattern_memory: float = 0.0  # megabytes more a worker matching them may take (0: no limit)
 
 
 @dataclass(frozen=True)
@@ -85,7 +86,8 @@ def _local(setup: Setup) -> Iterator[Opened]:
 
     def extract(chunk: Sequence[Candidate], sink: Optional[Sink] = None) -> List[Extraction]:
         return run(chunk, jobs=setup.jobs, max_bytes=setup.max_bytes, progress=setup.progress, on_batch=sink,
-                   keep=False, workers=setup.workers, patterns=setup.patterns, timeout=setup.pattern_timeout)
+                   keep=False, workers=setup.workers, patterns=setup.patterns, timeout=setup.pattern_timeout,
+                   memory=setup.pattern_memory)
     yield Opened(extract, _this_python())
 
 
@@ -111,7 +113,7 @@ def _python(setup: Setup) -> Iterator[Opened]:
     with interp.Pool(setup.argument, jobs=min(setup.jobs or 1, 2)) as pool:
         def extract(chunk: Sequence[Candidate], sink: Optional[Sink] = None) -> List[Extraction]:
             extractions = interp.extract_candidates(chunk, pool, setup.max_bytes, None, setup.progress,
-                                                      setup.patterns, setup.pattern_timeout)
+                                                      setup.patterns, setup.pattern_timeout, setup.pattern_memory)
             if sink is not None:
                 sink(range(len(extractions)), extractions)
             return []

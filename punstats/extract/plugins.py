@@ -8,11 +8,15 @@ A spec names where patterns are defined (``punstats.pattern``, ``model.kinds``):
   function ``name`` taken;
 - ``NAME``: the entry point ``NAME`` of the group ``punstats.patterns`` when an
   installed distribution declares one (its value is ``module:name`` or
-  ``module``), else the module ``NAME``, every pattern it defines.
+  ``module``), else the module ``NAME``, every pattern it defines; a name two
+  plugins declare, or a plugin's that also names a module or a shipped pattern,
+  is an error saying how to choose.
 
 Each ``Kind`` loaded records its ``source`` (the spec as given; an entry
-point's value) and ``sha256`` (of the defining file's bytes), which the cache
-key and every stored result hold.  Workers load the same patterns again from
+point's value) and ``sha256`` (of the defining file's bytes; for a function given
+as a value, or one whose module has no file, a digest of its definition too:
+``extract.definition``; "" when that cannot be digested, and such a scan is not
+cached), which the cache key and every stored result hold.  Workers load the same patterns again from
 these (``resolve``); a file whose bytes changed since is an error, never a
 silently different count.  Everything wrong is a one-line ``PatternError``.
 Standard library only, Python 3.8 syntax: workers under any interpreter import it.
@@ -22,16 +26,29 @@ from __future__ import annotations
 import hashlib
 import importlib
 import importlib.util
+import json
 import os
+import stat
 import sys
 import threading
 import traceback
 from dataclasses import replace
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from punstats.extract import definition
 from punstats.extract.text import said, shorten
 from punstats.model import kinds as kinds_module
-from punstats.model.kinds import PATTERN_ATTRIBUTE, Kind, PatternError, Registry, check_matcher, check_on, check_per
+from punstats.model.kinds import (
+    PATTERN_ATTRIBUTE,
+    Kind,
+    PatternError,
+    Registry,
+    check_label,
+    check_matcher,
+    check_name,
+    check_on,
+    check_per,
+)
 from punstats.model.processes import interrupts_noted
 from punstats.patterns.built_in import KINDS
 
@@ -67,17 +84,31 @@ def load(specs: Sequence[object]) -> Tuple[Kind, ...]:
 
 def _given(kind: Kind) -> Kind:
     """A ``Kind`` passed as a value (the Python API): kept in this process (forked workers see it)."""
+    check_name(kind.name)
     if kind.matcher is None or not kind.occurrence:
         raise PatternError("pattern %r has no matcher: give the function punstats.pattern decorated" % kind.name)
+    kind = replace(kind, label=check_label(kind.name, kind.label))
     check_per(kind.per)
     check_on(kind.name, kind.on)
     check_matcher(kind.name, kind.matcher)
-    kind = replace(kind, sha256=kind.sha256 or _file_digest(kind))
+    kind = replace(kind, sha256=kind.sha256 or _value_digest(kind))
+    # two matchers of one name (two lambdas, a cell run again) are both held, by digest; of those
+    # without one (``definition``), the last given (workers are forked for each run)
     with _LOCK:
-        _LOADED.setdefault(kind.source, [])
-        if all(k.name != kind.name for k in _LOADED[kind.source]):
-            _LOADED[kind.source].append(kind)
+        held = _LOADED.setdefault(kind.source, [])
+        held[:] = [k for k in held if (k.name, k.sha256) != (kind.name, kind.sha256)] + [kind]
     return kind
+
+
+def _value_digest(kind: Kind) -> str:
+    """What names a pattern given as a value: its file's bytes (if any), its matcher's definition
+    and its ``on`` (``extract.definition``); "" when the definition cannot be digested."""
+    described = definition.digest(kind.matcher)
+    if not described:
+        return ""
+    on = [cls.__module__ + "." + cls.__qualname__ for cls in kind.on or ()]
+    text = json.dumps([_file_digest(kind), described, on, kind.on is None], ensure_ascii=True)
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def load_spec(spec: str) -> List[Kind]:
@@ -93,7 +124,45 @@ def load_spec(spec: str) -> List[Kind]:
 
 
 def _is_file(spec: str) -> bool:
-    return spec.endswith(".py") or os.path.isfile(spec)
+    """``spec`` names a file: it ends in ``.py`` or ``.pyc``, or is a path that exists (a bare name of a
+    directory is a package to import, one with a path separator a directory given by mistake)."""
+    if spec.endswith((".py", ".pyc")):
+        return True
+    try:
+        mode = os.stat(spec).st_mode
+    except (OSError, ValueError):
+        return False
+    return not stat.S_ISDIR(mode) or os.sep in spec or bool(os.altsep and os.altsep in spec)
+
+
+#: The most bytes of a pattern file read (a plugin is a few kB; this stops a huge or endless one).
+MAX_PLUGIN_BYTES = 16 * 1024 * 1024
+
+_NOT_REGULAR = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISSOCK, "a socket"),
+                (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device"))
+
+
+def _read_plugin(spec: str) -> bytes:
+    """The bytes of the pattern file ``spec``: a regular file, opened without waiting (a FIFO is
+    never read), at most ``MAX_PLUGIN_BYTES``; else a one-line ``PatternError``."""
+    if spec.endswith(".pyc"):
+        raise PatternError("pattern file %s: a compiled file; give the .py file it was compiled from" % spec)
+    try:
+        fd = os.open(spec, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    except (OSError, ValueError) as exc:  # ValueError: a NUL in the path
+        missing = isinstance(exc, FileNotFoundError)
+        raise PatternError("pattern file %s: %s" % (spec, "no such file" if missing else
+                                                    getattr(exc, "strerror", None) or exc)) from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        what = [name for test, name in _NOT_REGULAR if test(mode)] + ["not a regular file"]
+        raise PatternError("pattern file %s: %s, not a Python file" % (spec, what[0]))
+    with os.fdopen(fd, "rb") as handle:
+        data = handle.read(MAX_PLUGIN_BYTES + 1)
+    if len(data) > MAX_PLUGIN_BYTES:
+        raise PatternError("pattern file %s: over %s bytes, not a pattern file" % (spec, format(MAX_PLUGIN_BYTES, ",")))
+    return data
 
 
 def _unchanged(spec: str, kinds: List[Kind]) -> bool:
@@ -101,9 +170,8 @@ def _unchanged(spec: str, kinds: List[Kind]) -> bool:
     if not kinds or not _is_file(spec) or kinds[0].source != spec:
         return True
     try:
-        with open(spec, "rb") as handle:
-            return hashlib.sha256(handle.read()).hexdigest() == kinds[0].sha256
-    except OSError:
+        return hashlib.sha256(_read_plugin(spec)).hexdigest() == kinds[0].sha256
+    except PatternError:
         return False
 
 
@@ -123,13 +191,7 @@ def _load(spec: str) -> List[Kind]:
 
 def _load_file(spec: str) -> List[Kind]:
     """Run the file as a module named after its path and take what it defined."""
-    if not os.path.isfile(spec):
-        raise PatternError("pattern file %s: no such file" % spec)
-    try:
-        with open(spec, "rb") as handle:
-            data = handle.read()
-    except OSError as exc:
-        raise PatternError("pattern file %s: %s" % (spec, exc.strerror or exc)) from None
+    data = _read_plugin(spec)
     name = "punstats_pattern_%s" % hashlib.sha256(os.path.abspath(spec).encode()).hexdigest()[:16]
     module_spec = importlib.util.spec_from_file_location(name, spec)
     if module_spec is None or module_spec.loader is None:
@@ -190,7 +252,7 @@ def _load_attribute(spec: str, module: str, name: str) -> List[Kind]:
     kind = getattr(found, PATTERN_ATTRIBUTE, None)
     if not isinstance(kind, Kind):
         raise PatternError("pattern %s: %s.%s is not decorated with @punstats.pattern" % (spec, module, name))
-    return [replace(kind, source=spec, sha256=_file_digest(kind))]
+    return [replace(kind, source=spec, sha256=_file_digest(kind) or _value_digest(kind))]
 
 
 def _load_module(spec: str, module: str) -> List[Kind]:
@@ -202,11 +264,12 @@ def _load_module(spec: str, module: str) -> List[Kind]:
             kind = getattr(value, PATTERN_ATTRIBUTE, None)
             if isinstance(kind, Kind) and kind not in kinds:
                 kinds.append(kind)
-    return [replace(k, source=spec, sha256=_file_digest(k)) for k in kinds]
+    return [replace(k, source=spec, sha256=_file_digest(k) or _value_digest(k)) for k in kinds]
 
 
 def _file_digest(kind: Kind) -> str:
-    """sha256 of the file defining ``kind``'s matcher ("" when it has none on disk)."""
+    """sha256 of the file defining ``kind``'s matcher ("" when it has none on disk: a module of
+    ``python -c``, a notebook or ``exec``, which ``_value_digest`` names instead)."""
     module = sys.modules.get(getattr(kind.matcher, "__module__", "") or "")
     path = getattr(module, "__file__", None)
     if not path or not path.endswith(".py"):
@@ -219,23 +282,78 @@ def _file_digest(kind: Kind) -> str:
 
 
 def _entry_point(name: str) -> Optional[str]:
-    """The value (``module:name``) of the installed entry point ``name`` of the group, or None."""
-    try:
-        from importlib import metadata
-    except ImportError:  # pragma: no cover -- Python 3.8 has it
+    """The value (``module:name``) of the installed entry point ``name`` of the group, or None;
+    ``PatternError`` when the name is ambiguous: two plugins declare it, or it also names a
+    module or a shipped pattern (the user says which one they mean)."""
+    points = _points(name)
+    if not points:
         return None
-    found = metadata.entry_points()
-    group = found.select(group=ENTRY_POINT_GROUP) if hasattr(found, "select") else found.get(ENTRY_POINT_GROUP, ())
-    values = [point.value for point in group if point.name == name]
-    return values[0] if values else None
+    if len(points) > 1:
+        raise PatternError("pattern %s: %d installed plugins declare this name (%s); give the one you mean as "
+                           "module:name" % (_cut(name), len(points), "; ".join(
+                               "%s: %s" % (dist, value) for value, dist in points)))
+    (value, dist), = points
+    rival = _rival(name)
+    if rival is not None:
+        module, meant = rival
+        raise PatternError("pattern %s names both %s and the installed plugin %s (%s: %s); give %s for the one "
+                           "or %s for the other" % (_cut(name), module, _cut(name), dist, value, meant, value))
+    return value
+
+
+def _points(name: str) -> List[Tuple[str, str]]:
+    """(value, distribution) of each installed entry point ``name`` of the group, one per value."""
+    points: Dict[str, str] = {}
+    for point in _group():
+        if point.name == name:
+            dist = getattr(getattr(point, "dist", None), "name", None) or "an installed distribution"
+            points.setdefault(point.value, dist)
+    return sorted(points.items())
+
+
+#: The package of the patterns punstats ships.
+SHIPPED_PACKAGE = "punstats.patterns"
+
+
+def _rival(name: str) -> Optional[Tuple[str, str]]:
+    """What else ``name`` names: (a shipped pattern or a module, the spec choosing it), or None."""
+    if name.isidentifier() and _module_exists("%s.%s" % (SHIPPED_PACKAGE, name)):
+        return "the shipped pattern %s.%s" % (SHIPPED_PACKAGE, name), "%s.%s" % (SHIPPED_PACKAGE, name)
+    if name.startswith(SHIPPED_PACKAGE + ".") and _module_exists(name):
+        return "the shipped pattern " + name, name + ":match"
+    if _module_exists(name):
+        return "the module " + name, name + ":FUNCTION (its decorated function)"
+    return None
+
+
+def _module_exists(name: str) -> bool:
+    """A module ``name`` can be found (its parent packages are imported to look)."""
+    if not all(part.isidentifier() for part in name.split(".")):
+        return False
+    with interrupts_noted() as ctrl_c:
+        try:
+            return importlib.util.find_spec(name) is not None
+        except BaseException:  # noqa: B036 -- a parent package that fails or exits: not a module to choose
+            if ctrl_c:
+                raise
+            return False
+
+
+def _cut(text: str) -> str:
+    return shorten(text, ECHO_LIMIT)
 
 
 def installed() -> List[Tuple[str, str]]:
     """(name, value) of every installed plugin (entry points of ``ENTRY_POINT_GROUP``)."""
+    return sorted({(point.name, point.value) for point in _group()})
+
+
+def _group() -> List[Any]:
+    """The installed entry points of ``ENTRY_POINT_GROUP``."""
     from importlib import metadata
     found = metadata.entry_points()
-    group = found.select(group=ENTRY_POINT_GROUP) if hasattr(found, "select") else found.get(ENTRY_POINT_GROUP, ())
-    return sorted({(point.name, point.value) for point in group})
+    return list(found.select(group=ENTRY_POINT_GROUP) if hasattr(found, "select")
+                else found.get(ENTRY_POINT_GROUP, ()))
 
 
 def wire(kinds: Sequence[Kind]) -> Tuple[Wire, ...]:

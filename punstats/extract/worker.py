@@ -9,9 +9,11 @@ punstats installed for it.  Protocol, one JSON object per line:
 - ``{"op": "hello"}`` -> ``{"python": "3.12.1", "implementation": ..., "extractor_version": ...,
   "compat_version": ...}``
 - ``{"op": "work", "path": P, "data": BASE64, "max_bytes": N, "modes": ["extract", "compat", "definitions"],
-  "patterns": [[SOURCE, NAME, SHA256], ...], "timeout": SECONDS}`` (patterns optional: user patterns,
-  loaded by the worker from their source, a file relative to the working directory or an importable
-  module, each file's walk within ``timeout`` seconds; what they print goes to standard error)
+  "patterns": [[SOURCE, NAME, SHA256], ...], "timeout": SECONDS, "memory": MEGABYTES}`` (patterns optional:
+  user patterns, loaded by the worker from their source, a file relative to the working directory or an
+  importable module, each file's walk within ``timeout`` seconds; what they print goes to standard error;
+  at the first request with ``memory``, the worker limits itself to that many megabytes more than it holds,
+  ``model.processes.limit_memory``)
   -> ``{"extract": EXTRACTION, "compat": RESULT}`` (modes asked for only)
 - end of input: the worker exits.
 
@@ -79,6 +81,7 @@ def main() -> int:
     stdout = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)
     sys.stdout = sys.stderr
+    limited = False
     for raw in stdin:
         if not raw.strip():
             continue
@@ -87,6 +90,8 @@ def main() -> int:
             if request.get("op") == "hello":
                 reply = hello()
             else:
+                if request.get("memory") and not limited:
+                    limited = _punstats_module("model.processes").limit_memory(request["memory"]) or True
                 data = base64.b64decode(request["data"])
                 reply = handle(request["path"], data, request.get("max_bytes", 20 << 20),
                                request.get("modes", ["extract"]), request.get("patterns") or (),

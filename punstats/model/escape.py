@@ -18,7 +18,7 @@ from typing import Any
 #: What must never reach an output raw: C0 and C1 control characters (ESC, CSI,
 #: BEL, CR, LF, backspace, ...), DEL, line and paragraph separators, and the
 #: Unicode bidirectional controls that reorder what a reader sees.
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
 def _escape(match: "re.Match[str]") -> str:
@@ -29,7 +29,7 @@ def _escape(match: "re.Match[str]") -> str:
 def visible(text: str) -> str:
     """``text`` on one line with every control character shown escaped
     (ESC as ``\\x1b``, a newline as ``\\x0a``, U+202E as ``\\u202e``)."""
-    return _UNSAFE.sub(_escape, text)
+    return UNSAFE.sub(_escape, text)
 
 
 def terminal(text: Any) -> str:

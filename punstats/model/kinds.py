@@ -30,6 +30,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from punstats.model.errors import PunstatsError
+from punstats.model.escape import UNSAFE
 
 KIND_CALL = "call"  # f(x=x): the headline
 KIND_CLASS = "class"  # class A(metaclass=metaclass)
@@ -155,8 +156,31 @@ def check_name(name: object) -> str:
     """A pattern's name: an identifier of at most 64 characters (a built-in row's name is refused
     when the pattern is loaded beside them, ``extract.plugins``)."""
     if not isinstance(name, str) or not _NAME.match(name):
-        raise PatternError("a pattern's name is an identifier of at most 64 characters, not %r" % (name,))
+        raise PatternError("a pattern's name is an identifier of at most 64 characters, not %s" % _short_repr(name))
     return name
+
+
+#: The most characters of a pattern's label (``clean_label``).
+LABEL_LIMIT = 200
+
+#: A terminal escape sequence: OSC (a hyperlink, a title) up to its end, CSI (colours, cursor moves), others.
+_ESCAPE_SEQUENCE = re.compile(r"\x1b\][^\x07\x1b]*(?:\x07|\x1b\\|$)|\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-_]?")
+
+
+def clean_label(label: object) -> str:
+    """A label as tables, figures and reports print it: text without escape sequences (an OSC 8
+    hyperlink keeps its text), each other control character a space, runs of spaces one, at most
+    ``LABEL_LIMIT`` characters (cut with an ellipsis)."""
+    text = _ESCAPE_SEQUENCE.sub("", label if isinstance(label, str) else str(label))
+    text = " ".join(UNSAFE.sub(" ", text).split())
+    return text if len(text) <= LABEL_LIMIT else text[:LABEL_LIMIT - 1].rstrip() + "\u2026"
+
+
+def check_label(name: str, label: object) -> str:
+    """A pattern's label (``clean_label``): text, else a one-line ``PatternError``."""
+    if not isinstance(label, str):
+        raise PatternError("pattern %r: its label is text, not %s" % (name, _short_repr(label)))
+    return clean_label(label)
 
 
 def check_per(per: object) -> str:
@@ -202,7 +226,8 @@ def pattern(name: str, label: Optional[str] = None, per: str = "lines", on: Any 
     """
     if section not in ("kinds", "parameters"):
         raise PatternError("pattern %r: section=%r is neither 'kinds' nor 'parameters'" % (name, section))
-    kind = Kind(check_name(name), label if label is not None else name, check_per(per), section, occurrence,
+    kind = Kind(check_name(name), check_label(name, label if label is not None else name), check_per(per),
+                section, occurrence,
                 on=check_on(name, on), context=bool(context), columns=tuple(check_name(c) for c in columns),
                 rows=tuple(rows))
 
@@ -268,7 +293,10 @@ def definition(match: Any) -> str:
 
 
 def _short_repr(value: Any, width: int = 60) -> str:
-    text = repr(value)
+    try:
+        text = repr(value)
+    except Exception as exc:  # noqa: BLE001 -- the user's __repr__
+        return "a %s whose repr raised %s" % (type(value).__name__, type(exc).__name__)
     return text if len(text) <= width else text[:width - 3] + "..."
 
 
@@ -286,7 +314,7 @@ def recorded_patterns(summary: Dict[str, Any], built_in: Registry) -> List[Kind]
     named like a row of ``built_in`` (the registry a stored result was counted with is
     ``built_in`` and these: ``patterns.built_in.registry_of``)."""
     recorded = summary.get("patterns") or []
-    return [Kind(str(p["name"]), str(p.get("label") or p["name"]), str(p.get("per") or ""), occurrence=True,
+    return [Kind(str(p["name"]), clean_label(p.get("label") or p["name"]), str(p.get("per") or ""), occurrence=True,
                  source=str(p.get("source") or "user"), sha256=str(p.get("sha256") or ""), on=_recorded_on(p),
                  doc=p["doc"] if isinstance(p.get("doc"), str) else "")
             for p in recorded if isinstance(p, dict) and isinstance(p.get("name"), str) and p["name"] not in built_in]

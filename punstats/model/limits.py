@@ -9,3 +9,7 @@ DEFAULT_MAX_BYTES = 20 * 1024 * 1024
 #: (the slowest file of a large tree, 450 kB, takes the shipped patterns 0.08 s).
 DEFAULT_PATTERN_TIMEOUT = 60.0
 
+#: Default megabytes of address space a worker matching user patterns may take beyond what it held
+#: when it started matching (``model.processes.limit_memory``): past it, allocations fail (``MemoryError``).
+DEFAULT_PATTERN_MEMORY = 4096.0
+

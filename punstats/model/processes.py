@@ -175,3 +175,26 @@ def deadline(seconds: Optional[float], grace: float = 5.0) -> Iterator[None]:
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+def limit_memory(megabytes: Optional[float]) -> bool:
+    """Let this process take at most ``megabytes`` more address space than it holds now
+    (``RLIMIT_AS``, never raised above a limit already set): past it, allocations fail with
+    ``MemoryError`` instead of the machine running out.  Only where there are ``resource`` and
+    ``/proc/self/statm`` (Linux); elsewhere, or without ``megabytes``, nothing changes.  Whether
+    a limit was set."""
+    try:
+        import resource
+        with open("/proc/self/statm", "rb") as handle:
+            held = int(handle.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (ImportError, OSError, ValueError, IndexError):
+        return False
+    if not megabytes or megabytes <= 0:
+        return False
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    wanted = held + int(megabytes * 1024 * 1024)
+    for limit in (soft, hard):
+        if limit != resource.RLIM_INFINITY:
+            wanted = min(wanted, limit)
+    resource.setrlimit(resource.RLIMIT_AS, (wanted, hard))
+    return True

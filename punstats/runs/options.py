@@ -16,7 +16,7 @@ from punstats.extract.notebook import NOTEBOOK_SUFFIX, NOTEBOOK_VERSION
 from punstats.model.corpus import Corpus
 from punstats.model.errors import OptionError
 from punstats.model.kinds import Kind
-from punstats.model.limits import DEFAULT_MAX_BYTES, DEFAULT_PATTERN_TIMEOUT
+from punstats.model.limits import DEFAULT_MAX_BYTES, DEFAULT_PATTERN_MEMORY, DEFAULT_PATTERN_TIMEOUT
 from punstats.store.rules import DEFAULT_LONG_THRESHOLD, DEFAULT_TEST_RULE, TestRule, parse_test_rule
 
 #: The definition every stored result records.
@@ -51,6 +51,7 @@ class ScanOptions:
     exclude: Tuple[str, ...] = ()  # and what these globs name (.gitignore syntax)
     patterns: Tuple[Kind, ...] = ()  # user patterns, loaded (``extract.plugins.load``)
     pattern_timeout: float = DEFAULT_PATTERN_TIMEOUT  # seconds a pattern may take per file (0: no limit)
+    pattern_memory: float = DEFAULT_PATTERN_MEMORY  # megabytes more a worker matching patterns may take (0: any)
 
     def __post_init__(self) -> None:
         """``engine`` as the registry names it, its argument in ``scheduler`` or ``python``."""

@@ -14,16 +14,18 @@ import contextlib
 import dataclasses
 import functools
 import os
-from typing import Any, Callable, ContextManager, Dict, Iterator, List, Optional, Tuple, Union
+from typing import Any, Callable, ContextManager, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 from punstats import __version__
 from punstats.cache import BlobCache
 from punstats.discover.revision import discover_git
 from punstats.discover.tree import discover
+from punstats.engines.cached import cacheable
 from punstats.extract.notebook import NOTEBOOK_SUFFIX
 from punstats.extract.traversal import EXTRACTOR_VERSION
 from punstats.model.corpus import Corpus
 from punstats.model.discovery import Discovery, Threshold
+from punstats.model.kinds import Kind
 from punstats.runs.options import ScanOptions
 from punstats.sources import resolve
 from punstats.sources.local import now
@@ -32,10 +34,11 @@ from punstats.store.staging import NO_ROOM, TABLE_FILES, Staging, cannot_store
 Progress = Optional[Callable[[int], None]]
 
 
-def open_cache(cache: Union[BlobCache, str, bool, None]) -> Optional[BlobCache]:
+def open_cache(cache: Union[BlobCache, str, bool, None], patterns: Sequence[Kind] = ()) -> Optional[BlobCache]:
     """``cache`` as ``scan`` takes it: a BlobCache, a file path, True (the
-    default location) or None/False (no cache)."""
-    if cache is None or cache is False:
+    default location) or None/False (no cache); None too for ``patterns`` one of which is
+    not named by a digest (``engines.cached.cacheable``): no result of another matcher is reused."""
+    if cache is None or cache is False or not cacheable(patterns):
         return None
     if cache is True:
         return BlobCache()
@@ -186,7 +189,7 @@ def open_engine(options: ScanOptions, progress: Progress, workers: Any = None) -
     from punstats.engines import registry
     engine, argument = registry.split(options.engine_spec)
     return engine.factory(registry.Setup(argument, options.jobs, options.max_bytes, progress, workers,
-                                         options.patterns, options.pattern_timeout))
+                                         options.patterns, options.pattern_timeout, options.pattern_memory))
 
 
 Tables = Tuple[Dict[str, Any], Dict[str, int], Optional[Dict[str, int]]]  # (counts, rows, cache counts)
@@ -292,7 +295,7 @@ def _corpus_places(corpus: Corpus) -> List[Tuple[str, str]]:
 def _scan_into(staging: Staging, options: ScanOptions, corpus: Corpus, cache: Any, progress: Progress,
                on_discovered: Progress, csv: bool) -> Tuple[Dict[str, Any], Dict[str, int]]:
     with contextlib.ExitStack() as stack:  # the cache, the blob reader and a worker pool close at the end
-        blob_cache = open_cache(cache)
+        blob_cache = open_cache(cache, options.patterns)
         if blob_cache is not None and blob_cache is not cache:
             stack.callback(blob_cache.close)
         # with a cache, a revision's blobs are read only when not cached (revisions share most of them)

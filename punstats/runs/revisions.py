@@ -231,7 +231,7 @@ def sweep(gitdir: str, options: ScanOptions, cache: Any = True) -> Iterator[Swee
     and ``cache`` (as ``punstats.scan`` takes it) open, and its blob reader once started, all
     closed at the end."""
     with contextlib.ExitStack() as stack:
-        blob_cache = open_cache(cache)
+        blob_cache = open_cache(cache, options.patterns)
         if blob_cache is not None and blob_cache is not cache:
             stack.callback(blob_cache.close)
         workers, _ = worker_pool(options, stack)  # one pool for every revision, forked when first needed
