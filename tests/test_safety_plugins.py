@@ -295,7 +295,7 @@ def test_a_name_or_label_a_pattern_error_echoes_is_cut():
 
 def test_a_label_from_python_or_a_stored_scan_is_cleaned_and_no_formula_in_csv(tmp_path, capsys):
     import punstats
-    from punstats.model.kinds import registry_of
+    from punstats.patterns.built_in import registry_of
     (tmp_path / "t").mkdir()
     (tmp_path / "t" / "a.py").write_bytes(SOURCE)
     given = Kind("p", '=HYPERLINK("https://example.com")\x1b[2J' + "y" * 500, "lines", occurrence=True,
@@ -373,10 +373,8 @@ def test_parents_cannot_be_changed_by_a_matcher():
                                                               "attribute 'append'")
 
 
-@pytest.mark.xfail(strict=True, reason="patterns share one tree: what a matcher removes before the walk enters "
-                                       "it, no pattern sees (README: 'only what later matchers see'); the walk "
-                                       "would have to isolate them")
 def test_a_matcher_that_rewrites_the_tree_changes_no_other_pattern():
+    """Matchers are called once the walk is over, on the nodes of the tree as parsed."""
     def returns(node, parents):
         return isinstance(node, ast.Return)
 
