@@ -99,8 +99,9 @@ class TableFiles:
         names = [name for name in schema.RAW if functions or name != "functions"]
         self.directory, self.csv = directory, csv
         self.raw = schema.raw(units)  # with units: the node-class columns of user patterns
+        known = {"occurrences": fields}  # field columns of the occurrences, last
         self.tables = {name: ParquetTable(os.path.join(directory, TABLE_FILES[name]),
-                                          self.raw[name] + schema.RULE_COLUMNS + (fields if name == "occurrences" else ()),
+                                          self.raw[name] + schema.RULE_COLUMNS + known.get(name, ()),
                                           provenance, ROW_GROUP_ROWS[name])
                        for name in names}
         self.spreader = spreading.Spreader(os.path.join(directory, spreading.SIDE_FILE))

@@ -144,3 +144,62 @@ def frame_columns(frame: Any) -> schema.Columns:
                 kind = schema.FLOAT if pd.api.types.is_float_dtype(dtype) else schema.STR
             found.append((str(name), kind))
     return tuple(found)
+
+
+def _joined(kinds: Set[str]) -> str:
+    """The kind of a column that is of ``kinds`` in different tables."""
+    if len(kinds) == 1:
+        return next(iter(kinds))
+    return schema.FLOAT if kinds <= {schema.OPTIONAL_INT, schema.FLOAT} else schema.STR
+
+
+def harmonize(directory: str) -> List[str]:
+    """Give every table of a combined dataset (``directory``: an ecosystem run's ``occurrences``, one
+    parquet file per project) the same ``field_<key>`` columns, last, of one kind each, so that
+    ``pandas.read_parquet(directory)`` (which takes the columns of one file) shows them all:
+    a table without a key gets a null column, a column of another kind is cast (ints to floats
+    beside floats, else to text).  Returns the files rewritten (none when no table has fields)."""
+    paths = sorted(os.path.join(directory, name) for name in os.listdir(directory) if name.endswith(".parquet"))
+    stored = {path: pq.read_schema(path) for path in paths}
+    found: Dict[str, Set[str]] = {}
+    for table_schema in stored.values():
+        for field in table_schema:
+            if field.name.startswith(schema.FIELD_PREFIX):
+                found.setdefault(field.name, set()).add(schema.field_kind(field.type))
+    columns = tuple((name, _joined(kinds)) for name, kinds in sorted(found.items()))
+    wanted = [pa.field(name, schema.ARROW_TYPES[kind]) for name, kind in columns]
+    rewritten = []
+    for path, table_schema in stored.items():
+        own = [field for field in table_schema if field.name.startswith(schema.FIELD_PREFIX)]
+        if wanted and (own != wanted or list(table_schema)[len(table_schema) - len(wanted):] != wanted):
+            _rewrite(path, columns)
+            rewritten.append(path)
+    return rewritten
+
+
+def _rewrite(path: str, columns: schema.Columns) -> None:
+    """The table at ``path`` with exactly the field ``columns``, last (written beside it, then swapped in)."""
+    import pyarrow.compute as pc
+    table = pq.read_table(path)
+    kept = [name for name in table.column_names if not name.startswith(schema.FIELD_PREFIX)]
+    cells = []
+    for name, kind in columns:
+        arrow_type = schema.ARROW_TYPES[kind]
+        if name not in table.column_names:
+            cells.append(pa.nulls(table.num_rows, arrow_type))
+            continue
+        column = table.column(name)
+        cells.append(column if column.type == arrow_type else pc.cast(column, arrow_type))
+    result = pa.Table.from_arrays(table.select(kept).columns + cells, names=kept + [name for name, _ in columns])
+    result = result.replace_schema_metadata(_metadata(table.schema.metadata or {}, kept, columns))
+    hidden = os.path.join(os.path.dirname(path), "." + os.path.basename(path) + ".fields")  # no reader lists it
+    pq.write_table(result, hidden)
+    os.replace(hidden, path)
+
+
+def _metadata(metadata: Dict[bytes, bytes], kept: List[str], columns: schema.Columns) -> Dict[bytes, bytes]:
+    """``metadata`` of a stored occurrences table with the ``pandas`` entry for its columns (``kept``,
+    then the field ``columns``), as punstats writes it (the file's own is never read)."""
+    kinds = dict(schema.OCCURRENCES + schema.RULE_COLUMNS)
+    known = tuple((name, kinds[name]) for name in kept if name in kinds) + columns
+    return {**metadata, b"pandas": schema.pandas_metadata(known)}
