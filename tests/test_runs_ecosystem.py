@@ -184,6 +184,10 @@ def test_every_projects_table_has_the_runs_field_columns(tmp_path, capsys, setup
                    "gamma": {"field_name": "g", "field_n": "one", "field_g": True}}
     assert str(occurrences["field_g"].dtype) == "boolean" and str(occurrences["field_n"].dtype) == "str"
     assert occurrences[occurrences["kind"] == "call"]["field_name"].isna().all()
+    capsys.readouterr()
+    assert main(["hits", str(out), "--json"]) == 0  # the run's one pattern
+    assert [json.loads(line)["fields"] for line in capsys.readouterr().out.splitlines()] == [
+        {"name": "f", "n": "1"}, {"name": "g", "n": "one", "g": True}]
     before = snapshot(out)
     assert main(command("--pattern", str(plugin), "--skip-existing", "-q")) == 0  # resumed: as it was
     assert snapshot(out) == before

@@ -139,6 +139,12 @@ def test_a_pattern_with_fields_has_hits_labels_and_a_table(tmp_path, project, ca
     capsys.readouterr()
     assert main(["hits", out, "--kind", "rets"]) == 0
     assert capsys.readouterr().out == "m.py:4:9:         break\nm.py:5:5:     return {'a': a}\nm.py:9:5:     return\n"
+    assert main(["hits", out, "--kind", "rets", "--json"]) == 0
+    found = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [hit["fields"] for hit in found][:2] == [{"line": 4, "mixed": "two"}, {
+        "line": 5, "has_value": True, "ratio": 0.5, "what": "return", "mixed": "1", "items": '[1, "a"]'}]
+    assert main(["hits", out, "--kind", "call", "--json"]) == 0
+    assert "fields" not in capsys.readouterr().out  # a hit without fields says none
     assert main(["label", out, "--kind", "rets"]) == 0
     assert len(open(os.path.join(out, "labels-rets.csv")).read().splitlines()) > 3
     assert main(["table", out, "--kind", "rets"]) == 0

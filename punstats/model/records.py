@@ -14,6 +14,9 @@ import re
 from dataclasses import dataclass
 from typing import Dict, NamedTuple, Optional, Tuple
 
+#: The stored columns of a user pattern's fields (``Occurrence.fields``) are ``field_<key>``.
+FIELD_PREFIX = "field_"
+
 
 class Occurrence(NamedTuple):
     """One match of a kind: a keyword argument (or dict entry) whose value repeats its name,

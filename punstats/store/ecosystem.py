@@ -17,6 +17,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from punstats.model import jsondata
 from punstats.model.kinds import Registry, registry_of
+from punstats.model.records import FIELD_PREFIX
 from punstats.store.staging import StoreError, _one_line
 
 JOURNAL = "journal.jsonl"
@@ -171,10 +172,20 @@ def _pooled(stored: StoredRun, table: str, columns: Sequence[str], filters: List
 def stored_columns(directory: str, columns: Sequence[str], table: str = "occurrences") -> Tuple[str, ...]:
     """Those of ``columns`` that the run's combined ``table`` holds (a run made before notebooks were
     read has no ``cell``)."""
+    names = _names(directory, table)
+    return tuple(column for column in columns if names is None or column in names)
+
+
+def field_columns(directory: str) -> Tuple[str, ...]:
+    """The ``field_<key>`` columns of the run's combined occurrences (user patterns' fields)."""
+    return tuple(name for name in _names(directory, "occurrences") or () if name.startswith(FIELD_PREFIX))
+
+
+def _names(directory: str, table: str) -> Optional[List[str]]:
+    """The columns of the run's combined ``table`` (those of one of its files), None without it."""
     import pyarrow.dataset as ds
     location = os.path.join(directory, table)
-    names = ds.dataset(location, format="parquet").schema.names if os.path.isdir(location) else columns
-    return tuple(column for column in columns if column in names)
+    return ds.dataset(location, format="parquet").schema.names if os.path.isdir(location) else None
 
 
 def _json(path: str, what: str) -> Any:

@@ -16,6 +16,7 @@ from typing import Any, Dict, List, Sequence, Tuple
 
 import pyarrow as pa
 
+from punstats.model import records
 from punstats.store.rules import TestRule
 
 INT, BOOL, STR, OPTIONAL_INT = "int", "bool", "str", "optional int"
@@ -60,7 +61,7 @@ OCCURRENCES: Columns = (
 FIELDS = "fields"
 
 
-FIELD_PREFIX = "field_"
+FIELD_PREFIX = records.FIELD_PREFIX
 
 
 #: The occurrences columns on their way (``travelling``): the stored ones and ``fields``.
