@@ -139,15 +139,14 @@ class TableFiles:
                     self._put_csv(name, schema.arrow_schema(self.tables[name].columns).empty_table())
         return rows
 
-
     def _spread(self) -> None:
         """The occurrences' fields, set aside as they were written, added as ``field_<key>`` columns."""
         texts = self.spreader.close()
         if texts is None:
             return
-        table = self.tables["occurrences"]
-        table.columns += self.spreader.columns()
-        spreading.spread(table.path, texts, self.spreader.columns(), table.metadata(table.columns))
+        table, added = self.tables["occurrences"], self.spreader.columns()
+        table.columns += added
+        spreading.spread(table.path, texts, added, table.metadata(table.columns))
         if self.csv:  # written again, with the columns
             self._csv_started.discard("occurrences")
             source = pq.ParquetFile(table.path)
