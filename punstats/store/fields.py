@@ -15,6 +15,9 @@ written first without them while ``Spreader`` sets the ``fields`` column
 aside (in a file beside it, only once a row has fields), then ``spread`` adds
 the columns to the written table, row group by row group.  A scan without
 fields never writes that file, and its table is written once, as before.
+An ecosystem run's combined dataset holds one table per project, and pandas
+reads a directory with the columns of one of them: ``harmonize`` gives them
+all the run's field columns.
 """
 from __future__ import annotations
 
@@ -31,7 +34,7 @@ from punstats.store import schema
 SIDE_FILE = ".fields.arrow"
 
 
-def kind_of(types: Set[type]) -> str:
+def _kind_of(types: Set[type]) -> str:
     """The kind of a column whose values (None aside) have ``types``."""
     if types == {bool}:
         return schema.OPTIONAL_BOOL
@@ -74,7 +77,7 @@ class Spreader:
 
     def columns(self) -> schema.Columns:
         """The ``field_<key>`` columns of the rows taken, by key (none when no row had fields)."""
-        return tuple((schema.FIELD_PREFIX + key, kind_of(types)) for key, types in sorted(self.types.items()))
+        return tuple((schema.FIELD_PREFIX + key, _kind_of(types)) for key, types in sorted(self.types.items()))
 
     def close(self) -> Optional[pa.ChunkedArray]:
         """The ``fields`` column of every row taken (None when no row had fields), its file removed."""
@@ -95,7 +98,7 @@ def _texts(values: List[Optional[str]]) -> pa.Table:
     return pa.table({schema.FIELDS: pa.array(values, type=schema.ARROW_TYPES[schema.STR])}, schema=_SIDE_SCHEMA)
 
 
-def arrays(texts: List[Optional[str]], columns: schema.Columns) -> List[pa.Array]:
+def _arrays(texts: List[Optional[str]], columns: schema.Columns) -> List[pa.Array]:
     """The cells of ``columns`` (``field_<key>``, kind) for rows whose fields are ``texts`` (JSON, or None)."""
     rows = [json.loads(text) if text is not None else {} for text in texts]
     cut = len(schema.FIELD_PREFIX)
@@ -121,7 +124,7 @@ def spread(path: str, texts: pa.ChunkedArray, columns: schema.Columns, metadata:
     with pq.ParquetWriter(spread_path, target) as writer:
         for group in range(source.metadata.num_row_groups):
             table = source.read_row_group(group)
-            cells = arrays(texts.slice(start, table.num_rows).to_pylist(), columns)
+            cells = _arrays(texts.slice(start, table.num_rows).to_pylist(), columns)
             table = pa.Table.from_arrays(table.columns + cells, schema=target)
             writer.write_table(table, row_group_size=max(table.num_rows, 1))
             start += table.num_rows
@@ -192,7 +195,8 @@ def _rewrite(path: str, columns: schema.Columns) -> None:
         cells.append(column if column.type == arrow_type else pc.cast(column, arrow_type))
     result = pa.Table.from_arrays(table.select(kept).columns + cells, names=kept + [name for name, _ in columns])
     result = result.replace_schema_metadata(_metadata(table.schema.metadata or {}, kept, columns))
-    hidden = os.path.join(os.path.dirname(path), "." + os.path.basename(path) + ".fields")  # no reader lists it
+    # hidden, so that no reader of the dataset lists it; a run resumed after a kill removes it (``.tmp``)
+    hidden = os.path.join(os.path.dirname(path), "." + os.path.basename(path) + ".fields.tmp")
     pq.write_table(result, hidden)
     os.replace(hidden, path)
 
