@@ -188,6 +188,10 @@ def test_every_projects_table_has_the_runs_field_columns(tmp_path, capsys, setup
     assert main(["hits", str(out), "--json"]) == 0  # the run's one pattern
     assert [json.loads(line)["fields"] for line in capsys.readouterr().out.splitlines()] == [
         {"name": "f", "n": "1"}, {"name": "g", "n": "one", "g": True}]
+    assert main(["table", str(out), "--kind", "named_calls"]) == 0 and "alpha" in capsys.readouterr().out
+    assert main(["label", str(out), "--kind", "named_calls", "-o", str(tmp_path / "labels")]) == 0
+    assert main(["report", str(out), "--kind", "named_calls", "-o", str(tmp_path / "report.md")]) == 0
+    capsys.readouterr()
     before = snapshot(out)
     assert main(command("--pattern", str(plugin), "--skip-existing", "-q")) == 0  # resumed: as it was
     assert snapshot(out) == before
