@@ -174,3 +174,23 @@ def test_harmonize_leaves_tables_without_fields_as_they_are(tmp_path):
     write(tmp_path / "a.parquet", {"kind": ["call"]})
     before = (tmp_path / "a.parquet").read_bytes()
     assert fields.harmonize(str(tmp_path)) == [] and (tmp_path / "a.parquet").read_bytes() == before
+
+
+def test_the_readmes_example_of_fields_reads_as_it_says(tmp_path, capsys, monkeypatch):
+    import re
+    readme = open(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "README.md"),
+                  encoding="utf-8").read()
+    section = readme[readme.index("## Your own patterns"):]
+    pattern, reading = re.findall(r"```python\n(.*?)```", section, re.S)[1:3]
+    (tmp_path / "caught_tuple.py").write_text("import ast\n\nimport punstats\n\n\n" + pattern)
+    root = tmp_path / "path" / "to" / "project"
+    root.mkdir(parents=True)
+    (root / "m.py").write_text("try:\n    pass\nexcept (OSError, ValueError) as e:\n    pass\nexcept KeyError:\n"
+                               "    pass\n")
+    monkeypatch.chdir(tmp_path)
+    assert main(["scan", "path/to/project", "-q", "--no-cache", "--pattern", "caught_tuple.py", "-o",
+                 "data/project"]) == 0
+    shown = {}
+    exec(reading, shown)  # noqa: S102 -- the README's own lines
+    assert shown["rows"][["line", "field_names", "field_first", "field_bound"]].values.tolist() == [
+        [3, 2, "OSError", True]]
