@@ -7,6 +7,7 @@ into ``get_ipython()`` calls), the cells written as one ``.py`` file, and punsta
 that file compared with its counts of the notebook, row by row (cell, line, column, name).
 """
 import ast
+import dataclasses
 import json
 import os
 
@@ -124,6 +125,20 @@ def test_user_patterns_match_in_cells_and_a_failing_one_names_the_cell():
     assert rows(ok, "ret") == [(2, 2, 4, "Return")]
 
 
+def test_a_patterns_row_in_a_cell_keeps_its_fields_and_no_call_line():
+    from punstats.model.kinds import Kind
+
+    def returns(node, parents):
+        return isinstance(node, ast.Return) and {"n": len(parents)}
+
+    kind = Kind("ret", "ret", "lines", occurrence=True, matcher=returns, source="test")
+    e = extract("n.ipynb", notebook("x = 1\n", "def f():\n    g(a=a)\n    return 1\n"), patterns=[kind])
+    [row] = [o for o in e.occurrences if o.kind == "ret"]
+    assert (row.cell, row.line, row.call_line, row.fields) == (2, 3, None, '{"n": 2}')
+    assert [(o.cell, o.line, o.call_line) for o in e.occurrences if o.kind == "call"] == [(2, 2, 2)]
+    assert from_plain(to_plain(e), "n.ipynb") == e
+
+
 def test_nbformat_3_worksheets_and_functions_rows():
     v3 = {"nbformat": 3, "metadata": {"language": "python"}, "worksheets": [{"cells": [
         {"cell_type": "heading", "source": "Title", "level": 1},
@@ -224,6 +239,8 @@ def test_plain_form_keeps_the_cell_and_a_py_file_keeps_its_old_plain_form():
     plain = to_plain(py)
     assert len(plain["occurrences"][0]) == 18 and len(plain["functions"][0]) == 11  # no cell: as cached before
     assert from_plain(plain, "a.py") == py and py.occurrences[0].cell is None
+    fielded = py.occurrences[0]._replace(fields='{"k": 1}')  # fields without a cell: both kept
+    assert to_plain(dataclasses.replace(py, occurrences=(fielded,)))["occurrences"][0][-2:] == [None, '{"k": 1}']
 
 
 def test_the_same_bytes_as_py_and_ipynb_are_two_cache_entries(tmp_path):

@@ -15,6 +15,7 @@ from punstats.extract.text import SourceText
 from punstats.extract.traversal import extract
 from punstats.extract.walk import walk
 from punstats.model.kinds import Kind
+from punstats.store.schema import CALL_COLUMNS
 
 STDLIB = os.path.dirname(os.__file__)
 
@@ -77,11 +78,14 @@ def test_a_match_is_an_occurrence_at_the_node_in_character_columns():
     extraction = extract("m.py", data, patterns=[kind(match, "ret")])
     [occurrence] = [o for o in extraction.occurrences if o.kind == "ret"]
     assert (occurrence.line, occurrence.col, occurrence.end_line, occurrence.end_col) == (3, 13, 3, 21)
-    assert occurrence.name == "Return" and occurrence.value == "return é" and occurrence.callee == ""
+    assert occurrence.name == "Return" and occurrence.value == "return é" and occurrence.fields is None
+    # a pattern's node is no call: the columns about one are null
+    assert [getattr(occurrence, column) for column in CALL_COLUMNS] == [None] * len(CALL_COLUMNS)
+    assert (occurrence.depth, occurrence.in_fstring, occurrence.name_len) == (0, False, 6)
     assert extraction.record.status == "ok"
 
 
-def test_a_dict_is_stored_as_json_and_unpositioned_nodes_take_their_ancestor():
+def test_a_dict_is_the_rows_fields_and_unpositioned_nodes_take_their_ancestor():
     def match(node, parents):
         if isinstance(node, ast.arguments):
             return {"parent": type(parents[-1]).__name__, "n": len(node.args)}
@@ -89,9 +93,27 @@ def test_a_dict_is_stored_as_json_and_unpositioned_nodes_take_their_ancestor():
 
     found, _ = match_tree("s.py", ast.parse(SAMPLE), SourceText(SAMPLE), [kind(match)])
     by_line = {o.line: o for o in found}
-    assert json.loads(by_line[1].value) == {"n": 1, "parent": "FunctionDef"}
+    assert by_line[1].fields == '{"n": 1, "parent": "FunctionDef"}'  # JSON text, sorted keys
+    assert by_line[1].value.startswith("def f(a, *, b=1):")  # the source, as for any match
     assert (by_line[1].col, by_line[1].end_line) == (0, 5)  # the def's position
-    assert json.loads(by_line[7].value) == {"n": 0, "parent": "Lambda"}
+    assert json.loads(by_line[7].fields) == {"n": 0, "parent": "Lambda"}
+
+
+class Text(str):
+    pass
+
+
+def test_field_values_are_json_scalars_and_the_rest_their_json_text():
+    result = {"b": True, "i": 2, "big": 2 ** 70, "f": 0.5, "s": "x", "none": None, "list": [1, "a"],
+              "node": ast.Pass(), "sub": Text("t")}
+
+    def match(node, parents):
+        return result if isinstance(node, ast.Return) else False
+
+    [row] = match_tree("s.py", ast.parse(SAMPLE), SourceText(SAMPLE), [kind(match)])[0]
+    fields = json.loads(row.fields)
+    assert fields == {"b": True, "i": 2, "big": str(2 ** 70), "f": 0.5, "s": "x", "none": None,
+                      "list": '[1, "a"]', "node": json.dumps(str(result["node"])), "sub": '"t"'}
 
 
 def test_depth_and_fstring_of_a_match():

@@ -152,3 +152,46 @@ def test_the_dask_engine_refuses_a_pattern_before_any_work(tmp_path, capsys, set
     assert main(command("--pattern", str(plugin), "--engine", "dask", "-q")) == 2
     assert capsys.readouterr().err == "punstats: error: %s\n" % DASK_PATTERNS
     assert not os.path.exists(tmp_path / "out") and index.requests == []
+
+
+#: A pattern whose fields differ by project: alpha's calls (f) have no ``g`` and an int ``n``,
+#: gamma's (g) a bool ``g`` and a text ``n``; beta has no call.
+FIELDED = '''\
+import ast
+
+import punstats
+
+
+@punstats.pattern("named_calls", label="calls of a name", per="calls", on=ast.Call)
+def match(node, parents):
+    if node.func.id == "f":
+        return {"name": "f", "n": 1}
+    return {"name": node.func.id, "n": "one", "g": True}
+'''
+
+
+def test_every_projects_table_has_the_runs_field_columns(tmp_path, capsys, setup):
+    command, _ = setup
+    plugin = tmp_path / "fielded.py"
+    plugin.write_text(FIELDED)
+    assert main(command("--pattern", str(plugin), "-q")) == 0
+    out = tmp_path / "out"
+    occurrences = pd.read_parquet(out / "occurrences")  # as the README reads it: one file's columns
+    rows = occurrences[occurrences["kind"] == "named_calls"].set_index("project")
+    got = {project: {k: (None if pd.isna(v) else v) for k, v in row.items()}
+           for project, row in rows[["field_name", "field_n", "field_g"]].to_dict("index").items()}
+    assert got == {"alpha": {"field_name": "f", "field_n": "1", "field_g": None},  # the int 1 as text beside "one"
+                   "gamma": {"field_name": "g", "field_n": "one", "field_g": True}}
+    assert str(occurrences["field_g"].dtype) == "boolean" and str(occurrences["field_n"].dtype) == "str"
+    assert occurrences[occurrences["kind"] == "call"]["field_name"].isna().all()
+    capsys.readouterr()
+    assert main(["hits", str(out), "--json"]) == 0  # the run's one pattern
+    assert [json.loads(line)["fields"] for line in capsys.readouterr().out.splitlines()] == [
+        {"name": "f", "n": "1"}, {"name": "g", "n": "one", "g": True}]
+    assert main(["table", str(out), "--kind", "named_calls"]) == 0 and "alpha" in capsys.readouterr().out
+    assert main(["label", str(out), "--kind", "named_calls", "-o", str(tmp_path / "labels")]) == 0
+    assert main(["report", str(out), "--kind", "named_calls", "-o", str(tmp_path / "report.md")]) == 0
+    capsys.readouterr()
+    before = snapshot(out)
+    assert main(command("--pattern", str(plugin), "--skip-existing", "-q")) == 0  # resumed: as it was
+    assert snapshot(out) == before

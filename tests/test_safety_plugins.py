@@ -81,6 +81,11 @@ def at_return(value):
     (at_return({1: "a", "1": "b"}), "pattern p0: its fields must have string keys, not 1"),
     (at_return({"k": "v" * 20_000}), "pattern p0: its fields are 20,009 characters as JSON, over the limit of 10,000"),
     (at_return({"k": (lambda: 1)}), None),  # a value that does not pickle is stored as its str()
+    (at_return({"two words": 1}), "pattern p0: its field names must be identifiers of at most 60 characters "
+                                  "(columns field_<name>), not 'two words'"),
+    (at_return({"k" * 61: 1}), "pattern p0: its field names must be identifiers of at most 60 characters "
+                               "(columns field_<name>), not '" + "k" * 58 + "\u2026"),
+    (at_return({"k%d" % i: i for i in range(65)}), "pattern p0: it returned 65 fields, over the limit of 64"),
 ])
 def test_results_that_cannot_be_stored_are_pattern_errors(match, said):
     record = record_of(match).record

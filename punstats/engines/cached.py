@@ -69,15 +69,21 @@ class Prepared:
         return hashlib.sha256(text.encode()).hexdigest()
 
 
+#: What a user pattern's row holds (``extract.patterns``), in the version key of scans with patterns:
+#: 2, the columns about a call are null and a dict result is ``fields``, no longer ``value``.
+PATTERN_ROWS_VERSION = 2
+
+
 def extract_version(max_bytes: int, patterns: Sequence[Kind] = ()) -> str:
     """The cache's version key for extractions: extractor version and size cap, and with
-    user patterns a digest of each one's name, ``per``, source and source hash, so that
-    results are reused only for the very same patterns (an edited plugin extracts again)."""
+    user patterns the version of their rows (``PATTERN_ROWS_VERSION``) and a digest of each
+    one's name, ``per``, source and source hash, so that results are reused only for the very
+    same patterns (an edited plugin extracts again)."""
     version = "%d/max=%d" % (EXTRACTOR_VERSION, max_bytes)
     if not patterns:
         return version
     described = json.dumps([[k.name, k.per, k.source, k.sha256] for k in patterns], ensure_ascii=True)
-    return "%s/patterns=%s" % (version, hashlib.sha256(described.encode()).hexdigest())
+    return "%s/patterns%d=%s" % (version, PATTERN_ROWS_VERSION, hashlib.sha256(described.encode()).hexdigest())
 
 
 def cacheable(patterns: Sequence[Kind]) -> bool:

@@ -380,8 +380,8 @@ def to_cells(extraction: Extraction, code: Code, data: bytes) -> Extraction:
     for o in extraction.occurrences:
         cell, line = code.where(o.line)
         offset = line - o.line  # the same for every line of the row: a row lies in one cell
-        occurrences.append(o._replace(line=line, end_line=o.end_line + offset, call_line=o.call_line + offset,
-                                      cell=cell))
+        call_line = None if o.call_line is None else o.call_line + offset  # a user pattern's row has none
+        occurrences.append(o._replace(line=line, end_line=o.end_line + offset, call_line=call_line, cell=cell))
     functions = []
     for f in extraction.functions:
         cell, line = code.where(f.line)

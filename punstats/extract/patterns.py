@@ -1,14 +1,17 @@
 """The rows of user patterns' matches, and how a failing matcher is recorded.
 
-The walk (``extract.walk``) calls a user's ``match(node, parents)`` and
-makes each match (a true result) a row with ``matched_row``: kind = the
-pattern's name; its position is the node's (character columns,
-``SourceText``; a node without one, such as ``arguments`` or an operator,
-takes its nearest ancestor's); ``name`` is the node's class name
-(``Return``); ``value`` is the node's source text, shortened, or, when the
-matcher returned a non-empty dict, that dict as JSON text (sorted keys);
-``depth`` counts the enclosing calls and ``in_fstring`` says whether an
-f-string encloses it, as for the built-in kinds; ``callee`` is empty.
+The walk (``extract.walk``) calls a user's ``match(node, parents)``; a
+match (a true result) becomes a row (``matched_row``) of kind = the
+pattern's name: its position is the node's
+(character columns, ``SourceText``; a node without one, such as
+``arguments`` or an operator, takes its nearest ancestor's); ``name`` is the
+node's class name (``Return``); ``value`` is the node's source text,
+shortened; when the matcher returned a non-empty dict, ``fields`` is that
+dict as JSON text (sorted keys, each value a JSON scalar), which the stored
+table spreads into one column per key (``store.fields``); ``depth`` counts
+the enclosing calls and ``in_fstring`` says whether an f-string encloses it,
+as for the built-in kinds; the columns about a call (``callee``,
+``call_line`` ...) are None.
 
 ``node_units`` names the ``ast`` classes the patterns' ``per`` count per
 file.  A matcher that raises ends the walk with ``PatternFailure``
@@ -36,7 +39,7 @@ class PatternFailure(Exception):
         self.name, self.line, self.status = name, line, status
 
 
-#: The most characters of a dict result's JSON text (the ``value`` of its row).
+#: The most characters of a dict result's JSON text (the ``fields`` of its row).
 VALUE_LIMIT = 10_000
 
 #: The most characters of a matcher's exception message kept in a file's ``error``.
@@ -103,12 +106,21 @@ _POSITION_FIELDS = ("lineno", "col_offset", "end_lineno", "end_col_offset")
 
 
 def _fields(name: str, result: Dict[Any, Any], line: int) -> str:
-    """A dict result as JSON text (sorted keys): string keys, at most ``VALUE_LIMIT`` characters."""
+    """A dict result as the JSON text of ``Occurrence.fields`` (sorted keys, each value a JSON
+    scalar: ``_scalar``): at most ``FIELD_KEYS`` keys, each an identifier of at most
+    ``FIELD_NAME_LIMIT`` characters, and at most ``VALUE_LIMIT`` characters in all."""
     odd = [key for key in result if not isinstance(key, str)]
     if odd:
         raise PatternFailure(name, "its fields must have string keys, not %s" % _short(odd[0]), line)
+    if len(result) > FIELD_KEYS:
+        raise PatternFailure(name, "it returned %d fields, over the limit of %d" % (len(result), FIELD_KEYS), line)
+    bad = [key for key in result if not key.isidentifier() or len(key) > FIELD_NAME_LIMIT]
+    if bad:
+        raise PatternFailure(name, "its field names must be identifiers of at most %d characters (columns "
+                             "field_<name>), not %s" % (FIELD_NAME_LIMIT, _short(bad[0])), line)
     try:
-        value = json.dumps(result, sort_keys=True, default=str, ensure_ascii=False)
+        value = json.dumps({key: _scalar(item) for key, item in result.items()}, sort_keys=True,
+                           ensure_ascii=False)
     except Exception as exc:  # noqa: BLE001 -- a value whose str() raises, a cycle
         raise PatternFailure(name, "its fields cannot be stored as JSON (%s: %s)"
                              % (type(exc).__name__, said(exc, MESSAGE_LIMIT)), line) from None
@@ -116,6 +128,22 @@ def _fields(name: str, result: Dict[Any, Any], line: int) -> str:
         raise PatternFailure(name, "its fields are %s characters as JSON, over the limit of %s"
                              % (format(len(value), ","), format(VALUE_LIMIT, ",")), line)
     return value
+
+
+#: The most fields one match may have, and the most characters of a field's name.
+FIELD_KEYS, FIELD_NAME_LIMIT = 64, 60
+
+_INT64 = 2 ** 63
+
+
+def _scalar(value: Any) -> Any:
+    """A field's value as one cell holds it: None, a bool, an int of 64 bits, a float and text
+    as they are (exactly those types, not subclasses, whose methods are the user's code); anything
+    else as its JSON text (``str()`` for what JSON does not know), as the cell of a text column."""
+    kind = type(value)
+    if value is None or kind in (bool, float, str) or (kind is int and -_INT64 <= value < _INT64):
+        return value
+    return json.dumps(value, sort_keys=True, default=str, ensure_ascii=False)
 
 
 def _short(value: Any) -> str:
@@ -128,18 +156,16 @@ def _short(value: Any) -> str:
 
 def matched_row(path: str, source: SourceText, name: str, node: ast.AST, parents: Tuple[ast.AST, ...],
                 result: Any) -> Occurrence:
-    """The row of a match, made when it matched (a later matcher changing the tree cannot move it)."""
+    """The row of a match, made when it matched (a later matcher changing the tree cannot move it):
+    the columns about a call are None (a pattern's node is no call), its dict, ``fields``."""
     line, col, end_line, end_col, anchor = _position(name, source, node, parents)
-    if isinstance(result, dict) and result:
-        value = _fields(name, result, line)
-    else:
-        value = short_segment(source, anchor) if anchor is not None else ""
-    char_col = source.char_col(line, col)
+    fields = _fields(name, result, line) if isinstance(result, dict) and result else None
     kind_name = type(node).__name__
     return Occurrence(
-        path=path, line=line, col=char_col, end_line=end_line, end_col=source.char_col(end_line, end_col),
-        name=kind_name, name_len=len(kind_name), kind=name, callee="", call_line=line, call_col=char_col,
-        call_keywords=0, call_punnable=0,
+        path=path, line=line, col=source.char_col(line, col), end_line=end_line,
+        end_col=source.char_col(end_line, end_col), name=kind_name, name_len=len(kind_name), kind=name,
+        callee=None, call_line=None, call_col=None, call_keywords=None, call_punnable=None,
         depth=sum(1 for p in parents if type(p) is ast.Call),
         in_fstring=any(type(p) is ast.JoinedStr for p in parents),
-        value=value, base="", base_kind="", dict_call=False)
+        value=short_segment(source, anchor) if anchor is not None else "",
+        base=None, base_kind=None, dict_call=None, fields=fields)

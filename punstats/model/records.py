@@ -14,14 +14,20 @@ import re
 from dataclasses import dataclass, field
 from typing import Dict, NamedTuple, Optional, Tuple
 
+#: The stored columns of a user pattern's fields (``Occurrence.fields``) are ``field_<key>``.
+FIELD_PREFIX = "field_"
+
 
 class Occurrence(NamedTuple):
-    """One keyword argument (or dict entry) whose value repeats its name.
+    """One match of a kind: a keyword argument (or dict entry) whose value repeats its name,
+    or a node a user pattern matched.
 
     ``kind`` says which pattern (see the KIND_ constants); only ``call``
     rows are the headline count.  For ``dict_literal`` rows the "call" is the
     dict display: ``callee`` is ``{}`` and ``call_keywords`` its entries with
-    string-constant keys.
+    string-constant keys.  The columns about a call (``callee`` to ``call_punnable``,
+    ``base``, ``base_kind``, ``dict_call``) are None in the rows of a user pattern,
+    whose own fields (a matcher's dict) are ``fields``.
     """
 
     path: str
@@ -32,20 +38,23 @@ class Occurrence(NamedTuple):
     name: str  # the keyword (or the dict key)
     name_len: int
     kind: str
-    callee: str  # source text of the called expression (the class name; "{}")
-    call_line: int
-    call_col: int
-    call_keywords: int  # keyword arguments (arg not None) of this call
-    call_punnable: int  # punnable keyword arguments of this call
+    callee: Optional[str]  # source text of the called expression (the class name; "{}")
+    call_line: Optional[int]
+    call_col: Optional[int]
+    call_keywords: Optional[int]  # keyword arguments (arg not None) of this call
+    call_punnable: Optional[int]  # punnable keyword arguments of this call
     depth: int  # enclosing calls
     in_fstring: bool
     value: str  # source text of the value (shortened)
-    base: str  # attribute rows: source text of the value's base, else ""
-    base_kind: str  # attribute rows: self, cls, name or expr, else ""
-    dict_call: bool  # call rows: the callee is the plain name ``dict``
+    base: Optional[str]  # attribute rows: source text of the value's base, else ""
+    base_kind: Optional[str]  # attribute rows: self, cls, name or expr, else ""
+    dict_call: Optional[bool]  # call rows: the callee is the plain name ``dict``
     #: a notebook's code cell (1-based, among all its cells) holding the row, whose positions
     #: (``line``, ``end_line``, ``call_line``) are then lines of that cell; None in a ``.py`` file
     cell: Optional[int] = None
+    #: a user pattern's fields (the dict its matcher returned) as JSON text, sorted keys, each
+    #: value a JSON scalar; stored as ``field_<key>`` columns (``store.fields``); None without
+    fields: Optional[str] = None
 
 
 class FunctionShape(NamedTuple):
@@ -112,10 +121,15 @@ _NEWLINE_BYTES = re.compile(rb"\r\n|\r|\n")
 _RECORD_FIELDS = tuple(f.name for f in dataclasses.fields(FileRecord))[1:]  # after "path"
 
 
-def _row(row: tuple) -> list:
-    """A row without its path (first) and, outside a notebook, without its ``cell`` (last,
-    None): the plain form of a ``.py`` file's rows is the one before notebooks were read."""
-    return list(row[1:-1] if row[-1] is None else row[1:])
+def _row(row: tuple, optional: int = 1) -> list:
+    """A row without its path (first) and without those of its ``optional`` last fields
+    (``cell``, ``fields``) that are None at its end: the plain form of a ``.py`` file's rows
+    is the one before notebooks were read, and a row without fields the one before fields."""
+    plain = list(row[1:])
+    while optional and plain[-1] is None:
+        plain.pop()
+        optional -= 1
+    return plain
 
 
 def to_plain(extraction: Extraction) -> Dict[str, list]:
@@ -124,7 +138,7 @@ def to_plain(extraction: Extraction) -> Dict[str, list]:
     caches can key it by content and workers can send it as JSON."""
     plain = {
         "record": [getattr(extraction.record, name) for name in _RECORD_FIELDS],
-        "occurrences": [_row(o) for o in extraction.occurrences],
+        "occurrences": [_row(o, 2) for o in extraction.occurrences],
         "functions": [_row(f) for f in extraction.functions],
     }
     if extraction.units:  # only scans with user patterns count nodes

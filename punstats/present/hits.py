@@ -20,6 +20,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from punstats.analysis.asked import occurrence_kind
 from punstats.model.escape import terminal
+from punstats.model.records import FIELD_PREFIX
 from punstats.patterns.built_in import registry_of
 from punstats.present.labels import LINE_CHARS, Sources
 
@@ -51,6 +52,8 @@ class Hit:
     rank: Optional[int] = None
     release: Optional[str] = None
     file: Optional[str] = None
+    #: a user pattern's fields (its ``field_<key>`` columns, by key), those the hit has
+    fields: Tuple[Tuple[str, Any], ...] = ()
 
     @property
     def shown_path(self) -> str:
@@ -73,6 +76,8 @@ class Hit:
                 "in_test": self.in_test, "cell": self.cell, "source_line": self.source_line}
         if self.project is not None:
             data.update(project=self.project, rank=self.rank, release=self.release, file=self.file)
+        if self.fields:
+            data["fields"] = dict(self.fields)
         return data
 
 
@@ -97,9 +102,12 @@ class Hits:
 
 def _hit(row: Dict[str, Any], source_line: Optional[str]) -> Hit:
     cell = row.get("cell")
+    cut = len(FIELD_PREFIX)
+    fields = tuple((name[cut:], value) for name, value in row.items()
+                   if name.startswith(FIELD_PREFIX) and value is not None and value == value)  # NaN: none
     return Hit(str(row["path"]), int(row["line"]), int(row["col"]) + 1, int(row["end_line"]), int(row["end_col"]) + 1,
                str(row["kind"]), str(row["name"] or ""), str(row["value"] or ""), bool(row["in_test"]),
-               None if cell is None else int(cell), source_line)
+               None if cell is None else int(cell), source_line, fields=fields)
 
 
 def _run_hit(row: Dict[str, Any], record: Dict[str, Any]) -> Hit:
@@ -114,14 +122,16 @@ def _wanted(row: Dict[str, Any], tests: Optional[bool]) -> bool:
 
 
 def _table_rows(path: str, columns: Sequence[str], kind: Optional[str] = None) -> List[Dict[str, Any]]:
-    """The rows of a stored table (of ``kind`` only, when given), in those of ``columns`` it has."""
+    """The rows of a stored table (of ``kind`` only, when given), in those of ``columns`` it has
+    and, with ``kind``, its ``field_<key>`` columns."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     from punstats.store.staging import StoreError
     try:
         names = pq.ParquetFile(path).schema_arrow.names
-        table = pq.read_table(path, columns=[c for c in columns if c in names],
+        wanted = [c for c in columns if c in names] + [c for c in names if kind and c.startswith(FIELD_PREFIX)]
+        table = pq.read_table(path, columns=wanted,
                               filters=None if kind is None else [("kind", "==", kind)])
     except (OSError, ValueError, pa.ArrowException) as exc:
         raise StoreError("%s: not a readable table: %s" % (path, " ".join(str(exc).split()))) from None
@@ -161,9 +171,10 @@ def _run_hits(directory: str, kind: Optional[str], tests: Optional[bool]) -> Hit
 
 
 def _run_columns(directory: str) -> Tuple[str, ...]:
-    """``COLUMNS`` that the run's combined dataset holds (a run made before notebooks were read has no ``cell``)."""
-    from punstats.store.ecosystem import stored_columns
-    return stored_columns(directory, COLUMNS)
+    """``COLUMNS`` that the run's combined dataset holds (a run made before notebooks were read has no ``cell``),
+    and its ``field_<key>`` columns."""
+    from punstats.store.ecosystem import field_columns, stored_columns
+    return stored_columns(directory, COLUMNS) + field_columns(directory)
 
 
 def hits_of(directory: str, kind: Optional[str] = None, tests: Optional[bool] = None) -> Hits:

@@ -357,6 +357,9 @@ def run_top(top: Listing, projects: Sequence[Ranked], options: Options,
         if cache is not None and cache is not options.cache:
             cache.close()
         timing.wall += time.perf_counter() - start
+    if options.scan.patterns:  # their fields: the same columns in every project's table
+        from punstats.store.fields import harmonize
+        harmonize(os.path.join(output, "occurrences"))
     ecosystem = aggregate(load_record(output, p.name) for p in projects)  # one record at a time
     with open(os.path.join(output, RUN_FILE), encoding="utf-8") as handle:
         ecosystem.update(list=top.provenance(), asked=len(projects), rules=json.load(handle)["rules"],

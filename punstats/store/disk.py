@@ -19,6 +19,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from punstats.model import jsondata
+from punstats.store import fields as spreading
 from punstats.store import labels, schema, shape
 from punstats.store.frames import as_stored, csv_ready
 from punstats.store.provenance import provenance_metadata
@@ -48,14 +49,18 @@ class ParquetTable:
 
     def __init__(self, path: str, columns: schema.Columns, provenance: Dict[str, Any],
                  row_group_rows: int) -> None:
-        metadata = {b"pandas": schema.pandas_metadata(columns),
-                    b"punstats": json.dumps(provenance_metadata(provenance), sort_keys=True).encode()}
-        self.schema = schema.arrow_schema(columns).with_metadata(metadata)
+        self.path, self.columns, self.provenance = path, columns, provenance
+        self.schema = schema.arrow_schema(columns).with_metadata(self.metadata(columns))
         self.writer = pq.ParquetWriter(path, self.schema)
         self.row_group_rows = row_group_rows
         self.pending: list = []
         self.buffered = 0
         self.rows = 0
+
+    def metadata(self, columns: schema.Columns) -> Dict[bytes, bytes]:
+        """The schema metadata of the table with ``columns``: pandas dtypes and the provenance."""
+        return {b"pandas": schema.pandas_metadata(columns),
+                b"punstats": json.dumps(provenance_metadata(self.provenance), sort_keys=True).encode()}
 
     def put(self, table: pa.Table) -> None:
         self.pending.append(table.replace_schema_metadata(self.schema.metadata))
@@ -85,27 +90,34 @@ class ParquetTable:
 
 class TableFiles:
     """The tables of one stored scan, each written as its pieces arrive (and
-    copied to CSV with ``csv``, through pandas, as ``DataFrame.to_csv``)."""
+    copied to CSV with ``csv``, through pandas, as ``DataFrame.to_csv``).  The
+    occurrences' ``fields`` (user patterns' dicts) become ``field_<key>`` columns
+    when the tables close (``store.fields``); ``fields``: such columns known beforehand."""
 
     def __init__(self, directory: str, provenance: Dict[str, Any], csv: bool = False,
-                 functions: bool = True, units: Sequence[str] = ()) -> None:
+                 functions: bool = True, units: Sequence[str] = (), fields: schema.Columns = ()) -> None:
         names = [name for name in schema.RAW if functions or name != "functions"]
         self.directory, self.csv = directory, csv
         self.raw = schema.raw(units)  # with units: the node-class columns of user patterns
+        known = {"occurrences": fields}  # field columns of the occurrences, last
         self.tables = {name: ParquetTable(os.path.join(directory, TABLE_FILES[name]),
-                                          self.raw[name] + schema.RULE_COLUMNS, provenance,
-                                          ROW_GROUP_ROWS[name])
+                                          self.raw[name] + schema.RULE_COLUMNS + known.get(name, ()),
+                                          provenance, ROW_GROUP_ROWS[name])
                        for name in names}
+        self.spreader = spreading.Spreader(os.path.join(directory, spreading.SIDE_FILE))
         self._csv_started: set = set()
 
     def put(self, name: str, table: pa.Table) -> None:
+        if name == "occurrences":
+            table = self.spreader.take(table)
         self.tables[name].put(table)
         if self.csv:
             self._put_csv(name, table)
 
     def _put_csv(self, name: str, table: pa.Table) -> None:
         path = os.path.join(self.directory, TABLE_FILES[name].replace(".parquet", ".csv"))
-        frame = csv_ready(table.replace_schema_metadata(self.tables[name].schema.metadata).to_pandas())
+        parquet = self.tables[name]
+        frame = csv_ready(table.replace_schema_metadata(parquet.metadata(parquet.columns)).to_pandas())
         frame.to_csv(path, index=False, mode="a" if name in self._csv_started else "w",
                      header=name not in self._csv_started)
         self._csv_started.add(name)
@@ -114,15 +126,33 @@ class TableFiles:
         """Every table closed quietly after a failed write."""
         for table in self.tables.values():
             table.discard()
+        with contextlib.suppress(OSError, pa.ArrowException):
+            self.spreader.close()
 
     def close(self) -> Dict[str, int]:
         """Rows written, per table."""
         rows = {name: table.close() for name, table in self.tables.items()}
+        self._spread()
         if self.csv:
             for name in self.tables:
                 if name not in self._csv_started:
-                    self._put_csv(name, schema.arrow_schema(self.raw[name] + schema.RULE_COLUMNS).empty_table())
+                    self._put_csv(name, schema.arrow_schema(self.tables[name].columns).empty_table())
         return rows
+
+    def _spread(self) -> None:
+        """The occurrences' fields, set aside as they were written, added as ``field_<key>`` columns."""
+        texts = self.spreader.close()
+        if texts is None:
+            return
+        table, added = self.tables["occurrences"], self.spreader.columns()
+        table.columns += added
+        spreading.spread(table.path, texts, added, table.metadata(table.columns))
+        if self.csv:  # written again, with the columns
+            self._csv_started.discard("occurrences")
+            source = pq.ParquetFile(table.path)
+            for group in range(source.metadata.num_row_groups):
+                self._put_csv("occurrences", source.read_row_group(group))
+            source.close()
 
 
 def _not_a_scan(directory: str) -> Optional[str]:
@@ -189,14 +219,17 @@ def read_table(directory: str, name: str, columns: Optional[list] = None) -> Any
         table = pq.read_table(path, columns=columns)
     except (OSError, ValueError, pa.ArrowException) as exc:
         raise StoreError("%s: %s" % (path, _one_line(exc))) from None
-    return table.replace_schema_metadata(_pandas_metadata(name, table.schema.names)).to_pandas()
+    return table.replace_schema_metadata(_pandas_metadata(name, table.schema)).to_pandas()
 
 
-def _pandas_metadata(name: str, names: list) -> Dict[bytes, bytes]:
-    """The ``pandas`` metadata of a table's columns ``names`` as punstats writes it: the
+def _pandas_metadata(name: str, stored: pa.Schema) -> Dict[bytes, bytes]:
+    """The ``pandas`` metadata of a table's columns (``stored``) as punstats writes it: the
     file's own is never read (it is JSON from disk: nested thousands deep, or of any shape)."""
-    kinds = dict(schema.raw(schema.node_units(names))[name] + schema.RULE_COLUMNS)
-    return {b"pandas": schema.pandas_metadata(tuple((column, kinds[column]) for column in names if column in kinds))}
+    kinds = dict(schema.raw(schema.node_units(stored.names))[name] + schema.RULE_COLUMNS)
+    kinds.update((field.name, schema.field_kind(field.type)) for field in stored
+                 if name == "occurrences" and field.name.startswith(schema.FIELD_PREFIX))
+    return {b"pandas": schema.pandas_metadata(tuple((column, kinds[column]) for column in stored.names
+                                                    if column in kinds))}
 
 
 def write(directory: str, occurrences: Any, files: Any, summary: Dict[str, Any], csv: bool = False,
@@ -207,7 +240,7 @@ def write(directory: str, occurrences: Any, files: Any, summary: Dict[str, Any],
     out = None
     try:
         out = TableFiles(staging.path, summary, csv=csv, functions=functions is not None,
-                         units=schema.node_units(list(files.columns)))
+                         units=schema.node_units(list(files.columns)), fields=spreading.frame_columns(occurrences))
         frames = {"occurrences": occurrences, "files": files, "functions": functions}
         for name, table in out.tables.items():
             columns = table.schema.remove_metadata()

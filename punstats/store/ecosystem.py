@@ -19,6 +19,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from punstats.model import jsondata
 from punstats.model.kinds import Registry
+from punstats.model.records import FIELD_PREFIX
 from punstats.patterns.built_in import registry_of
 from punstats.store.ecosystem_shape import is_count, rules_problem, summary_problem
 from punstats.store.staging import StoreError, _one_line
@@ -227,10 +228,20 @@ def _read_tables(directory: str, table: str, names: Sequence[str], columns: Sequ
 def stored_columns(directory: str, columns: Sequence[str], table: str = "occurrences") -> Tuple[str, ...]:
     """Those of ``columns`` that the run's combined ``table`` holds (a run made before notebooks were
     read has no ``cell``)."""
+    names = _names(directory, table)
+    return tuple(column for column in columns if names is None or column in names)
+
+
+def field_columns(directory: str) -> Tuple[str, ...]:
+    """The ``field_<key>`` columns of the run's combined occurrences (user patterns' fields)."""
+    return tuple(name for name in _names(directory, "occurrences") or () if name.startswith(FIELD_PREFIX))
+
+
+def _names(directory: str, table: str) -> Optional[List[str]]:
+    """The columns of the run's combined ``table`` (those of one of its files), None without it."""
     import pyarrow.dataset as ds
     location = os.path.join(directory, table)
-    names = ds.dataset(location, format="parquet").schema.names if os.path.isdir(location) else columns
-    return tuple(column for column in columns if column in names)
+    return ds.dataset(location, format="parquet").schema.names if os.path.isdir(location) else None
 
 
 def _json(path: str, what: str) -> Any:

@@ -17,33 +17,68 @@ from typing import Any, Dict, List, Sequence, Tuple
 
 import pyarrow as pa
 
+from punstats.model import records
 from punstats.model.records import FileRecord
 from punstats.patterns.built_in import COUNT_COLUMNS
 from punstats.store.rules import TestRule
 
 INT, BOOL, STR, OPTIONAL_INT = "int", "bool", "str", "optional int"
+OPTIONAL_BOOL, FLOAT = "optional bool", "float"
 
 
-#: Arrow type of each kind.  ``OPTIONAL_INT`` holds nulls (``error_line`` of a parsed file).
-ARROW_TYPES = {INT: pa.int64(), BOOL: pa.bool_(), STR: pa.large_string(), OPTIONAL_INT: pa.int64()}
+#: Arrow type of each kind.  ``OPTIONAL_INT`` and ``OPTIONAL_BOOL`` hold nulls (``error_line`` of a
+#: parsed file, ``call_line`` of a user pattern's row); so do ``STR`` (pandas reads NaN) and ``FLOAT``.
+ARROW_TYPES = {INT: pa.int64(), BOOL: pa.bool_(), STR: pa.large_string(), OPTIONAL_INT: pa.int64(),
+               OPTIONAL_BOOL: pa.bool_(), FLOAT: pa.float64()}
 
 
-#: pandas dtype of each kind: ``str`` is pandas' string dtype, ``Int64`` its nullable integer.
-PANDAS_DTYPES = {INT: "int64", BOOL: "bool", STR: "str", OPTIONAL_INT: "Int64"}
+#: pandas dtype of each kind: ``str`` is pandas' string dtype, ``Int64`` and ``boolean`` its
+#: nullable integer and boolean.
+PANDAS_DTYPES = {INT: "int64", BOOL: "bool", STR: "str", OPTIONAL_INT: "Int64", OPTIONAL_BOOL: "boolean",
+                 FLOAT: "float64"}
 
 
 _PANDAS_TYPES = {INT: ("int64", "int64"), BOOL: ("bool", "bool"), STR: ("object", "str"),
-                 OPTIONAL_INT: ("int64", "Int64")}  # (pandas_type, numpy_type) in pandas metadata
+                 OPTIONAL_INT: ("int64", "Int64"), OPTIONAL_BOOL: ("bool", "boolean"),
+                 FLOAT: ("float64", "float64")}  # (pandas_type, numpy_type) in pandas metadata
 
 Columns = Tuple[Tuple[str, str], ...]
 
+#: The columns about a call (``call``, ``class``, ``attribute``, ``near_miss`` and ``dict_literal``
+#: rows fill them): null in the rows of a user pattern.
+CALL_COLUMNS = ("callee", "call_line", "call_col", "call_keywords", "call_punnable", "base", "base_kind",
+                "dict_call")
+
 OCCURRENCES: Columns = (
     ("path", STR), ("line", INT), ("col", INT), ("end_line", INT), ("end_col", INT),
-    ("name", STR), ("name_len", INT), ("kind", STR), ("callee", STR), ("call_line", INT),
-    ("call_col", INT), ("call_keywords", INT), ("call_punnable", INT), ("depth", INT),
-    ("in_fstring", BOOL), ("value", STR), ("base", STR), ("base_kind", STR), ("dict_call", BOOL),
+    ("name", STR), ("name_len", INT), ("kind", STR), ("callee", STR), ("call_line", OPTIONAL_INT),
+    ("call_col", OPTIONAL_INT), ("call_keywords", OPTIONAL_INT), ("call_punnable", OPTIONAL_INT), ("depth", INT),
+    ("in_fstring", BOOL), ("value", STR), ("base", STR), ("base_kind", STR), ("dict_call", OPTIONAL_BOOL),
     ("cell", OPTIONAL_INT),  # a notebook's cell (lines are then the cell's); last, so the others keep their places
 )
+
+
+#: The occurrences' column of user patterns' fields (``Occurrence.fields``, JSON text) on their way
+#: to the stored table (spilled, kept in the cache), which holds them as ``field_<key>`` columns
+#: instead (``store.fields``).
+FIELDS = "fields"
+
+
+FIELD_PREFIX = records.FIELD_PREFIX
+
+
+#: The occurrences columns on their way (``travelling``): the stored ones and ``fields``.
+TRAVELLING_OCCURRENCES: Columns = OCCURRENCES + ((FIELDS, STR),)
+
+
+def field_kind(arrow_type: pa.DataType) -> str:
+    """The kind of a ``field_<key>`` column stored with ``arrow_type`` (``store.fields`` writes
+    only these four)."""
+    if pa.types.is_boolean(arrow_type):
+        return OPTIONAL_BOOL
+    if pa.types.is_integer(arrow_type):
+        return OPTIONAL_INT
+    return FLOAT if pa.types.is_floating(arrow_type) else STR
 
 
 #: A file's facts, then the per-file counts of the built-in kinds (``patterns.built_in.COUNT_COLUMNS``,
@@ -100,6 +135,11 @@ RAW: Dict[str, Columns] = {"occurrences": OCCURRENCES, "files": FILES, "function
 def raw(units: Sequence[str] = ()) -> Dict[str, Columns]:
     """``RAW``, the files table with the node-class columns of ``units``."""
     return dict(RAW, files=files_columns(units)) if units else RAW
+
+
+def travelling(units: Sequence[str] = ()) -> Dict[str, Columns]:
+    """``raw(units)`` with the occurrences' ``fields`` column: the rows as extracted, spilled and cached."""
+    return dict(raw(units), occurrences=TRAVELLING_OCCURRENCES)
 
 
 def names(columns: Columns) -> List[str]:

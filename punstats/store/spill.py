@@ -56,7 +56,8 @@ def extraction_batches(items: Sequence[Tuple[int, Extraction]],
     else:
         files = [schema.file_row(e.record) for _, e in items]
     return {
-        "occurrences": record_batch([o for _, o in occurrences], schema.OCCURRENCES, [i for i, _ in occurrences]),
+        "occurrences": record_batch([o for _, o in occurrences], schema.TRAVELLING_OCCURRENCES,
+                                    [i for i, _ in occurrences]),
         "files": record_batch(files, schema.files_columns(units), [i for i, _ in items]),
         "functions": record_batch([f for _, f in functions], schema.FUNCTIONS, [i for i, _ in functions]),
     }
@@ -72,7 +73,7 @@ class Spill:
         self.buckets = max(1, -(-count // self.bucket_files))
         self._writers: Dict[Tuple[str, int], Any] = {}
         self._schemas = {name: schema.arrow_schema(columns).append(pa.field(INDEX, pa.int64()))
-                         for name, columns in schema.raw(units).items()}
+                         for name, columns in schema.travelling(units).items()}
         os.makedirs(directory, exist_ok=True)
 
     def add(self, indices: Sequence[int], extractions: Sequence[Extraction]) -> None:
@@ -132,7 +133,7 @@ class RawOutput:
         self._copies: Dict[str, Any] = {}
 
     def keep_copies(self) -> None:
-        for name, columns in schema.raw(self.units).items():
+        for name, columns in schema.travelling(self.units).items():
             self._copies[name] = pa.ipc.new_stream(pa.OSFile(self.copy_path(name), "wb"),
                                                    schema.arrow_schema(columns))
 
