@@ -301,4 +301,5 @@ def test_labels_and_pattern_labels_reach_no_csv_or_terminal_raw(hostile, tmp_pat
     texts = [stdout + stderr for _, stdout, stderr in shown] + [path.read_text(encoding="utf-8") for path in files]
     assert not [text[:200] for text in texts if RAW_CONTROL.search(text.replace("\n", ""))]
     assert "\\x1b]8;;http:evil\\x1b\\bug\\x1b[31m" in sheet.read_text(encoding="utf-8")
-    assert any("bad\\x1b]8;;http:e\\x1b\\x\\x1b[2J" in stdout for _, stdout, _ in shown)
+    # a pattern's label loses its escape sequences where it is declared (a link keeps its text)
+    assert any("badx" in stdout for _, stdout, _ in shown)

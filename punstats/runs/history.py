@@ -178,7 +178,11 @@ def history(repo: str, commits: Sequence[gitsource.Commit], *, cache: Any = True
                 if on_revision:
                     on_revision(commit, rows[-1])
         except GitError as exc:
-            raise GitError("%s (was the repository rewritten while history read it? run it again)" % exc) from None
+            # a commit listed a moment ago that git cannot read: rewritten meanwhile (a deadline is said as is)
+            if not present(gitdir, commits[len(rows):len(rows) + 1]):
+                raise GitError("%s (the repository was rewritten while history read it: run it again)"
+                               % exc) from None
+            raise
     return table_of(rows)
 
 
