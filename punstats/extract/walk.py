@@ -38,8 +38,8 @@ class Context:
 
     ``path``: the file's path; ``depth``: the calls enclosing the node;
     ``in_fstring``: whether an f-string encloses it; ``parents``: its
-    ancestors, outermost first (only when a scan has user patterns; else
-    empty).  ``count`` and ``most`` keep the per-file counts the pattern
+    ancestors, outermost first (given only when a user's pattern is declared
+    with ``context=True``; else empty).  ``count`` and ``most`` keep the per-file counts the pattern
     declared (``columns``); ``record`` adds a row to the occurrences table,
     ``function`` one to the functions table; ``text`` is a node's source
     text, shortened, and ``char_col`` a column in characters.
