@@ -169,6 +169,7 @@ def cmd_history(args: argparse.Namespace) -> int:
     try:
         about = histories.provenance(args.repo, commits, dict(vars(args),
                                                               pattern=[k.provenance() for k in options.patterns]))
+        about = dict(about, rules=options.rules())  # every rule that changes a count: history.csv's columns
         if vanished:
             about = dict(about, vanished=[commit.sha for commit in vanished])
         written = histories.store(place, table, about, _figure(table, name, subject))
@@ -197,8 +198,10 @@ def _rows_text(table: Any, subject: Any) -> str:
         counted, measured = pattern_columns(subject)
         middle = [*counted, *measured]
     columns = table[["commit", "date", "files", *middle, "files_extracted"]].assign(commit=table["commit"].str[:12])
-    # a share or rate of nothing is n/a
-    return columns.to_string(index=False, na_rep="n/a", formatters={c: "{:,.2f}".format for c in measured})
+    # a share or rate of nothing is n/a; a rate as every rate is printed (present.formats.rate_text)
+    from punstats.present.formats import rate_text
+    formatters = {c: "{:,.2f}".format if c.endswith("_pct") else rate_text for c in measured}
+    return columns.to_string(index=False, na_rep="n/a", formatters=formatters)
 
 
 def _pattern_errors_said(table: Any) -> int:

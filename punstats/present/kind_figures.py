@@ -29,7 +29,7 @@ from punstats.model.escape import figure_text
 from punstats.model.kinds import KIND_CALL, Kind
 from punstats.present.commands import shown_source
 from punstats.present.figure import DPI, STYLE, WIDTH, Plot, _count_axis, _figure, _finish, caption
-from punstats.present.formats import percent_text
+from punstats.present.formats import percent_text, rate_text
 from punstats.present.plots import NONTEST_COLOUR, SHARE_LINES, TEST_COLOUR
 from punstats.present.provenance import column_names, subject_of
 
@@ -130,7 +130,7 @@ def _measure_text(value: float, share: bool) -> str:
     """A bar's label: ``1.25%``, ``39.4`` per million, or ``n/a``."""
     if share or value != value:
         return percent_text(value)
-    return format(value, ",.3g") if value < 1000 else format(round(value), ",")
+    return rate_text(value)
 
 
 def kind_trend(table: pd.DataFrame, name: str, kind: Kind, counted: Sequence[str], measured: Sequence[str]) -> Plot:
