@@ -69,6 +69,7 @@ def made(tmp_path_factory):
     commit(repo, TREE, date="2023-02-01T12:00:00+00:00")
     run_cli("history", repo, "-q", "--every", "commit", "-o", root / "h", "--pattern", plugin)
     paths["history"] = root / "h" / "history.csv"
+    paths["_run"] = run_dir  # not a CSV: the run itself, for its footnotes
     return paths
 
 
@@ -144,3 +145,11 @@ def test_exclude_is_a_column_and_a_footnote_of_the_scans_it_changed(made, capsys
     assert all(re.search(r"pattern try_finally \(tries.py, sha256 [0-9a-f]{12}\)", note) for note in notes)
     history = pd.read_csv(made["history"])
     assert set(history["test_rule"]) == {"components"} and history["patterns"].str.startswith("try_finally ").all()
+
+
+def test_a_run_s_footnote_names_its_rules_and_pattern(made, capsys):
+    for options in ([], ["--kinds"], ["--by", "length"], ["--kind", "call"]):
+        run_cli("table", made["_run"], *options)
+        note = " ".join(capsys.readouterr().out.split(".. [#]")[1].replace("\\", "").split())
+        assert "test rule components; .py files, .gitignore not read, nothing excluded, long identifiers from 10 " \
+               "characters, pattern try_finally (tries.py, sha256 " in note, options

@@ -68,6 +68,17 @@ def rules_text(rules: Optional[Dict[str, Any]], long_threshold: Any,
     return ", ".join(parts)
 
 
+def history_note(about: Optional[Dict[str, Any]]) -> str:
+    """What a history measured (its ``history.json``: the parser, punstats, the rules), as a caption
+    line; empty without it."""
+    if not about:
+        return ""
+    rules = about.get("rules") or {}
+    return "Parsed by %s with punstats %s; test rule %s; %s." % (
+        about.get("python", "?"), about.get("punstats_version", "?"), rules.get("test_rule", "?"),
+        rules_text(rules, rules.get("long_threshold", "?"), rules.get("patterns") or ()))
+
+
 def rule_columns(rules: Optional[Dict[str, Any]], patterns: Sequence[Dict[str, Any]] = ()) -> Dict[str, Any]:
     """The rules of ``rules_text`` as tidy columns: ``extensions``, ``gitignore``, ``exclude`` (globs
     joined by ``;``), ``exclude_dirs``, ``follow_links``, ``max_bytes`` and ``patterns`` (each
