@@ -24,12 +24,18 @@ def run_dir(tmp_path_factory):
     return directory
 
 
+def shown_table(run_dir, by):
+    """The rst table of ``table RUN --by BY``, notes included."""
+    return render(shown.pooled_table(read_run(run_dir), by, 20), "rst")
+
+
 def test_table_of_a_run_lists_every_project_in_every_format(run_dir, capsys):
     stored = read_run(run_dir)
     for fmt in FORMATS:
         assert main(["table", run_dir, "--format", fmt, "--kind", "call"]) == 0  # its one pattern by default
         out = capsys.readouterr().out
-        assert out == render(shown.project_table(stored.records, stored.ecosystem), fmt), fmt
+        if fmt != "csv":  # CSV: tidy, one row per project (test_present_tidy_every_csv)
+            assert out == render(shown.project_table(stored.records, stored.ecosystem), fmt), fmt
         assert all(name in out for name in NAMES), fmt
 
 
@@ -44,16 +50,19 @@ def test_a_run_is_listed_whole_unless_top_is_given(run_dir, capsys, monkeypatch)
 
 
 def test_table_of_a_run_with_top_and_kinds(run_dir, capsys):
-    assert main(["table", run_dir, "--top", "2", "--format", "csv", "--kind", "call"]) == 0
-    rows = pd.read_csv(io.StringIO(capsys.readouterr().out), comment="#")
-    assert list(rows["Rank"].fillna(0).astype(int)) == [1, 2, 0, 0]
-    assert list(rows["Project"])[2:] == ["5 more projects (4 scanned), pooled", "All 6 scanned projects, pooled"]
+    assert main(["table", run_dir, "--top", "2", "--format", "markdown", "--kind", "call"]) == 0
+    out = capsys.readouterr().out
+    assert "5 more projects (4 scanned), pooled" in out and "All 6 scanned projects, pooled" in out
     files = pd.read_parquet(os.path.join(run_dir, "files"))
     occurrences = pd.read_parquet(os.path.join(run_dir, "occurrences"))
     rest = files[files["project"].isin(NAMES[2:]) & (files["status"] == "ok")]
     calls = occurrences[occurrences["project"].isin(NAMES[2:]) & (occurrences["kind"] == "call")]
-    assert rows.iloc[2]["Files"] == len(rest) and rows.iloc[2]["f(x=x)"] == len(calls)
-    assert float(rows.iloc[2]["Share"]) == pytest.approx(100 * len(calls) / rest["keywords"].sum(), abs=0.005)
+    more = next(line for line in out.splitlines() if "more projects" in line).split("|")
+    assert int(more[4]) == len(rest) and int(more[6]) == len(calls)
+    assert more[7].strip() == "%.2f%%" % (100 * len(calls) / rest["keywords"].sum())
+    assert main(["table", run_dir, "--top", "2", "--format", "csv", "--kind", "call"]) == 0
+    rows = pd.read_csv(io.StringIO(capsys.readouterr().out))  # tidy: the first two projects, no pooled rows
+    assert list(rows["rank"]) == [1, 2] and list(rows["project"]) == NAMES[:2]
     assert main(["table", run_dir, "--kinds", "--format", "markdown"]) == 0
     out = capsys.readouterr().out
     assert "try with finally" in out and "near miss" in out and "top-pypi-7" in out
@@ -62,30 +71,31 @@ def test_table_of_a_run_with_top_and_kinds(run_dir, capsys):
 def test_a_run_s_length_table_pools_its_projects_as_the_dataset_counts_them(run_dir, capsys):
     assert main(["table", run_dir, "--by", "length", "--format", "csv"]) == 0
     out = capsys.readouterr().out
-    rows = pd.read_csv(io.StringIO(out), comment="#")
+    rows = pd.read_csv(io.StringIO(out))
     occurrences = pd.read_parquet(os.path.join(run_dir, "occurrences"))  # independent: a groupby on the dataset
     calls = occurrences[occurrences["kind"] == "call"]
     assert set(calls["project"]) == {"alpha", "beta", "iota", "kappa", "stdunit"}  # more than one project pooled
-    lengths = calls["name_len"].clip(upper=20)
-    expected = {str(k): v for k, v in lengths.groupby(lengths).size().items()}
-    shown = dict(zip(rows["Length"].astype(str).str.replace(" (long)", "").str.replace(">= ", ""), rows["All"]))
-    assert {k: v for k, v in shown.items() if v} == expected and rows["All"].sum() == len(calls)
-    nontest = calls[~calls["in_test"]]["name_len"].clip(upper=20)
-    assert list(rows["Non-test"]) == [int((nontest == n).sum()) for n in range(1, 21)]
-    assert "# [1] Pooled over the run's 6 scanned projects, as one corpus. top-pypi-7: " in out
+    lengths = calls["name_len"]
+    expected = {int(k): v for k, v in lengths.groupby(lengths).size().items()}
+    shown = dict(zip(rows["name_len"], rows["total"]))
+    assert {k: v for k, v in shown.items() if v} == expected and rows["total"].sum() == len(calls)
+    nontest = calls[~calls["in_test"]]["name_len"]
+    assert list(rows["nontest"]) == [int((nontest == n).sum()) for n in range(1, lengths.max() + 1)]
+    assert set(rows["run"]) == {"top-pypi-7"} and "Pooled over the run's 6 scanned projects, as one corpus" in \
+        shown_table(run_dir, "length")
 
 
 def test_a_run_s_identifiers_pool_its_projects_and_say_how_many_use_each(run_dir, capsys):
     assert main(["table", run_dir, "--by", "identifier", "-n", "4", "--format", "csv"]) == 0
-    rows = pd.read_csv(io.StringIO(capsys.readouterr().out), comment="#").set_index("Identifier")
+    rows = pd.read_csv(io.StringIO(capsys.readouterr().out)).set_index("identifier")
     calls = pd.read_parquet(os.path.join(run_dir, "occurrences"))
     calls = calls[calls["kind"] == "call"]
     assert len(rows) == 4
     for name, row in rows.iterrows():
         mine = calls[calls["name"] == name]
-        assert (row["All"], row["Test"], row["Projects"]) == (len(mine), int(mine["in_test"].sum()),
-                                                              mine["project"].nunique()), name
-    assert rows["All"].tolist() == sorted(calls["name"].value_counts().tolist(), reverse=True)[:4]
+        assert (row["total"], row["test"], row["projects"]) == (len(mine), int(mine["in_test"].sum()),
+                                                                mine["project"].nunique()), name
+    assert rows["total"].tolist() == sorted(calls["name"].value_counts().tolist(), reverse=True)[:4]
 
 
 def test_a_run_s_pooled_tables_read_only_its_scanned_projects(run_dir, tmp_path, capsys):

@@ -15,6 +15,7 @@ from gitrepo import commit, init
 
 import punstats
 from punstats.cli import main
+from punstats.present.formats import rate_text
 
 README = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "README.md")
 
@@ -130,10 +131,10 @@ def test_the_console_summary_is_about_the_one_pattern_given(tmp_path, fixture_di
     assert rows["pattern"] == "return_in_finally: return/break/continue in finally"
     assert rows["defined by"].startswith("%s (sha256 %s), called on Return, Break, Continue"
                                          % (plugin, summary["patterns"][0]["sha256"][:12]))
-    assert rows["matches"] == "%d   (%s per million lines)" % (len(hits), format(1e6 * len(hits) / lines, ",.2f"))
+    assert rows["matches"] == "%d   (%s per million lines)" % (len(hits), rate_text(1e6 * len(hits) / lines))
     outside = int((~hits["in_test"]).sum())
     assert rows["outside tests"] == "%d   (%s per million lines; test rule: components)" % (
-        outside, format(1e6 * outside / nontest_lines, ",.2f"))
+        outside, rate_text(1e6 * outside / nontest_lines))
     per_file = hits["path"].value_counts()
     assert rows["in files"] == "%d   (most: %s)" % (len(per_file), ", ".join(
         "%s %d" % (path, n) for path, n in sorted(per_file.items(), key=lambda item: (-item[1], item[0]))))

@@ -253,7 +253,7 @@ def test_top_pypi_prints_a_line_per_project_then_the_ecosystem(tmp_path, capsys)
             os.path.join(out, "ecosystem-table." + ending) for ending in ("rst", "md", "tex"))
         assert lines[-2].startswith("show it again: punstats table %s " % out)
         rst = open(os.path.join(out, "ecosystem-table.rst")).read()
-        assert "1 ``one`` 1.0 1 1 1 50.00% 50.00% 1,000,000.00" in " ".join(rst.split())
+        assert "1 ``one`` 1.0 1 1 1 50.00% 50.00% 1,000,000" in " ".join(rst.split())
         # a row whose first cell is empty starts with an empty comment, so reST keeps it a row of its own
         assert "2 ``two`` failed (error) .. All 1 scanned projects" in " ".join(rst.split())
         assert "All 1 scanned projects" in rst and "Not scanned: failed 1." in rst

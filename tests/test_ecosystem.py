@@ -189,7 +189,7 @@ def test_a_user_pattern_is_pooled_over_the_projects_that_recorded_it():
     assert summary_lines(summary)[-1] == "  pattern ret: all code 8 (4,000 per million lines), outside tests n/a"
     records = [record("a", 3, 1), record("b", 5)]
     assert summary_lines(summary, records)[-1] == \
-        "  pattern ret: all code 8 (4,000.00 per million lines), outside tests n/a"
+        "  pattern ret: all code 8 (4,000 per million lines), outside tests n/a"
 
 
 def test_widest_ranks_by_projects_so_one_large_project_cannot_dominate():

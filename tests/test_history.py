@@ -175,6 +175,21 @@ def test_history_figure_plots_the_table(repo, tmp_path):
     assert share.get_ylim()[0] == 0 and count.get_ylim()[0] == 0
 
 
+def test_history_figure_caption_names_the_parser_and_every_rule(repo):
+    from punstats.present import plots
+    root, _ = repo
+    table = history.history(root, history.select(history.commits_of(root), "month"), cache=False, jobs=1)
+    about = {"python": "CPython 3.11.7", "punstats_version": "0.1.0",
+             "rules": {"test_rule": "substring", "long_threshold": 12, "extensions": [".py", ".pyi"], "gitignore": True,
+                       "exclude": [], "patterns": [{"name": "ret", "source": "/home/x/ret.py", "sha256": "ab" * 32}]}}
+    captions = [" ".join(t.get_text().split()) for t in plots.history_trend(table, "repo", about).figure.texts]
+    assert any("Parsed by CPython 3.11.7 with punstats 0.1.0; test rule substring; .py .pyi files, .gitignore "
+               "honoured, nothing excluded, long identifiers from 12 characters, pattern ret (ret.py, sha256 "
+               "abababababab)." in text for text in captions), captions
+    before = [" ".join(t.get_text().split()) for t in plots.history_trend(table, "repo").figure.texts]
+    assert not any("Parsed by" in text for text in before)  # a history stored without them: as before
+
+
 def test_cli_history_json_is_an_array_of_plain_json_values(repo, tmp_path, capsys):
     root, shas = repo
     assert main(["history", root, "--every", "month", "-q", "-j", "1", "-o", str(tmp_path / "h"), "--json"]) == 0

@@ -177,6 +177,16 @@ def test_a_rate_is_a_number_in_every_format_and_n_a_when_there_is_nothing_to_div
     table = formats.Table(header=(formats.Label("name"), formats.Label("per million lines")),
                           rows=(("a", formats.Rate(18784.0912)), ("b", formats.Rate(float("nan")))))
     markdown = formats.render(table, "markdown").splitlines()
-    assert markdown[1].endswith("-: |") and markdown[2].endswith(" 18,784.09 |") and markdown[3].endswith(" n/a |")
+    assert markdown[1].endswith("-: |") and markdown[2].endswith(" 18,784 |") and markdown[3].endswith(" n/a |")
     assert formats.render(table, "csv").splitlines()[1:] == ["a,18784.09", "b,"]  # CSV: a plain number, n/a empty
-    assert "{lr}" in formats.render(table, "latex") and "18,784.09" in formats.render(table, "rst")
+    assert "{lr}" in formats.render(table, "latex") and "18,784" in formats.render(table, "rst")
+
+
+@pytest.mark.parametrize("value, text", [
+    (52693.61, "52,694"), (4251.57, "4,252"), (999.5, "1,000"), (100.0, "100"), (99.96, "100"), (99.94, "99.9"),
+    (18.784, "18.8"), (4.2512, "4.25"), (9.996, "10.0"), (0.04561, "0.0456"), (0.0, "0"), (-12.34, "-12.3"),
+    (float("nan"), "n/a")])
+def test_a_rate_prints_three_significant_figures_or_a_whole_number(value, text):
+    assert formats.rate_text(value) == text
+    assert formats.render(formats.Table(header=(formats.Label("r"),), rows=((formats.Rate(value),),)),
+                          "markdown").splitlines()[2].strip("| ") == text

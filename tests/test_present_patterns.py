@@ -18,6 +18,7 @@ from punstats.model.kinds import Kind, Registry
 from punstats.patterns import built_in
 from punstats.patterns.built_in import BUILT_IN, KINDS
 from punstats.present import console, plots, report, tables, tidy
+from punstats.present.formats import rate_text
 
 
 @pytest.fixture(scope="module")
@@ -39,7 +40,7 @@ def assert_everywhere(scan, name, label, share=None, rate=None):
     markdown = tables.render(tables.kinds_table([scan]), "markdown")
     (cells,) = [[cell.strip() for cell in line.split("|")[1:-1]] for line in markdown.splitlines()
                 if line.startswith("| %s " % label)]
-    assert cells[1:3] == [format(count, ","), "%.2f%%" % share if rate is None else format(rate, ",.2f")]
+    assert cells[1:3] == [format(count, ","), "%.2f%%" % share if rate is None else rate_text(rate)]
     frame = pd.read_csv(io.StringIO(tidy.to_csv(tidy.kinds_frame([scan])))).set_index("pattern")
     assert frame.at[name, "count"] == count
     pct, per_unit = frame.at[name, "pct"], frame.at[name, "per_million_unit"]
@@ -68,10 +69,10 @@ def test_a_user_pattern_a_scan_recorded_is_in_every_output(result):
     (line,) = [line for line in text.splitlines() if line.startswith("pattern return_in_finally")]
     # one measure, against the unit the pattern declared: lines, not a % of them nor lines of code
     assert line == "pattern return_in_finally  12   (%s per million lines; outside tests 5, %s per million lines; " \
-                   "return in finally)" % (format(1e6 * 12 / lines, ",.2f"),
-                                           format(1e6 * 5 / scan.summary["units_nontest"]["lines"], ",.2f"))
+                   "return in finally)" % (rate_text(1e6 * 12 / lines),
+                                           rate_text(1e6 * 5 / scan.summary["units_nontest"]["lines"]))
     # by default, the summary of a scan given one pattern is about it
-    assert "\nmatches  12   (%s per million lines)\n" % format(1e6 * 12 / lines, ",.2f") \
+    assert "\nmatches  12   (%s per million lines)\n" % rate_text(1e6 * 12 / lines) \
         in re.sub(r"(?m)^(\S+)\s+", r"\1  ", console.format_summary(scan.summary))
     frame = pd.read_csv(io.StringIO(tidy.to_csv(tidy.kinds_frame([scan])))).set_index("pattern")
     assert frame.at["return_in_finally", "per_million_code_lines"] == 300.0
@@ -108,7 +109,7 @@ def test_a_user_pattern_s_label_is_the_user_s_text_escaped_in_each_medium(result
     pattern = {"name": "odd", "label": "x|y *z*\x1b[31m", "per": "Try", "source": "plugin.py"}
     scan = with_counts(result, "odd", 2, 1, patterns=[pattern], units={"Try": 8})
     markdown = tables.render(tables.kinds_table([scan]), "markdown")
-    (line,) = [line for line in markdown.splitlines() if "odd" in line or "x\\|y" in line]
+    (line,) = [line for line in markdown.splitlines() if line.startswith("|") and ("odd" in line or "x\\|y" in line)]
     assert line.startswith("| x\\|y \\*z\\*") and "\x1b" not in line and "25.00%" in line and "`Try` nodes" in line
     text = console.format_summary(scan.summary)
     assert "\x1b" not in text and "25.00% of Try nodes" in text

@@ -15,8 +15,9 @@ from test_tables import parse_rst, table_cells
 from punstats.analysis import asked
 from punstats.cli import main
 from punstats.present import subject_report
-from punstats.present.formats import FORMATS, render
+from punstats.present.formats import FORMATS, rate_text, render
 from punstats.present.report import POST_LIMIT
+from punstats.present.run_tidy import RUN_COLUMNS
 from punstats.present.subject import project_table
 from punstats.store.ecosystem import read_run
 
@@ -109,9 +110,10 @@ def test_table_of_a_run_is_about_its_one_pattern_in_every_format(one, capsys):
 def test_the_csv_is_tidy_for_plain_read_csv(two, capsys):
     assert main(["table", two, "--kind", "return_in_finally", "--format", "csv"]) == 0
     frame = pd.read_csv(io.StringIO(capsys.readouterr().out))
-    assert list(frame.columns) == ["rank", "project", "release", "status", "kind", "count", "code_lines",
-                                   "per_million_code_lines", "count_nontest", "code_lines_nontest",
-                                   "per_million_code_lines_nontest"]
+    assert list(frame.columns[:11]) == ["rank", "project", "release", "status", "kind", "count", "code_lines",
+                                        "per_million_code_lines", "count_nontest", "code_lines_nontest",
+                                        "per_million_code_lines_nontest"]
+    assert list(frame.columns[11:]) == list(RUN_COLUMNS)  # what the run measured, in columns of its own
     assert list(frame["project"]) == NAMES and frame["rank"].dtype == "int64"
     assert all(pd.api.types.is_float_dtype(frame[c]) for c in ("count", "code_lines", "per_million_code_lines"))
     want = expected(two, "return_in_finally")
@@ -173,8 +175,8 @@ def test_the_report_is_headed_by_the_pattern_quotes_its_definition_and_fits_one_
     assert "> return, break and continue that leave a `finally` block (PEP 765)." in text
     assert "`punstats.patterns.return_in_finally`, sha256 `" in text and "`ast.Return`, `ast.Break`" in text
     assert "## Identifier lengths" not in text and "keyword arguments outside tests are" not in text
-    assert "**%.2f per million lines of code**" % (4e6 / sum(w[1] for w in expected(two, "return_in_finally")
-                                                          .values())) in text.split("## Projects")[0]
+    assert "**%s per million lines of code**" % rate_text(4e6 / sum(w[1] for w in expected(two, "return_in_finally")
+                                                                  .values())) in text.split("## Projects")[0]
     assert "2 of the 6 scanned projects have at least one" in text
     assert "punstats report data/top-pypi-7 --kind return_in_finally" in text
     assert len(text) <= POST_LIMIT and check_tables(text) == 1

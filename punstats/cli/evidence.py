@@ -174,17 +174,19 @@ def _table_of_run(args: argparse.Namespace, stored: Any) -> str:
     if args.kind is not None and args.by != "summary":
         raise UsageError("--kind chooses the kind of a run's projects table: drop --%s"
                          % ("kinds" if args.by == "kinds" else "by " + args.by))
+    top = args.top if args.top_given else None  # a run lists every project unless told
+    if args.format == "csv":  # for other tools: one tidy table, one row per project, no pooled rows or notes
+        from punstats.present import run_tidy, tidy
+        kind = _subject(stored.registry, args.kind) if args.by == "summary" else None
+        return tidy.to_csv(run_tidy.frame_of(stored, args.by, args.top, kind, top))
     if args.by in shown.POOLED_BY:
         return render_all([shown.pooled_table(stored, args.by, args.top)], args.format, links=args.links)
     if args.by == "kinds":
         return render_all([shown.kinds_table(stored.records, stored.ecosystem)], args.format, links=args.links)
-    top = args.top if args.top_given else None  # a run lists every project unless told
     kind = _subject(stored.registry, args.kind)
     if kind is None:
         return render_all([shown.project_table(stored.records, stored.ecosystem, top)], args.format, links=args.links)
-    from punstats.present import subject, tidy
-    if args.format == "csv":  # for other tools: one row per project, no pooled rows, no notes
-        return tidy.to_csv(subject.project_frame(stored, kind, top))
+    from punstats.present import subject
     return render_all([subject.project_table(stored, kind, top)], args.format, links=args.links)
 
 

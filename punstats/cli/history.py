@@ -76,18 +76,18 @@ def _place(output: str, repo: str) -> Any:
     return histories.staging(output, repo)  # a StoreError is the user's to fix (cli.main)
 
 
-def _figure(table: Any, name: str, kind: Any) -> Optional[Callable[[str], List[str]]]:
-    """What draws the trend figure of ``kind`` (None: f(x=x)) into a directory; None without the plot
-    extra (the table is the result)."""
+def _figure(table: Any, name: str, kind: Any, about: Any = None) -> Optional[Callable[[str], List[str]]]:
+    """What draws the trend figure of ``kind`` (None: f(x=x)) into a directory, its caption naming what
+    ``about`` (``history.json``) records; None without the plot extra (the table is the result)."""
     try:
         from punstats.present import plots
         from punstats.present.kind_figures import kind_trend
     except ImportError:
         return None
     if kind is None:
-        return lambda directory: plots.save(plots.history_trend(table, name), directory)
+        return lambda directory: plots.save(plots.history_trend(table, name, about), directory)
     from punstats.runs.history import pattern_columns
-    return lambda directory: plots.save(kind_trend(table, name, kind, *pattern_columns(kind)), directory)
+    return lambda directory: plots.save(kind_trend(table, name, kind, *pattern_columns(kind), about), directory)
 
 
 def _subject(args: argparse.Namespace, patterns: Sequence[Any]) -> Any:
@@ -169,9 +169,10 @@ def cmd_history(args: argparse.Namespace) -> int:
     try:
         about = histories.provenance(args.repo, commits, dict(vars(args),
                                                               pattern=[k.provenance() for k in options.patterns]))
+        about = dict(about, rules=options.rules())  # every rule that changes a count: history.csv's columns
         if vanished:
             about = dict(about, vanished=[commit.sha for commit in vanished])
-        written = histories.store(place, table, about, _figure(table, name, subject))
+        written = histories.store(place, table, about, _figure(table, name, subject, about))
     except (OSError, StoreError) as exc:  # no room for the history files
         raise UsageError("cannot write %s: %s" % (place.name, _one_line(exc))) from None
     if args.json:
@@ -197,8 +198,10 @@ def _rows_text(table: Any, subject: Any) -> str:
         counted, measured = pattern_columns(subject)
         middle = [*counted, *measured]
     columns = table[["commit", "date", "files", *middle, "files_extracted"]].assign(commit=table["commit"].str[:12])
-    # a share or rate of nothing is n/a
-    return columns.to_string(index=False, na_rep="n/a", formatters={c: "{:,.2f}".format for c in measured})
+    # a share or rate of nothing is n/a; a rate as every rate is printed (present.formats.rate_text)
+    from punstats.present.formats import rate_text
+    formatters = {c: "{:,.2f}".format if c.endswith("_pct") else rate_text for c in measured}
+    return columns.to_string(index=False, na_rep="n/a", formatters=formatters)
 
 
 def _pattern_errors_said(table: Any) -> int:

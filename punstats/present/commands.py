@@ -18,7 +18,7 @@ import shlex
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from punstats.model.limits import DEFAULT_MAX_BYTES
-from punstats.present.provenance import slug
+from punstats.present.provenance import shown_source, slug
 from punstats.store.rules import DEFAULT_LONG_THRESHOLD, DEFAULT_TEST_RULE
 
 Summary = Dict[str, Any]
@@ -115,12 +115,6 @@ def pattern_sources(summary: Summary) -> List[str]:
     file by its name only (the reader has their own copy; its sha256 is in the summary)."""
     sources = [str(p.get("source", "")) for p in summary.get("patterns") or () if isinstance(p, dict)]
     return list(dict.fromkeys(shown_source(s) for s in sources if s))
-
-
-def shown_source(source: str) -> str:
-    """A pattern's source as tables and reports name it: a module as given, a file by its name
-    only (no path of the machine the scan ran on; its sha256 says which file it was)."""
-    return os.path.basename(source) if source.endswith(".py") else source
 
 
 def scan_command(summary: Summary, directory: str) -> Tuple[List[str], str]:

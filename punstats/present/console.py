@@ -7,7 +7,7 @@ from typing import Any, Dict, List, Optional, Sequence
 from punstats.analysis import asked, units
 from punstats.model.escape import terminal
 from punstats.model.kinds import KIND_CALL, KIND_CLASS, Kind
-from punstats.present.formats import percent_text
+from punstats.present.formats import percent_text, rate_text
 
 
 def _pct(s: Dict[str, Any], key: str) -> str:
@@ -158,7 +158,7 @@ def measure_text(s: Dict[str, Any], unit: str, part: Optional[int], nontest: boo
         digits = 2 if not pct == pct or pct >= 0.1 or pct == 0 else 4  # a rare construct shows its first digits
         return "%s of %s" % ("%.*f%%" % (digits, pct) if pct == pct else percent_text(pct), words)
     rate = units.rate(part, whole)
-    return "%s per million %s" % (format(rate, ",.2f") if rate == rate else percent_text(rate), words)
+    return "%s per million %s" % (rate_text(rate), words)
 
 
 def _label(label: str) -> str:

@@ -20,23 +20,25 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 from punstats.analysis.ecosystem import not_scanned_reason, per_project, pooled, pooled_summary, row_counts, shares
 from punstats.analysis.units import is_share, share, stored_share, unit_words
 from punstats.model.escape import terminal
-from punstats.present.formats import Cell, Code, Label, Percent, Rate, Table, percent_text, render_all
-from punstats.present.provenance import PUBLIC_SOURCE
+from punstats.present.formats import Cell, Code, Label, Percent, Rate, Table, percent_text, rate_text, render_all
+from punstats.present.provenance import PUBLIC_SOURCE, rules_text
 from punstats.sources.pypi import PACKAGE_WORDS, REASON_WORDS
 from punstats.store.ecosystem import drawn_at_random, population, run_name
 
 
 def run_provenance(ecosystem: Dict[str, Any]) -> str:
     """One sentence saying what a run measured: the list (its source and date), the releases,
-    the parser and punstats versions and the test rule, as a scan's footnote or caption does."""
+    the parser and punstats versions, the test rule and every other rule that changes a count
+    (``provenance.rules_text``), as a scan's footnote or caption does."""
     listed = ecosystem["list"]
     rules = ecosystem.get("rules") or {}
     source = list_text(str(listed["list"]))
     return ("%s: %s, list %s of %s, each project's latest "
-            "release, its sdist or else its pure-Python wheel; parsed by %s %s with punstats %s; test rule %s."
+            "release, its sdist or else its pure-Python wheel; parsed by %s %s with punstats %s; test rule %s; %s."
             % (run_name(ecosystem), population(ecosystem), source, str(listed["last_update"])[:10],
                ecosystem.get("python_implementation", "Python"), ecosystem.get("python", "?"),
-               ecosystem.get("punstats_version", "?"), rules.get("test_rule", "?")))
+               ecosystem.get("punstats_version", "?"), rules.get("test_rule", "?"),
+               rules_text(rules, rules.get("long_threshold", "?"), rules.get("patterns") or ())))
 
 
 def _rate(value: float) -> Cell:
@@ -279,9 +281,9 @@ def _pattern_line(ecosystem: Dict[str, Any], pattern: Dict[str, Any], pool: Opti
             measure = " (%s)" % measure_text(pool, kind.per, count, scope == "nontest")
         elif pct is None:
             measure = ""
-        else:  # a share stored in % to four decimals: a rate to a whole one per million
+        else:  # a share stored in % to four decimals; a rate as every rate is printed
             measure = " (%.4f%% of %s)" % (pct, words) if is_share(kind.per) else " (%s per million %s)" % (
-                format(round(pct * 1e4), ","), words)
+                rate_text(pct * 1e4), words)
         parts.append("%s %s%s" % (label, "n/a" if count is None else format(count, ","), measure))
     return terminal("  pattern %s: %s" % (pattern["name"], ", ".join(parts)))
 

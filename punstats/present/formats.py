@@ -30,7 +30,7 @@ NOT_AVAILABLE = "n/a"
 
 @dataclass(frozen=True)
 class _Decimal:
-    """A cell holding a float written with two decimals; NaN (nothing to divide by) is ``n/a``."""
+    """A cell holding a float (a share with two decimals, a rate by ``rate_text``); NaN is ``n/a``."""
 
     value: float
 
@@ -44,7 +44,7 @@ class Percent(_Decimal):
 
 
 class Rate(_Decimal):
-    """A rate cell (per million lines of code): ``18,784.09``; NaN is ``n/a``."""
+    """A rate cell (per million lines of code): ``18,784`` or ``4.25`` (``rate_text``); NaN is ``n/a``."""
 
 
 #: The cells that are numbers: right-aligned, written plain in CSV.
@@ -160,8 +160,27 @@ def _number(cell: Union[int, Percent, Rate], plain: bool = False) -> str:
             return "" if plain else NOT_AVAILABLE
         if plain:
             return "%.2f" % cell.value
-        return "%.2f%%" % cell.value if isinstance(cell, Percent) else format(cell.value, ",.2f")
+        return "%.2f%%" % cell.value if isinstance(cell, Percent) else rate_text(cell.value)
     return str(cell) if plain else format(cell, ",")
+
+
+#: Significant figures of a rate below ``WHOLE_RATE`` (``rate_text``); from it on, whole numbers.
+RATE_FIGURES = 3
+WHOLE_RATE = 10 ** (RATE_FIGURES - 1)
+
+
+def rate_text(value: float) -> str:
+    """A rate (per million lines, lines of code, files) as every output prints it: a whole number
+    from 100 on (``52,694``), else three significant figures (``18.8``, ``4.25``, ``0.0456``);
+    ``n/a`` for NaN (nothing to divide by).  More digits than a count over a corpus supports is
+    noise a reader takes for precision."""
+    import math
+    if value != value:
+        return NOT_AVAILABLE
+    rounded = float("%.*g" % (RATE_FIGURES, value))  # 99.96 rounds up to 100: whole from there
+    if rounded == 0 or abs(rounded) >= WHOLE_RATE:
+        return format(round(value), ",")
+    return "%.*f" % (RATE_FIGURES - 1 - math.floor(math.log10(abs(rounded))), rounded)
 
 
 def percent_text(value: float) -> str:

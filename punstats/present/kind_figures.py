@@ -15,7 +15,7 @@ are left out, and the caption says how many.
 from __future__ import annotations
 
 import textwrap
-from typing import Any, List, Sequence
+from typing import Any, Dict, List, Optional, Sequence
 
 import matplotlib
 import pandas as pd
@@ -29,9 +29,9 @@ from punstats.model.escape import figure_text
 from punstats.model.kinds import KIND_CALL, Kind
 from punstats.present.commands import shown_source
 from punstats.present.figure import DPI, STYLE, WIDTH, Plot, _count_axis, _figure, _finish, caption
-from punstats.present.formats import percent_text
+from punstats.present.formats import percent_text, rate_text
 from punstats.present.plots import NONTEST_COLOUR, SHARE_LINES, TEST_COLOUR
-from punstats.present.provenance import column_names, subject_of
+from punstats.present.provenance import column_names, history_note, subject_of
 
 
 def kind_projects(results: Sequence[Any], kind: Kind) -> Plot:
@@ -130,13 +130,15 @@ def _measure_text(value: float, share: bool) -> str:
     """A bar's label: ``1.25%``, ``39.4`` per million, or ``n/a``."""
     if share or value != value:
         return percent_text(value)
-    return format(value, ",.3g") if value < 1000 else format(round(value), ",")
+    return rate_text(value)
 
 
-def kind_trend(table: pd.DataFrame, name: str, kind: Kind, counted: Sequence[str], measured: Sequence[str]) -> Plot:
+def kind_trend(table: pd.DataFrame, name: str, kind: Kind, counted: Sequence[str], measured: Sequence[str],
+               about: Optional[Dict[str, Any]] = None) -> Plot:
     """``kind`` (a user pattern of the history) over the revisions of ``table`` (``runs.history``),
     whose columns ``counted`` and ``measured`` hold its counts and measures, in all code and
-    outside tests (``runs.history.pattern_columns``)."""
+    outside tests (``runs.history.pattern_columns``); ``about`` (``history.json``) gives the
+    caption the parser and the rules."""
     undated = int(table["date"].isna().sum())
     table = table[table["date"].notna()]
     counted, measured = list(counted), [c for c in measured if c in table]
@@ -161,7 +163,7 @@ def kind_trend(table: pd.DataFrame, name: str, kind: Kind, counted: Sequence[str
         counts.set_title(figure_text("%s over the history of %s" % (kind.label.replace("`", ""), name)))
         measures.set_xlabel("commit date")
         figure.autofmt_xdate()
-    caption(figure, _notes(table, name, kind, undated))
+    caption(figure, _notes(table, name, kind, undated) + [note for note in [history_note(about)] if note])
     return Plot("%s-history" % kind.name, name, figure, table[["commit", "date", *counted, *measured]])
 
 

@@ -11,7 +11,7 @@ the comparisons of several scans are ``punstats.present.compare``.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, List, Sequence
+from typing import Any, Dict, List, Optional, Sequence
 
 import matplotlib
 import pandas as pd
@@ -47,7 +47,7 @@ from punstats.present.figure import (  # noqa: F401  (part of this module's API)
     save,
 )
 from punstats.present.formats import percent_text
-from punstats.present.provenance import column_names, subject_of
+from punstats.present.provenance import column_names, history_note, subject_of
 
 
 def length_histogram(result: Any) -> Plot:
@@ -254,11 +254,12 @@ def _bar_label(label: str, part_of: str, unit: str) -> str:
     return text + ("\n(%% of %s)" % figure_text(units.unit_words(unit).replace("`", "")) if unit else "")
 
 
-def history_trend(table: pd.DataFrame, name: str) -> Plot:
+def history_trend(table: pd.DataFrame, name: str, about: Optional[Dict[str, Any]] = None) -> Plot:
     """f(x=x) over a repository's history, one point per revision: the count
     (upper panel) and the share of keyword arguments in all code and outside
     tests (lower panel; no point where there are none), each on its own axis
-    starting at zero.  Revisions without a commit date are left out (a note says how many)."""
+    starting at zero.  Revisions without a commit date are left out (a note says how many);
+    ``about`` (``history.json``) gives the caption the parser and the rules."""
     undated = int(table["date"].isna().sum())
     table = table[table["date"].notna()]
     with matplotlib.rc_context(STYLE):
@@ -290,7 +291,7 @@ def history_trend(table: pd.DataFrame, name: str) -> Plot:
                         last["commit"][:12], str(last["date"])[:10]))
     if undated:
         notes.append("%d revisions without a readable commit date are left out." % undated)
-    caption(figure, notes)
+    caption(figure, notes + [note for note in [history_note(about)] if note])
     return Plot("history", name, figure, table[["commit", "date", "punnable", *shown]])
 
 

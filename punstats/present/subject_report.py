@@ -24,7 +24,7 @@ from punstats.model.escape import markdown_code, markdown_text, visible
 from punstats.model.kinds import Kind
 from punstats.present import ecosystem_report
 from punstats.present.commands import commands, shown_source
-from punstats.present.formats import Table, percent_text, render
+from punstats.present.formats import Table, percent_text, rate_text, render
 from punstats.present.provenance import column_names
 from punstats.present.report import REPRODUCE, portable, what_was_measured
 from punstats.present.run_labels import labels_section, sheets_in
@@ -49,7 +49,7 @@ def measure_text(value: float, kind: Kind) -> str:
         return "n/a"
     if units.is_share(kind.per):
         return "%s of %s" % (percent_text(value), units.unit_words(kind.per))
-    return "%s per million %s" % (format(value, ",.2f"), units.unit_words(kind.per))
+    return "%s per million %s" % (rate_text(value), units.unit_words(kind.per))
 
 
 def definition_lines(kind: Kind) -> List[str]:

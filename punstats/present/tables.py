@@ -7,8 +7,11 @@ comes from a scan's summary or from ``punstats.analysis``.
 
 Formatting rules: counts with thousands separators (``3,715``), percentages
 with two decimals (``10.70%``), a share of nothing (0 of 0) ``n/a``; CSV holds
-the plain numbers instead (``3715``, ``10.70``, an empty cell).  Each table states its corpus, revision and Python
-version in a footnote (CSV: ``#`` comment lines, ``read_csv(comment="#")``).
+the plain numbers instead (``3715``, ``10.70``, an empty cell); a rate per million prints by
+``formats.rate_text``.  Each table states its corpus, revision, Python version and every rule
+that changes a count in a footnote (``provenance.provenance``).  ``table --format csv`` writes
+``present.tidy`` frames instead, provenance in columns; ``render(table, "csv")`` keeps the
+notes as ``#`` comment lines, for a reader of that one table.
 """
 from __future__ import annotations
 

@@ -20,11 +20,15 @@ from punstats import analysis
 from punstats.analysis import units
 from punstats.model.errors import OptionError
 from punstats.model.kinds import Kind, Registry
-from punstats.present.provenance import column_names, source_text
+from punstats.present.provenance import column_names, rule_columns, scan_patterns, source_text
 
-#: The columns that say what each scan measured.
-PROVENANCE_COLUMNS = ("source", "revision", "commit_date", "python", "punstats_version", "test_rule",
-                      "long_threshold")
+#: The columns of every rule that changes a count (``provenance.rule_columns``).
+RULE_COLUMNS = ("test_rule", "long_threshold", "extensions", "gitignore", "exclude", "exclude_dirs",
+                "follow_links", "max_bytes", "patterns")
+
+
+#: The columns that say what each scan measured: where the code came from, the parser, the rules.
+PROVENANCE_COLUMNS = ("source", "revision", "commit_date", "python", "punstats_version") + RULE_COLUMNS
 
 
 def provenance_columns(summary: Dict[str, Any]) -> Dict[str, Any]:
@@ -34,7 +38,8 @@ def provenance_columns(summary: Dict[str, Any]) -> Dict[str, Any]:
             "commit_date": summary.get("commit_date") or "",
             "python": "%s %s" % (summary.get("python_implementation", "Python"), summary["python"]),
             "punstats_version": summary.get("punstats_version", ""), "test_rule": summary["test_rule"],
-            "long_threshold": int(summary["long_threshold"])}
+            "long_threshold": int(summary["long_threshold"]),
+            **rule_columns(summary.get("rules"), scan_patterns(summary))}
 
 
 def _stack(results: Sequence[Any], frame_of) -> pd.DataFrame:
@@ -159,5 +164,5 @@ def to_csv(frame: pd.DataFrame) -> str:
     return csv_ready(frame).to_csv(index=False, lineterminator="\n")
 
 
-__all__: List[str] = ["PROVENANCE_COLUMNS", "frame_of", "kind_frame", "kinds_frame", "labels_frame",
+__all__: List[str] = ["PROVENANCE_COLUMNS", "RULE_COLUMNS", "frame_of", "kind_frame", "kinds_frame", "labels_frame",
                       "provenance_columns", "summary_frame", "to_csv"]

@@ -261,13 +261,26 @@ def staging(output: str, repo: str) -> Staging:
     return Staging(output, [("the repository", repo)], layout=HISTORY)
 
 
+def csv_table(table: pd.DataFrame, about: Dict[str, Any]) -> pd.DataFrame:
+    """``table`` as ``history.csv`` holds it: with what was measured in columns of its own after the
+    counts (the repository, the parser, and ``about["rules"]``: every rule that changes a count,
+    ``present.provenance.rule_columns``), so that the CSV read alone says where it came from; a
+    pattern's column of the same name keeps its own."""
+    from punstats.present.provenance import rule_columns
+    rules = about.get("rules") or {}
+    columns = {"repo": about.get("repo", ""), "python": about.get("python", ""),
+               "punstats_version": about.get("punstats_version", ""), "test_rule": rules.get("test_rule", ""),
+               "long_threshold": rules.get("long_threshold", ""), **rule_columns(rules, rules.get("patterns") or ())}
+    return table.assign(**{key: value for key, value in columns.items() if key not in table.columns})
+
+
 def store(place: Staging, table: pd.DataFrame, about: Dict[str, Any],
           figure: Optional[Callable[[str], List[str]]] = None) -> List[str]:
     """Write the table (parquet and CSV), the figure (``figure(directory)``) and ``about``
     (``history.json``) into ``place`` and put it in place whole; the files, as stored."""
     try:
         table.to_parquet(place.file("history.parquet"), index=False)
-        csv_ready(table).to_csv(place.file("history.csv"), index=False)  # no formula in a subject
+        csv_ready(csv_table(table, about)).to_csv(place.file("history.csv"), index=False)  # no formula in a subject
         names = ["history.parquet"] + [os.path.basename(p) for p in (figure(place.path) if figure else [])]
     except BaseException:
         place.abort()
