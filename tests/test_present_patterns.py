@@ -112,3 +112,24 @@ def test_a_user_pattern_s_label_is_the_user_s_text_escaped_in_each_medium(result
     assert line.startswith("| x\\|y \\*z\\*") and "\x1b" not in line and "25.00%" in line and "`Try` nodes" in line
     text = console.format_summary(scan.summary)
     assert "\x1b" not in text and "25.00% of Try nodes" in text
+
+
+def test_a_summary_about_a_built_in_kind_says_where_it_is_defined_and_its_definition(result):
+    from punstats.patterns.built_in import KINDS as registry
+    from punstats.present import subject, subject_report
+    from punstats.present.console import format_summary
+    for name, module, first in (
+            ("attribute", "attribute", "f(x=obj.x): a call keyword whose value is an attribute of the keyword's name."),
+            ("near_miss", "near_miss",
+             "f(x=_x): a call keyword whose value is a name equal to it but for underscores."),
+            ("calls_mixed", "call_shapes", "Counted by the calls_no_arguments pattern. The shapes of calls: no "
+                                           "arguments, positional only, keyword only, or both.")):
+        text = format_summary(result.summary, name)
+        rows = dict(re.split(r"\s{2,}", line, maxsplit=1) for line in text.splitlines() if "  " in line)
+        assert rows["defined in"] == "punstats.patterns.built_in.%s (built into punstats)" % module, name
+        assert rows["definition"] == first, name
+        kind = registry[name]
+        assert "defined in punstats.patterns.built_in.%s: %s" % (module, first) in subject.definition_note(kind)
+        report = "\n".join(subject_report.definition_lines(kind))
+        assert "defined in `punstats.patterns.built_in.%s`" % module in report
+        assert "**Its definition, in its own words**" in report and "\n> " in report, name
