@@ -133,3 +133,12 @@ def test_a_summary_about_a_built_in_kind_says_where_it_is_defined_and_its_defini
         report = "\n".join(subject_report.definition_lines(kind))
         assert "defined in `punstats.patterns.built_in.%s`" % module in report
         assert "**Its definition, in its own words**" in report and "\n> " in report, name
+
+
+def test_a_count_not_kept_apart_outside_tests_says_so(result):
+    from punstats.present.console import format_summary
+    text = format_summary(result.summary, "var_positional")  # parameters are counted over every definition
+    (row,) = [line for line in text.splitlines() if line.startswith("outside tests")]
+    assert row.split("  ", 1)[1].strip() == "n/a   (the scan does not count it apart outside tests)"
+    matches = next(line for line in text.splitlines() if line.startswith("matches"))
+    assert "of function definitions and lambdas" in matches and "n/a" not in matches

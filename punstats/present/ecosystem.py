@@ -273,9 +273,10 @@ def kind_summary_lines(ecosystem: Dict[str, Any], records: Sequence[Dict[str, An
             *definition_rows(kind)]
     for suffix, label in (("", "all code"), ("_nontest", "outside tests")):
         count = counts["count" + suffix]
-        rows.append((label, "%s   (%s; per project: median %s)" % (
-            "n/a" if count is None else format(count, ","), measure_text(pool, kind.per, count, bool(suffix)),
-            median_text(counts["median" + suffix], kind).replace("`", ""))))
+        rows.append((label, "n/a   (the scans do not count it apart outside tests)" if count is None else
+                     "%s   (%s; per project: median %s)" % (
+                         format(count, ","), measure_text(pool, kind.per, count, bool(suffix)),
+                         median_text(counts["median" + suffix], kind).replace("`", ""))))
     found = frame[(frame["status"] == "scanned") & (frame["count"] > 0)].sort_values("count", ascending=False)
     most = ", ".join("%s %s" % (row.project, format(int(row.count), ",")) for row in found.head(5).itertuples())
     rows.append(("in projects", "%d of %d scanned%s" % (counts["with_matches"], counts["projects"],

@@ -172,11 +172,7 @@ def _notes(table: pd.DataFrame, name: str, kind: Kind, undated: int) -> List[str
         notes.append("%s: %d first-parent revisions from %s (%s) to %s (%s)."
                      % (name, len(table), first["commit"][:12], str(first["date"])[:10],
                         last["commit"][:12], str(last["date"])[:10]))
-    if kind.user:
-        notes.append("Pattern %s from %s (sha256 %s)." % (kind.name, shown_source(kind.source),
-                                                          kind.sha256[:12] or "n/a"))
-    else:
-        notes.append("Kind %s, built into punstats (%s)." % (kind.name, kind.module or "punstats"))
+    notes.append("Pattern %s from %s (sha256 %s)." % (kind.name, shown_source(kind.source), kind.sha256[:12] or "n/a"))
     if undated:
         notes.append("%d revisions without a readable commit date are left out." % undated)
     return notes

@@ -57,7 +57,7 @@ def definition_lines(kind: Kind) -> List[str]:
     if not kind.user:
         lines = ["- **The kind:** %s, built into punstats, defined in %s; its count is measured against %s." % (
             markdown_code(kind.name), markdown_code(kind.module or "punstats"), units.unit_words(kind.per))]
-        return lines + _quoted(kind, "its module's docstring")
+        return lines + _quoted(kind, "as written in its module")
     on = ", ".join(markdown_code("ast." + cls.__name__) for cls in kind.on) if kind.on else "every node"
     lines = ["- **The kind:** %s, a pattern given with `--pattern`: %s, sha256 %s; its matcher is called for %s. "
              "Files are parsed with `ast`, never imported or run." % (
