@@ -82,7 +82,7 @@ def kind_run(tmp_path, monkeypatch):
     index.close()
 
 
-def test_a_run_with_one_pattern_is_summarised_about_it(capsys, kind_run):
+def test_a_run_with_one_pattern_is_summarised_about_it(tmp_path, capsys, kind_run):
     from punstats.cli import main
     command, tries = kind_run
     assert main(command("--pattern", tries)) == 0
@@ -95,12 +95,15 @@ def test_a_run_with_one_pattern_is_summarised_about_it(capsys, kind_run):
     assert "  outside tests  2   (100.00% of Try nodes; per project: median 100.00% of Try nodes)" in lines
     assert "  in projects    1 of 3 scanned   (most: alpha 3)" in lines
     assert "  also counted   f(x=x) 2 (50.00% of keyword arguments); --kind NAME for a summary about one" in lines
+    again = next(line for line in lines if line.startswith("show it again: "))
+    assert again.endswith("punstats report %s; its hits: punstats hits %s" % ((tmp_path / "out",) * 2))
     assert "pooled" not in out.split("ecosystem:")[1].split("tables")[0]  # the f(x=x) shares are not its subject
 
 
-def test_a_run_about_a_built_in_kind_says_where_it_is_defined(capsys, kind_run):
+def test_a_run_about_a_built_in_kind_says_where_it_is_defined(tmp_path, capsys, kind_run):
     from punstats.cli import main
     command, _ = kind_run
+    out = tmp_path / "out"
     assert main(command("--kind", "near_miss")) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[1].endswith("files      1  near_miss 1 (50.00% of keyword arguments)")  # beta: y=_y of 2
@@ -109,6 +112,9 @@ def test_a_run_about_a_built_in_kind_says_where_it_is_defined(capsys, kind_run):
     assert "  definition     f(x=_x): a call keyword whose value is a name equal to it but for underscores." in lines
     assert "  all code       1   (25.00% of keyword arguments; per project: median 0.00% of keyword arguments)" \
         in lines
+    again = next(line for line in lines if line.startswith("show it again: "))
+    assert again.endswith("punstats report %s --kind near_miss; its hits: punstats hits %s --kind near_miss"
+                          % (out, out))  # near_miss is not the run's default
 
 
 def test_a_run_about_call_is_the_f_x_x_summary(capsys, kind_run):

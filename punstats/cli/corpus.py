@@ -178,8 +178,7 @@ def cmd_top(args: argparse.Namespace) -> int:
         tables.append(os.path.join(options.output, "ecosystem-table." + ending))
         write_atomic(tables[-1], text.encode())
     print(terminal("tables (every project, every pattern): %s" % ", ".join(tables)))
-    print(terminal("show it again: punstats table %s (--kinds, --kind NAME, --top K, --format), punstats plot %s, "
-                   "punstats report %s" % ((shlex.quote(options.output),) * 3)))
+    print(terminal(_again(options.output, kind, scan.patterns)))
     print("dataset: pd.read_parquet(%r) (and %r); summary: %s" % (
         os.path.join(options.output, "occurrences"), os.path.join(options.output, "files"),
         os.path.join(options.output, "ecosystem.json")))
@@ -190,6 +189,18 @@ def cmd_top(args: argparse.Namespace) -> int:
         except ImportError:
             print("figure: not drawn (matplotlib is not installed: pip install punstats[plot])")
     return failures
+
+
+def _again(output: str, kind: Any, patterns: Any) -> str:
+    """The commands that show a run again about ``kind`` (``--kind`` named when it is not the run's
+    default), and where its hits are read (a kind stored as occurrences)."""
+    from punstats.analysis.asked import default_kind
+    from punstats.patterns.built_in import KINDS
+    run = shlex.quote(output) + ("" if kind.name == default_kind(KINDS.with_kinds(patterns))
+                                 else " --kind " + kind.name)
+    text = ("show it again: punstats table %s (--kinds, --kind NAME, --top K, --format), punstats plot %s, "
+            "punstats report %s" % (run, run, run))
+    return text + ("; its hits: punstats hits %s" % run if kind.occurrence else "")
 
 
 def _pattern_tables(directory: str) -> List[Any]:
