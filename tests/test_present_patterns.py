@@ -142,3 +142,12 @@ def test_a_count_not_kept_apart_outside_tests_says_so(result):
     assert row.split("  ", 1)[1].strip() == "n/a   (the scan does not count it apart outside tests)"
     matches = next(line for line in text.splitlines() if line.startswith("matches"))
     assert "of function definitions and lambdas" in matches and "n/a" not in matches
+
+
+def test_a_summary_about_a_user_pattern_gives_its_docstring_s_first_paragraph(result):
+    from punstats.present.console import format_summary
+    pattern = {"name": "ret", "label": "return in finally", "per": "lines", "source": "plugin.py",
+               "sha256": "0" * 64, "doc": "Return that leaves a ``finally`` block.\n\nThe details, not shown."}
+    scan = with_counts(result, "ret", 2, 1, patterns=[pattern])
+    rows = [line for line in format_summary(scan.summary, "ret").splitlines() if line.startswith("definition")]
+    assert rows == ["definition     Return that leaves a finally block."]
