@@ -135,11 +135,17 @@ def test_a_summary_about_a_built_in_kind_says_where_it_is_defined_and_its_defini
         assert "**Its definition, in its own words**" in report and "\n> " in report, name
 
 
-def test_a_count_not_kept_apart_outside_tests_says_so(result):
+def test_a_parameter_row_is_counted_outside_tests_or_said_not_recorded(result):
     from punstats.present.console import format_summary
-    text = format_summary(result.summary, "var_positional")  # parameters are counted over every definition
+    functions = result.functions[~result.functions["in_test"]]
+    assert result.summary["parameters_nontest"]["var_positional"] == int(functions["var_positional"].sum())
+    text = format_summary(result.summary, "var_positional")
     (row,) = [line for line in text.splitlines() if line.startswith("outside tests")]
-    assert row.split("  ", 1)[1].strip() == "n/a   (the scan does not count it apart outside tests)"
+    assert row.split()[2] == format(int(functions["var_positional"].sum()), ",")
+    older = {key: value for key, value in result.summary.items() if key != "parameters_nontest"}
+    text = format_summary(older, "var_positional")  # a summary stored before it was recorded
+    (row,) = [line for line in text.splitlines() if line.startswith("outside tests")]
+    assert row.split("  ", 1)[1].strip() == "n/a   (not recorded outside tests: stored by an earlier punstats)"
     matches = next(line for line in text.splitlines() if line.startswith("matches"))
     assert "of function definitions and lambdas" in matches and "n/a" not in matches
 

@@ -104,7 +104,7 @@ def _kind_rows(s: Dict[str, Any], kind: Kind) -> List[Any]:
     rows += [("matches", "%s   (%s)" % (_count(total), measure_text(s, kind.per, total, False))),
              ("outside tests", "%s   (%s; test rule: %s)" % (_count(outside), measure_text(s, kind.per, outside, True),
                                                             s["test_rule"]) if outside is not None
-              else "n/a   (the scan does not count it apart outside tests)")]
+              else "n/a   (not recorded outside tests: stored by an earlier punstats)")]
     files = (s.get("pattern_files") or {}).get(kind.name)
     if isinstance(files, dict) and isinstance(files.get("top"), list):
         rows.append(("in files", "%s   (most: %s)" % (_n(int(files.get("files", 0))), ", ".join(

@@ -273,10 +273,12 @@ def kind_summary_lines(ecosystem: Dict[str, Any], records: Sequence[Dict[str, An
             *definition_rows(kind)]
     for suffix, label in (("", "all code"), ("_nontest", "outside tests")):
         count = counts["count" + suffix]
-        rows.append((label, "n/a   (the scans do not count it apart outside tests)" if count is None else
-                     "%s   (%s; per project: median %s)" % (
-                         format(count, ","), measure_text(pool, kind.per, count, bool(suffix)),
-                         median_text(counts["median" + suffix], kind).replace("`", ""))))
+        if count is None:  # a project stored by an earlier punstats did not record it (outside tests)
+            rows.append((label, "n/a   (not recorded by every project: some were stored by an earlier punstats)"))
+            continue
+        rows.append((label, "%s   (%s; per project: median %s)" % (
+            format(count, ","), measure_text(pool, kind.per, count, bool(suffix)),
+            median_text(counts["median" + suffix], kind).replace("`", ""))))
     found = frame[(frame["status"] == "scanned") & (frame["count"] > 0)].sort_values("count", ascending=False)
     most = ", ".join("%s %s" % (row.project, format(int(row.count), ",")) for row in found.head(5).itertuples())
     rows.append(("in projects", "%d of %d scanned%s" % (counts["with_matches"], counts["projects"],
