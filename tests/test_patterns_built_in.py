@@ -136,3 +136,31 @@ def test_per_file_counts_equal_an_independent_count(name):
         files += 1
         total += sum(expected.values())
     assert files > 100 and total > 0
+
+
+def test_every_built_in_row_says_where_it_is_defined_and_what_it_counts():
+    by_module = {kind.name: kind for kind in built_in.PATTERNS}
+    for kind in built_in.BUILT_IN:
+        assert kind.module.startswith("punstats.patterns.built_in.") and kind.doc, kind.name
+        module = importlib.import_module(kind.module)
+        assert not kind.user and kind.source == "built-in"
+        if kind.name in by_module:  # a pattern's own row: its module's docstring, in paragraphs
+            assert kind.doc == kinds.definition(module.match), kind.name
+    rows = {kind.name: kind for kind in built_in.BUILT_IN}
+    # a row without words of its own: the pattern's, said to be the pattern's
+    assert rows["calls_mixed"].module == "punstats.patterns.built_in.call_shapes"
+    assert rows["calls_mixed"].doc == "Counted by the ``calls_no_arguments`` pattern. " + rows["calls_no_arguments"].doc
+    assert rows["var_keyword"].doc.startswith("Counted by the ``functions`` pattern. How functions declare")
+    # a row given doc= keeps it
+    assert rows["dict_call_punnable"].doc.startswith("``dict(x=x)``: the ``call`` matches")
+    assert rows["attribute_self"].doc.startswith("``f(x=self.x)``: the ``attribute`` matches")
+    assert "classified as ``self``" in rows["attribute_self"].doc
+
+
+def test_a_row_given_no_words_takes_its_pattern_s():
+    extra, worded = kinds.row("extra_count", "extra", "calls"), kinds.row("worded", "w", "calls", doc="Its own.")
+    pattern = kinds.Kind("p", "p", "calls", doc="What p counts.", module="pkg.p", rows=(extra, worded))
+    own, first, second = kinds.with_rows(pattern)
+    assert own.rows == () and (first.module, first.doc) == ("pkg.p", "Counted by the ``p`` pattern. What p counts.")
+    assert (second.module, second.doc) == ("pkg.p", "Its own.")
+    assert kinds.with_rows(kinds.Kind("q", "q", "calls", rows=(extra,)))[1].doc == ""  # nothing to say: nothing said

@@ -113,3 +113,48 @@ def test_a_user_pattern_s_label_is_the_user_s_text_escaped_in_each_medium(result
     assert line.startswith("| x\\|y \\*z\\*") and "\x1b" not in line and "25.00%" in line and "`Try` nodes" in line
     text = console.format_summary(scan.summary)
     assert "\x1b" not in text and "25.00% of Try nodes" in text
+
+
+def test_a_summary_about_a_built_in_kind_says_where_it_is_defined_and_its_definition(result):
+    from punstats.patterns.built_in import KINDS as registry
+    from punstats.present import subject, subject_report
+    from punstats.present.console import format_summary
+    for name, module, first in (
+            ("attribute", "attribute", "f(x=obj.x): a call keyword whose value is an attribute of the keyword's name."),
+            ("near_miss", "near_miss",
+             "f(x=_x): a call keyword whose value is a name equal to it but for underscores."),
+            ("calls_mixed", "call_shapes", "Counted by the calls_no_arguments pattern. The shapes of calls: no "
+                                           "arguments, positional only, keyword only, or both.")):
+        text = format_summary(result.summary, name)
+        rows = dict(re.split(r"\s{2,}", line, maxsplit=1) for line in text.splitlines() if "  " in line)
+        assert rows["defined in"] == "punstats.patterns.built_in.%s (built into punstats)" % module, name
+        assert rows["definition"] == first, name
+        kind = registry[name]
+        assert "defined in punstats.patterns.built_in.%s: %s" % (module, first) in subject.definition_note(kind)
+        report = "\n".join(subject_report.definition_lines(kind))
+        assert "defined in `punstats.patterns.built_in.%s`" % module in report
+        assert "**Its definition, in its own words**" in report and "\n> " in report, name
+
+
+def test_a_parameter_row_is_counted_outside_tests_or_said_not_recorded(result):
+    from punstats.present.console import format_summary
+    functions = result.functions[~result.functions["in_test"]]
+    assert result.summary["parameters_nontest"]["var_positional"] == int(functions["var_positional"].sum())
+    text = format_summary(result.summary, "var_positional")
+    (row,) = [line for line in text.splitlines() if line.startswith("outside tests")]
+    assert row.split()[2] == format(int(functions["var_positional"].sum()), ",")
+    older = {key: value for key, value in result.summary.items() if key != "parameters_nontest"}
+    text = format_summary(older, "var_positional")  # a summary stored before it was recorded
+    (row,) = [line for line in text.splitlines() if line.startswith("outside tests")]
+    assert row.split("  ", 1)[1].strip() == "n/a   (not recorded outside tests: stored by an earlier punstats)"
+    matches = next(line for line in text.splitlines() if line.startswith("matches"))
+    assert "of function definitions and lambdas" in matches and "n/a" not in matches
+
+
+def test_a_summary_about_a_user_pattern_gives_its_docstring_s_first_paragraph(result):
+    from punstats.present.console import format_summary
+    pattern = {"name": "ret", "label": "return in finally", "per": "lines", "source": "plugin.py",
+               "sha256": "0" * 64, "doc": "Return that leaves a ``finally`` block.\n\nThe details, not shown."}
+    scan = with_counts(result, "ret", 2, 1, patterns=[pattern])
+    rows = [line for line in format_summary(scan.summary, "ret").splitlines() if line.startswith("definition")]
+    assert rows == ["definition     Return that leaves a finally block."]

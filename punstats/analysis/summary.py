@@ -91,12 +91,13 @@ def summarize(occurrences: pd.DataFrame, files: pd.DataFrame, long_threshold: in
     return totals.counts()
 
 
-def parameters(functions: pd.DataFrame) -> Dict[str, int]:
-    """Definition side: how functions (and lambdas) declare their parameters."""
+def parameters(functions: pd.DataFrame, nontest: bool = False) -> Dict[str, int]:
+    """Definition side: how functions (and lambdas) declare their parameters (``nontest``: those
+    outside tests; ``functions`` then has the rule columns)."""
     import pyarrow as pa
     totals = Totals(0)
     totals.add_functions(pa.Table.from_pandas(as_stored(functions), preserve_index=False))
-    return totals.parameters()
+    return totals.parameters(nontest)
 
 
 #: Columns of parsed files summed into the summary (``kinds`` adds ``KIND_COUNTERS``).
@@ -131,6 +132,7 @@ class Totals:
         self.names: Counter = Counter()
         self.callees: Counter = Counter()
         self.functions: Counter = Counter()
+        self.functions_outside: Counter = Counter()  # the same, of definitions outside tests
         # a files table stored before extractor version 5 has no calls_with_punnable: its calls
         # are then told apart by their start, as they were (a chain f(a=a).g(b=b) counted once)
         self._per_file_calls = False
@@ -211,12 +213,9 @@ class Totals:
 
     def add_functions(self, functions: Any) -> None:
         import pyarrow.compute as pc
-        self.functions["functions"] += len(functions)
-        self.functions["lambdas"] += _sum(pc.equal(functions["kind"], scalar("lambda")))
-        for name in _FUNCTION_SUMS:
-            self.functions[name] += _sum(functions[name])
-        for name in ("positional_only", "keyword_only"):
-            self.functions["functions_with_" + name] += _sum(pc.greater(functions[name], scalar(0)))
+        _add_parameters(self.functions, functions)
+        if "in_test" in functions.column_names:
+            _add_parameters(self.functions_outside, functions.filter(pc.invert(functions["in_test"])))
 
     def counts(self) -> Dict[str, Any]:
         """What ``summarize`` returns."""
@@ -258,11 +257,23 @@ class Totals:
         result.update({name: sums["kind:" + name] for name in self.patterns})
         return result
 
-    def parameters(self) -> Dict[str, int]:
-        """What ``parameters`` returns."""
+    def parameters(self, nontest: bool = False) -> Dict[str, int]:
+        """What ``parameters`` returns (``nontest``: of the definitions outside tests)."""
         keys = ("functions", "lambdas") + _FUNCTION_SUMS + ("functions_with_positional_only",
                                                             "functions_with_keyword_only")
-        return {key: self.functions[key] for key in keys}
+        counted = self.functions_outside if nontest else self.functions
+        return {key: counted[key] for key in keys}
+
+
+def _add_parameters(counted: Counter, functions: Any) -> None:
+    """The parameter counts of ``functions`` (a pyarrow table) added to ``counted``."""
+    import pyarrow.compute as pc
+    counted["functions"] += len(functions)
+    counted["lambdas"] += _sum(pc.equal(functions["kind"], scalar("lambda")))
+    for name in _FUNCTION_SUMS:
+        counted[name] += _sum(functions[name])
+    for name in ("positional_only", "keyword_only"):
+        counted["functions_with_" + name] += _sum(pc.greater(functions[name], scalar(0)))
 
 
 def _first_failure(files: Any, status: str) -> Dict[str, Any]:

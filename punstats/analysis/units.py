@@ -25,7 +25,7 @@ Standard library only (``table --help`` imports it): the console summary uses it
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Optional, Sequence
+from typing import Any, Callable, Dict, Optional, Sequence, Tuple
 
 from punstats.model.kinds import UNITS, Kind, Registry
 from punstats.patterns.built_in import registry_of
@@ -78,12 +78,13 @@ def denominator(summary: Summary, unit: str, nontest: bool = False) -> Optional[
 
 def count(summary: Summary, kind: Kind, nontest: bool = False) -> Optional[int]:
     """``kind``'s count in all code (``nontest``: outside tests), or None when not recorded."""
-    if nontest:
-        value = (summary.get("kinds_nontest") or {}).get(kind.name)
+    sections: Tuple[str, ...]
+    if nontest:  # a parameter row outside tests: in parameters_nontest (a summary stored before has none)
+        sections = ("kinds_nontest", "parameters_nontest") if kind.section == "parameters" else ("kinds_nontest",)
     else:
         sections = (kind.section, "kinds", "parameters")
-        value = next((summary[s][kind.name] for s in sections
-                      if isinstance(summary.get(s), dict) and kind.name in summary[s]), None)
+    value = next((summary[s][kind.name] for s in sections
+                  if isinstance(summary.get(s), dict) and kind.name in summary[s]), None)
     return None if value is None else int(value)
 
 

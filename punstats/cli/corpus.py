@@ -56,6 +56,9 @@ def _add_corpus_commands(commands: Any) -> None:
     p.add_argument("--csv", action="store_true", help="also write CSV copies of the tables")
     p.add_argument("--skip-existing", action="store_true",
                    help="keep projects already stored in their folder (resume an interrupted run)")
+    p.add_argument("--kind", metavar="NAME",
+                   help="what the printed summary is about: a pattern of the run, or a built-in kind "
+                        "(default: the one --pattern when given one, else f(x=x), kind call)")
     p.add_argument("--lines-saved", action="store_true",
                    help="also measure the lines punning would save in each project (path and pypi entries; "
                         "the PEP table's 'Lines saved' row)")
@@ -87,6 +90,7 @@ def cmd_corpus(args: argparse.Namespace) -> int:
     if args.corpus_file.startswith(("top-pypi:", "random-pypi:")):
         return cmd_top(args)
     options = scan_options(args)
+    kind = _asked_kind(args, options)
     spec = corpora.load(args.corpus_file)
     bar = _progress_bar(args.quiet, spec.name, unit="project")
     bar.start(len(spec.projects))
@@ -97,7 +101,7 @@ def cmd_corpus(args: argparse.Namespace) -> int:
     def done(stored: Any) -> None:
         bar.update(1)
         if not args.json:
-            bar.print(format_corpus_line(stored))
+            bar.print(format_corpus_line(stored, kind))
         if not stored.summary["files"] and not stored.reused:  # as scan says it, after its line
             bar.print("punstats: warning: %s: %s" % (stored.project.name, nothing_found(stored.summary)), sys.stderr)
 
@@ -116,16 +120,30 @@ def cmd_corpus(args: argparse.Namespace) -> int:
 
 
 
+def _asked_kind(args: argparse.Namespace, options: Any) -> Any:
+    """The kind the printed summary is about (``--kind``, else ``asked.default_kind``), checked
+    against the patterns given before any project is read: a one-line error for another name."""
+    from punstats.analysis.asked import subject
+    from punstats.patterns.built_in import KINDS
+    if args.kind is not None and args.json:  # the JSON is every count: it has no subject to choose
+        raise UsageError("--kind chooses what the printed summary is about; --json prints every count "
+                         "(drop --kind, or --json)")
+    return subject(KINDS.with_kinds(options.patterns), args.kind)  # an OptionError: cli.main
+
+
 def cmd_top(args: argparse.Namespace) -> int:
     """``corpus top-pypi:N`` (``random-pypi:N``): the streaming ecosystem run."""
+    from punstats.model.kinds import KIND_CALL
     from punstats.present.ecosystem import project_line
     from punstats.runs import projects as corpora
+    scan = scan_options(args, lines_saved=False)
+    kind = _asked_kind(args, scan)
     bar = _progress_bar(args.quiet, args.corpus_file, unit="project")  # total and time left, on a terminal
 
     def done(record: Any, reused: bool) -> None:
         bar.update(1)
         if not args.json:
-            bar.print(project_line(record, reused))
+            bar.print(project_line(record, reused, kind))
     try:
         random = args.corpus_file.startswith("random-pypi:")
         other = args.top_pypi_list if random else args.random_pypi_list
@@ -134,7 +152,7 @@ def cmd_top(args: argparse.Namespace) -> int:
                              % (("top", "top", args.corpus_file) if random else ("random", "random", args.corpus_file)))
         run, options = corpora.top_pypi_run(
             args.corpus_file, args.random_pypi_list if random else args.top_pypi_list, seed=args.seed,
-            output=args.output, scan=scan_options(args, lines_saved=False),
+            output=args.output, scan=scan,
             cache=not args.no_cache, download_jobs=args.download_jobs, download_cap=args.download_cap * 1024 * 1024,
             index_url=args.index_url, keep=args.keep, skip_existing=args.skip_existing, strict=args.strict)
         records, ecosystem = run(on_done=done, on_start=bar.start, on_begin=bar.note)  # the one in work
@@ -150,7 +168,9 @@ def cmd_top(args: argparse.Namespace) -> int:
         print(json.dumps({"projects": records, "ecosystem": ecosystem}, indent=1, ensure_ascii=False))
         return failures
     from punstats.present import ecosystem as shown
-    for line in shown.summary_lines(ecosystem, records):
+    lines = (shown.summary_lines(ecosystem, records) if kind.name == KIND_CALL
+             else shown.kind_summary_lines(ecosystem, records, kind))
+    for line in lines:
         print(terminal(line))
     from punstats.store.staging import write_atomic
     tables = []
@@ -158,8 +178,7 @@ def cmd_top(args: argparse.Namespace) -> int:
         tables.append(os.path.join(options.output, "ecosystem-table." + ending))
         write_atomic(tables[-1], text.encode())
     print(terminal("tables (every project, every pattern): %s" % ", ".join(tables)))
-    print(terminal("show it again: punstats table %s (--kinds, --kind NAME, --top K, --format), punstats plot %s, "
-                   "punstats report %s" % ((shlex.quote(options.output),) * 3)))
+    print(terminal(_again(options.output, kind, scan.patterns)))
     print("dataset: pd.read_parquet(%r) (and %r); summary: %s" % (
         os.path.join(options.output, "occurrences"), os.path.join(options.output, "files"),
         os.path.join(options.output, "ecosystem.json")))
@@ -170,6 +189,18 @@ def cmd_top(args: argparse.Namespace) -> int:
         except ImportError:
             print("figure: not drawn (matplotlib is not installed: pip install punstats[plot])")
     return failures
+
+
+def _again(output: str, kind: Any, patterns: Any) -> str:
+    """The commands that show a run again about ``kind`` (``--kind`` named when it is not the run's
+    default), and where its hits are read (a kind stored as occurrences)."""
+    from punstats.analysis.asked import default_kind
+    from punstats.patterns.built_in import KINDS
+    run = shlex.quote(output) + ("" if kind.name == default_kind(KINDS.with_kinds(patterns))
+                                 else " --kind " + kind.name)
+    text = ("show it again: punstats table %s (--kinds, --kind NAME, --top K, --format), punstats plot %s, "
+            "punstats report %s" % (run, run, run))
+    return text + ("; its hits: punstats hits %s" % run if kind.occurrence else "")
 
 
 def _pattern_tables(directory: str) -> List[Any]:

@@ -88,6 +88,8 @@ class Kind:
     columns: Tuple[str, ...] = field(default=(), compare=False, repr=False)
     #: Rows it adds to the registry after its own (``row``).
     rows: Tuple["Kind", ...] = field(default=(), compare=False, repr=False)
+    #: The module that defines it (a built-in row: ``punstats.patterns.built_in.call``); "" if unknown.
+    module: str = field(default="", compare=False, repr=False)
 
     @property
     def user(self) -> bool:
@@ -106,10 +108,20 @@ class Kind:
         return recorded
 
 
-def row(name: str, label: str, per: str, section: str = "kinds", part_of: str = "", pooled: str = "sum") -> Kind:
+def row(name: str, label: str, per: str, section: str = "kinds", part_of: str = "", pooled: str = "sum",
+        doc: str = "") -> Kind:
     """A row a pattern adds to the registry besides its own (``pattern(rows=...)``): a count kept in the
-    files table (``pattern(columns=...)``) or derived from the stored rows, such as an "of which" part."""
-    return Kind(check_name(name), label, check_per(per), section, part_of=part_of, pooled=pooled)
+    files table (``pattern(columns=...)``) or derived from the stored rows, such as an "of which" part.
+    ``doc``: what it counts, in words (left out: the definition of the pattern that adds it)."""
+    return Kind(check_name(name), label, check_per(per), section, part_of=part_of, pooled=pooled, doc=doc)
+
+
+def with_rows(kind: Kind) -> Tuple[Kind, ...]:
+    """``kind`` without its matcher, then the rows it adds (``row``), each defined where it is and,
+    when it has no words of its own, by its definition, said to be the pattern's."""
+    own = replace(kind, matcher=None, rows=())
+    said = "Counted by the ``%s`` pattern. %s" % (kind.name, kind.doc) if kind.doc else ""
+    return (own, *(replace(extra, module=extra.module or kind.module, doc=extra.doc or said) for extra in kind.rows))
 
 
 class Registry:
@@ -233,8 +245,8 @@ def pattern(name: str, label: Optional[str] = None, per: str = "lines", on: Any 
 
     def decorate(match: Matcher) -> Matcher:
         check_matcher(name, match)
-        defined = replace(kind, matcher=match, source=getattr(match, "__module__", "") or "",
-                          doc=definition(match))
+        module = getattr(match, "__module__", "") or ""
+        defined = replace(kind, matcher=match, source=module, module=module, doc=definition(match))
         _DEFINED.append(defined)
         try:  # ``module:name`` finds the pattern on the function
             setattr(match, PATTERN_ATTRIBUTE, defined)

@@ -100,12 +100,11 @@ def _kind_rows(s: Dict[str, Any], kind: Kind) -> List[Any]:
     outside tests, the files it is in, and one line for the rest that was counted."""
     total, outside = units.count(s, kind), units.count(s, kind, nontest=True)
     rows = [("pattern" if kind.user else "kind", "%s: %s" % (kind.name, _label(kind.label)))]
-    if kind.user:
-        on = ", ".join(cls.__name__ for cls in kind.on) if kind.on else "every node"
-        rows.append(("defined by", "%s (sha256 %s), called on %s" % (kind.source, kind.sha256[:12] or "n/a", on)))
+    rows += definition_rows(kind)
     rows += [("matches", "%s   (%s)" % (_count(total), measure_text(s, kind.per, total, False))),
              ("outside tests", "%s   (%s; test rule: %s)" % (_count(outside), measure_text(s, kind.per, outside, True),
-                                                            s["test_rule"]))]
+                                                            s["test_rule"]) if outside is not None
+              else "n/a   (not recorded outside tests: stored by an earlier punstats)")]
     files = (s.get("pattern_files") or {}).get(kind.name)
     if isinstance(files, dict) and isinstance(files.get("top"), list):
         rows.append(("in files", "%s   (most: %s)" % (_n(int(files.get("files", 0))), ", ".join(
@@ -118,6 +117,18 @@ def _kind_rows(s: Dict[str, Any], kind: Kind) -> List[Any]:
                if other.name != kind.name]
     rows.append(("also counted", ", ".join(others) + "; --kind NAME for a summary about one"))
     return rows
+
+
+def definition_rows(kind: Kind) -> List[Any]:
+    """Where ``kind`` is defined (a user's file or module with its sha256 and the nodes its matcher
+    is called on; a built-in kind's module) and its definition's first paragraph, in its own words."""
+    if kind.user:
+        on = ", ".join(cls.__name__ for cls in kind.on) if kind.on else "every node"
+        rows = [("defined by", "%s (sha256 %s), called on %s" % (kind.source, kind.sha256[:12] or "n/a", on))]
+    else:
+        rows = [("defined in", "%s (built into punstats)" % (kind.module or "punstats"))]
+    first = kind.doc.split("\n\n")[0].replace("``", "").replace("`", "")
+    return rows + ([("definition", first)] if first else [])
 
 
 def _related_patterns(s: Dict[str, Any]) -> str:
@@ -249,13 +260,24 @@ def _archive_rows(s: Dict[str, Any]) -> List[Any]:
     return rows
 
 
-def format_corpus_line(stored: Any) -> str:
+def format_corpus_line(stored: Any, kind: Optional[Kind] = None) -> str:
+    """One line per project of a corpus file: its files, then ``f(x=x)`` among its keyword arguments,
+    or (``kind``, another kind) that kind's count and measure (``kind_count_text``)."""
     s = stored.summary
     refused = len(s.get("refused_members", []))
-    return terminal("%-20s %-32s files %7s  keywords %9s  f(x=x) %7s (%6s)%s  -> %s%s" % (
-        stored.project.name, s["source"][:32], _n(s["files"]), _n(s["keywords"]), _n(s["punnable"]),
-        _pct(s, "punnable_pct"), "  refused %d" % refused if refused else "", stored.directory,
-        "  (already stored)" if stored.reused else ""))
+    if kind is None or kind.name == KIND_CALL:
+        counted = "keywords %9s  f(x=x) %7s (%6s)" % (_n(s["keywords"]), _n(s["punnable"]), _pct(s, "punnable_pct"))
+    else:
+        counted = kind_count_text(s, kind)
+    return terminal("%-20s %-32s files %7s  %s%s  -> %s%s" % (
+        stored.project.name, s["source"][:32], _n(s["files"]), counted,
+        "  refused %d" % refused if refused else "", stored.directory, "  (already stored)" if stored.reused else ""))
+
+
+def kind_count_text(s: Dict[str, Any], kind: Kind) -> str:
+    """``kind``'s count in the summary ``s`` and its measure: "try_finally 3 (1.25% of Try nodes)"."""
+    total = units.count(s, kind)
+    return "%s %s (%s)" % (kind.name, _count(total), measure_text(s, kind.per, total, False))
 
 
 def format_rewrite(results: Sequence[Any], s: Any, written: bool) -> str:

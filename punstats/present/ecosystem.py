@@ -20,6 +20,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 from punstats.analysis.ecosystem import not_scanned_reason, per_project, pooled, pooled_summary, row_counts, shares
 from punstats.analysis.units import is_share, share, stored_share, unit_words
 from punstats.model.escape import terminal
+from punstats.model.kinds import KIND_CALL, Kind
 from punstats.present.formats import Cell, Code, Label, Percent, Rate, Table, percent_text, rate_text, render_all
 from punstats.present.provenance import PUBLIC_SOURCE, rules_text
 from punstats.sources.pypi import PACKAGE_WORDS, REASON_WORDS
@@ -189,13 +190,19 @@ def not_scanned_text(ecosystem: Dict[str, Any], records: Sequence[Dict[str, Any]
     return ", ".join(parts)
 
 
-def project_line(record: Dict[str, Any], reused: bool = False) -> str:
+def project_line(record: Dict[str, Any], reused: bool = False, kind: Optional[Kind] = None) -> str:
     """One console line per finished project: its parsed files (as the projects table counts them;
-    those that failed to parse after them), keyword arguments, ``f(x=x)`` and each user pattern's count."""
+    those that failed to parse after them), keyword arguments, ``f(x=x)`` and each user pattern's count;
+    about another ``kind`` (``corpus --kind NAME``): its files, then the kind's count and measure."""
     head = "%5d %-28s" % (record["rank"], record["project"][:28])
     if record["status"] != "scanned":
         return terminal("%s %s: %s" % (head, record["status"], record["message"]))
     s = record["summary"]
+    if kind is not None and kind.name != KIND_CALL:
+        from punstats.present.console import kind_count_text
+        return terminal("%s %-5s %-14s files %6s  %s%s" % (
+            head, PACKAGE_WORDS.get(record["distribution"], "wheel"), record["version"][:14],
+            format(s.get("parsed", s["files"]), ","), kind_count_text(s, kind), "  (already stored)" if reused else ""))
     patterns = "".join("  %s %s" % (p["name"], format(s.get("kinds", {}).get(p["name"], 0), ","))
                        for p in s.get("patterns", []))
     pct = percent_text(stored_share(s, "punnable_pct")).rjust(6)  # 0/0 is n/a, not 0 %
@@ -250,6 +257,49 @@ def summary_lines(ecosystem: Dict[str, Any], records: Optional[Sequence[Dict[str
     lines.append(terminal("  left out: %s" % left_out_text(ecosystem)))
     pool = None if records is None else pooled_summary(r["summary"] for r in records if r["status"] == "scanned")
     return lines + [_pattern_line(ecosystem, p, pool) for p in ecosystem.get("patterns", [])]
+
+
+def kind_summary_lines(ecosystem: Dict[str, Any], records: Sequence[Dict[str, Any]], kind: Kind) -> List[str]:
+    """The ecosystem summary about ``kind`` (``corpus top-pypi:N --kind NAME``, a kind other than
+    ``f(x=x)``): the projects read, what the kind is and where it is defined, its count pooled and its
+    measure against its unit (``console.measure_text``) with the per-project median, in all code and
+    outside tests, the projects it is in, what was left out, and one line for the rest counted."""
+    from punstats.analysis import subject
+    from punstats.present.console import definition_rows, measure_text
+    from punstats.present.subject_report import measure_text as median_text
+    lines = summary_lines(ecosystem)[:1]
+    pool = pooled_summary(r["summary"] for r in records if r["status"] == "scanned")
+    frame = subject.per_project(records, kind)
+    counts = subject.pooled(frame, kind)
+    rows = [("pattern" if kind.user else "kind", "%s: %s" % (kind.name, kind.label.replace("`", ""))),
+            *definition_rows(kind)]
+    for suffix, label in (("", "all code"), ("_nontest", "outside tests")):
+        count = counts["count" + suffix]
+        if count is None:  # a project stored by an earlier punstats did not record it (outside tests)
+            rows.append((label, "n/a   (not recorded by every project: some were stored by an earlier punstats)"))
+            continue
+        rows.append((label, "%s   (%s; per project: median %s)" % (
+            format(count, ","), measure_text(pool, kind.per, count, bool(suffix)),
+            median_text(counts["median" + suffix], kind).replace("`", ""))))
+    found = frame[(frame["status"] == "scanned") & (frame["count"] > 0)].sort_values("count", ascending=False)
+    most = ", ".join("%s %s" % (row.project, format(int(row.count), ",")) for row in found.head(5).itertuples())
+    rows.append(("in projects", "%d of %d scanned%s" % (counts["with_matches"], counts["projects"],
+                                                        "   (most: %s)" % most if most else "")))
+    rows.append(("left out", left_out_text(ecosystem)))
+    rows.append(("also counted", _also_counted(pool, kind)))
+    width = max(len(label) for label, _ in rows)
+    return lines + [terminal("  %-*s  %s" % (width, label, value)) for label, value in rows]
+
+
+def _also_counted(pool: Dict[str, Any], kind: Kind) -> str:
+    """``f(x=x)`` and the user patterns besides ``kind``, pooled, in one line."""
+    from punstats.analysis.units import count, union
+    others = ["f(x=x) %s (%s of keyword arguments)" % (
+        format(pool["kinds"].get(KIND_CALL, 0), ","),
+        percent_text(share(pool["kinds"].get(KIND_CALL), (pool.get("units") or {}).get("keywords"))))]
+    others += ["%s %s" % (other.name, format(count(pool, other) or 0, ",")) for other in union([pool]).user
+               if other.name != kind.name]
+    return ", ".join(others) + "; --kind NAME for a summary about one"
 
 
 def scope_shares(s: Dict[str, Any]) -> Dict[str, Any]:

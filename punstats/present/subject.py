@@ -48,7 +48,9 @@ def measure_cell(value: float, kind: Kind) -> Cell:
 def definition_note(kind: Kind) -> str:
     """Where the kind's definition comes from: its source and the sha256 of that source."""
     if not kind.user:
-        return "%s (%s): built into punstats." % (kind.name, kind.label.replace("`", ""))
+        first = kind.doc.split("\n\n")[0].replace("`", "")
+        return "%s (%s): built into punstats, defined in %s%s" % (
+            kind.name, kind.label.replace("`", ""), kind.module or "punstats", ": " + first if first else ".")
     words = units.unit_words(kind.per).replace("`", "")
     return "%s: the pattern %s (sha256 %s), counted %s." % (
         kind.name, shown_source(kind.source), kind.sha256 or "not recorded",

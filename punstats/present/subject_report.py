@@ -55,8 +55,9 @@ def measure_text(value: float, kind: Kind) -> str:
 def definition_lines(kind: Kind) -> List[str]:
     """Where the kind comes from and what it counts, its definition quoted in its own words."""
     if not kind.user:
-        return ["- **The kind:** `%s`, built into punstats; its count is measured against %s." % (
-            kind.name, units.unit_words(kind.per))]
+        lines = ["- **The kind:** %s, built into punstats, defined in %s; its count is measured against %s." % (
+            markdown_code(kind.name), markdown_code(kind.module or "punstats"), units.unit_words(kind.per))]
+        return lines + _quoted(kind, "as written in its module")
     on = ", ".join(markdown_code("ast." + cls.__name__) for cls in kind.on) if kind.on else "every node"
     lines = ["- **The kind:** %s, a pattern given with `--pattern`: %s, sha256 %s; its matcher is called for %s. "
              "Files are parsed with `ast`, never imported or run." % (
@@ -65,11 +66,16 @@ def definition_lines(kind: Kind) -> List[str]:
              "- **Measured against:** %s." % ("its share in % of " + units.unit_words(kind.per)
                                               if units.is_share(kind.per)
                                               else "its rate per million " + units.unit_words(kind.per))]
-    if kind.doc:
-        quoted = "\n>\n".join("> " + prose(" ".join(paragraph.split()))
-                              for paragraph in kind.doc.split("\n\n") if paragraph.strip())
-        lines += ["- **Its definition, in its own words** (the pattern's docstring):", "", quoted]
-    return lines
+    return lines + _quoted(kind, "the pattern's docstring")
+
+
+def _quoted(kind: Kind, whose: str) -> List[str]:
+    """The kind's definition in its own words (``whose``: where they are written), quoted; none if it has none."""
+    if not kind.doc:
+        return []
+    quoted = "\n>\n".join("> " + prose(" ".join(paragraph.split()))
+                          for paragraph in kind.doc.split("\n\n") if paragraph.strip())
+    return ["- **Its definition, in its own words** (%s):" % whose, "", quoted]
 
 
 def headline(counts: dict, kind: Kind, test_rule: str, where: str) -> str:

@@ -158,7 +158,8 @@ class _Output:
 
     def counts(self) -> Dict[str, Any]:
         """The summary's counts of everything that went through."""
-        return dict(self.totals.counts(), parameters=self.totals.parameters())
+        return dict(self.totals.counts(), parameters=self.totals.parameters(),
+                    parameters_nontest=self.totals.parameters(nontest=True))
 
     @contextlib.contextmanager
     def discarded_on_failure(self) -> Iterator["_Output"]:

@@ -141,6 +141,7 @@ class ScanResult:
         counts = summarize(occurrences, files, threshold, registry_of(self.summary).user)
         if functions is not None:
             counts["parameters"] = parameters(functions)
+            counts["parameters_nontest"] = parameters(functions, nontest=True)
         summary = {**counts, "test_rule": rule.label, "rules": rules, **_provenance_of(self.summary)}
         return ScanResult(occurrences, files, summary, functions)
 

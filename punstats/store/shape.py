@@ -84,7 +84,7 @@ OPTIONAL: Dict[str, Tuple[Check, str]] = {
                                                     "python_implementation", "punstats_version", "created",
                                                     "stored")},
     **{key: (_counts, "an object of numbers") for key in ("failed_by_reason", "skipped_files", "kinds",
-                                                          "parameters", "skipped_dirs", "cache",
+                                                          "parameters", "parameters_nontest", "skipped_dirs", "cache",
                                                           "kinds_nontest", "units", "units_nontest")},
     "patterns": (lambda v: isinstance(v, list) and all(isinstance(p, dict) for p in v), "a list of objects"),
     "lines_saved": (_lines_saved, "an object of %s" % ", ".join(LINES_SAVED)),

@@ -9,7 +9,8 @@ their rows; a new built-in kind is one module here, its name in ``MODULES``,
 and its test.
 
 ``PATTERNS`` are the kinds with their matchers; ``BUILT_IN`` the registry
-rows they declare (each pattern's own, then its ``rows``); ``COUNT_COLUMNS``
+rows they declare (each pattern's own, then its ``rows``, each keeping the
+module that defines it and its definition: ``model.kinds.with_rows``); ``COUNT_COLUMNS``
 the per-file counts, in order; ``KINDS`` the registry of a scan given no
 pattern, and ``registry_of`` the registry a stored result was counted with.
 Standard library only, Python 3.8 syntax: workers import it.
@@ -18,7 +19,7 @@ import importlib
 from dataclasses import replace
 from typing import Any, Dict, Tuple
 
-from punstats.model.kinds import PATTERN_ATTRIBUTE, Kind, Registry, recorded_patterns
+from punstats.model.kinds import PATTERN_ATTRIBUTE, Kind, Registry, recorded_patterns, with_rows
 
 #: The modules, in the order of their rows.
 MODULES = ("call", "attribute", "near_miss", "dict_literal", "class_keywords", "call_shapes", "function_shapes")
@@ -33,8 +34,7 @@ def _load(module: str) -> Kind:
 PATTERNS: Tuple[Kind, ...] = tuple(_load(module) for module in MODULES)
 
 #: The rows punstats ships, in the order tables list them.
-BUILT_IN: Tuple[Kind, ...] = tuple(
-    row for kind in PATTERNS for row in (replace(kind, matcher=None, rows=()), *kind.rows))
+BUILT_IN: Tuple[Kind, ...] = tuple(row for kind in PATTERNS for row in with_rows(kind))
 
 #: The per-file counts of the files table, in order.
 COUNT_COLUMNS: Tuple[str, ...] = tuple(column for kind in PATTERNS for column in kind.columns)

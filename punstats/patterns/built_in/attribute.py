@@ -14,6 +14,10 @@ from punstats.patterns.built_in.call import named_and_punnable
 _PARTS = (("self", "`f(x=self.x)`"), ("cls", "`f(x=cls.x)`"), ("name", "`f(x=name.x)`"),
           ("expr", "`f(x=<expr>.x)`"))
 
+_PART_DOC = ("%s: the ``attribute`` matches (``f(x=obj.x)``, a call keyword whose value is an attribute of "
+             "the keyword's name) whose base is classified as ``%s`` (``self``, ``cls``, another name, or any "
+             "other expression). A share of the calls' named keyword arguments.")
+
 
 def base_kind(base):
     """``self`` or ``cls`` for those names, ``name`` for another name, ``expr`` for anything else."""
@@ -24,7 +28,8 @@ def base_kind(base):
 
 @punstats.pattern("attribute", label="`f(x=obj.x)`", per="keywords", on=ast.Call, context=True,
                   columns=("attribute",),
-                  rows=tuple(punstats.row("attribute_" + part, "of which " + label, "keywords", part_of="attribute")
+                  rows=tuple(punstats.row("attribute_" + part, "of which " + label, "keywords", part_of="attribute",
+                                          doc=_PART_DOC % (label.replace("`", "``"), part))
                              for part, label in _PARTS))
 def match(node, context):
     found = [kw for kw in node.keywords

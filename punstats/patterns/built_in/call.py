@@ -31,7 +31,10 @@ def named_and_punnable(node):
 
 @punstats.pattern("call", label="`f(x=x)` (the headline)", per="keywords", on=ast.Call, context=True,
                   columns=("punnable", "dict_call_punnable", "calls_with_punnable"),
-                  rows=(punstats.row("dict_call_punnable", "of which `dict(x=x)`", "keywords", part_of="call"),))
+                  rows=(punstats.row("dict_call_punnable", "of which `dict(x=x)`", "keywords", part_of="call",
+                                     doc="``dict(x=x)``: the ``call`` matches (``f(x=x)``) whose callee is the plain "
+                                         "name ``dict``, building a dict whose key is the name of its value. Part of "
+                                         "the headline count; a share of the calls' named keyword arguments."),))
 def match(node, context):
     puns = [kw for kw in node.keywords if is_punnable(kw)]
     if not puns:
