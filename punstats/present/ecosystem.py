@@ -305,6 +305,6 @@ def table_texts(records: Sequence[Dict[str, Any]], ecosystem: Dict[str, Any],
 def save_figure(records: Sequence[Dict[str, Any]], ecosystem: Dict[str, Any], path: str) -> str:
     """The run's figure written to ``path`` (PNG, or SVG by its ending)."""
     from punstats.present.ecosystem_figure import ecosystem_plot
-    from punstats.present.figure import _savefig
-    _savefig(ecosystem_plot(records, ecosystem), path, "svg" if path.endswith(".svg") else "png")
+    from punstats.present.figure import save_plot
+    save_plot(ecosystem_plot(records, ecosystem), path, "svg" if path.endswith(".svg") else "png")
     return path
