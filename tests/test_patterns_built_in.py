@@ -136,3 +136,13 @@ def test_per_file_counts_equal_an_independent_count(name):
         files += 1
         total += sum(expected.values())
     assert files > 100 and total > 0
+
+
+def test_recorded_patterns_leave_out_names_that_are_no_identifiers_or_repeat():
+    """What a stored summary names a pattern becomes file and figure names: a run's ``run.json``
+    and an ecosystem summary go through ``registry_of`` too."""
+    recorded = [{"name": name, "per": "Try"} for name in ("../../x", "a/b", "n" * 100, "x\ny", "", 5, "ok", "ok")]
+    recorded += ["not an object", {"label": "no name"}, {"name": "call"}]
+    registry = built_in.registry_of({"patterns": recorded})
+    assert [kind.name for kind in registry.user] == ["ok"]
+    assert built_in.registry_of({"patterns": "not a list"}).user == ()

@@ -23,6 +23,7 @@ from punstats.model.kinds import Registry
 from punstats.model.records import FIELD_PREFIX
 from punstats.patterns.built_in import registry_of
 from punstats.store.ecosystem_shape import is_count, rules_problem, summary_problem
+from punstats.store.shape import names_problem
 from punstats.store.staging import StoreError
 
 JOURNAL = "journal.jsonl"
@@ -323,4 +324,7 @@ def _checked(directory: str, name: str, record: Any) -> Dict[str, Any]:
             for scope in ("all", "nontest"))
     if not fine:
         raise StoreError("%s: not a project record punstats wrote" % project_file(directory, name))
+    wrong = names_problem(record["summary"]) if record["status"] == "scanned" else None
+    if wrong:
+        raise StoreError("%s: not a project record punstats wrote (%s)" % (project_file(directory, name), wrong))
     return record
