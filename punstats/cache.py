@@ -37,7 +37,7 @@ import time
 import zlib
 from typing import Any, Callable, Dict, Iterable, Iterator, Optional, Sequence, Tuple
 
-from punstats.model.errors import PunstatsError
+from punstats.model.errors import PunstatsError, one_line
 
 FILE_NAME = "blobs.sqlite3"
 SCHEMA = 1
@@ -182,7 +182,7 @@ def _open(path: str) -> sqlite3.Connection:
 
 
 def _one_line(exc: BaseException) -> str:
-    text = " ".join(str(exc).split()) or type(exc).__name__
+    text = one_line(exc)
     return text if isinstance(exc, (CacheError, sqlite3.Error)) else "%s (%s)" % (text, type(exc).__name__)
 
 

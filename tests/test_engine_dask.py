@@ -133,7 +133,7 @@ def test_workers_with_another_extractor_or_python_are_refused():
             return {"tcp://w1": engine.dask._worker_identity(), "tcp://w2": (0, "CPython", "3.8.0")}
 
     with pytest.raises(EngineError, match="Dask worker tcp://w2 runs extractor 0 on CPython 3.8.0; .*would differ"):
-        engine.dask._check_workers(Client(), timeout=1)
+        engine.dask.check_workers(Client(), timeout=1)
 
 
 @pytest.mark.slow  # the whole standard library

@@ -6,7 +6,7 @@ import sysconfig
 
 import pandas as pd
 import pytest
-from gitrepo import commit, init
+from gitrepo import commit, init, merges_repo
 
 import punstats
 from punstats.cache import BlobCache
@@ -328,3 +328,31 @@ def test_commits_rewritten_away_after_they_were_listed_are_recorded_not_a_traceb
     gone = [history.gitsource.Commit(shas[4], "2023-10-01T12:00:00+00:00")]
     with pytest.raises(history.GitError, match="none of the 1 commits listed is in .* any more"):
         history.history(str(root), gone, cache=False, jobs=1)
+
+
+def _merge_history(repo, merges: int) -> None:
+    """History of a repository of ``merges`` merges (``gitrepo.merges_repo``): one row per
+    first-parent commit (the side commits, whose ``side/ours.py`` the merges drop, are not
+    rows), each with the count built up independently, and equal to a scan of a few."""
+    expected = merges_repo(repo, merges)
+    commits = history.commits_of(str(repo))
+    assert [c.sha for c in commits] == list(expected)
+    table = history.history(str(repo), commits, cache=False, jobs=1)
+    assert len(table) == merges + 1
+    assert list(table["punnable"]) == list(expected.values())
+    for sha in (commits[1].sha, commits[100].sha, commits[-1].sha):  # the 100th merge is an octopus
+        scanned = punstats.scan(str(repo), rev=sha, jobs=1).summary
+        assert scanned["punnable"] == expected[sha]
+        assert table.loc[table["commit"] == sha, "files"].item() == scanned["files"]
+    last = history.commits_of(str(repo), rev_range="HEAD~100..HEAD")
+    assert [c.sha for c in last] == list(expected)[-100:]
+    assert [c.sha for c in history.commits_of(str(repo), last=100)] == [c.sha for c in last]
+
+
+def test_two_thousand_merges_follow_the_first_parents_and_count_each(tmp_path):
+    _merge_history(tmp_path / "merges.git", 2000)
+
+
+@pytest.mark.slow  # about 25 s on one core: git fast-import and 10,001 revisions
+def test_ten_thousand_merges_follow_the_first_parents_and_count_each(tmp_path):
+    _merge_history(tmp_path / "merges.git", 10000)

@@ -16,6 +16,9 @@
 - No module over 400 lines, no function (or method) over 60 lines.  The
   walk (``extract/walk.py``, function ``walk``) is the one exception: its
   loop is the hot path of every scan, and a helper would cost a call per node.
+- A module's private (``_underscore``) names stay in it: no module imports another's
+  (``from punstats.x import _name``) or reaches for one (``x._name``); what two modules
+  share is public in one of them.
 - ``punstats --version`` and ``--help`` import no heavy library (pandas,
   pyarrow, matplotlib, dask, tqdm): those are imported where used.
 
@@ -291,6 +294,68 @@ def test_the_length_check_can_fail():
     assert _long_functions(tree, "a.py") == ["a.py::f"]
     assert _long_functions(tree, "extract/traversal.py") == ["extract/traversal.py::f"]
     assert _long_functions(ast.parse("def g():\n" + body.split("\n", 1)[1] + "\n"), "a.py") == []
+
+
+def _private(name):
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+class _PrivateUses(ast.NodeVisitor):
+    """Where a module imports another module's private name, or reads one as an attribute of a
+    module it imported (``x._name``, ``punstats.x._name``)."""
+
+    def __init__(self, module):
+        self.module = module
+        self.modules = {}  # a local name -> the package module it is bound to
+        self.found = []
+
+    def _use(self, owner, name, line):
+        if owner in MODULES and owner != self.module and _private(name):
+            self.found.append("%s:%d uses %s.%s" % (self.module, line, owner, name))
+
+    def visit_Import(self, node):
+        for alias in node.names:
+            if alias.asname:
+                self.modules[alias.asname] = alias.name
+
+    def visit_ImportFrom(self, node):
+        for alias, resolved in zip(node.names, _resolve(self.module, node)):
+            if resolved in MODULES and resolved.endswith("." + alias.name):  # a module itself
+                self.modules[alias.asname or alias.name] = resolved
+            else:
+                self._use(resolved, alias.name, node.lineno)
+
+    def visit_Attribute(self, node):
+        owner = node.value.id if isinstance(node.value, ast.Name) else None
+        self._use(self.modules.get(owner, ast.unparse(node.value)), node.attr, node.lineno)
+        self.generic_visit(node)
+
+
+def _private_uses(module, source):
+    visitor = _PrivateUses(module)
+    visitor.visit(ast.parse(source))
+    return visitor.found
+
+
+def test_no_module_uses_another_module_s_private_names():
+    found = [use for module in MODULES for use in _private_uses(module, _source(module))]
+    assert found == [], "make the name public where it is defined, or move it where both can use it"
+
+
+def test_the_private_name_check_can_fail():
+    source = ("from punstats.store.staging import StoreError, _one_line\n"
+              "from .git import _git\n"
+              "from punstats.sources import git as gitsource\n"
+              "import punstats.sources.local as local\n"
+              "import punstats.sources.local\n"
+              "def f(node):\n"
+              "    return gitsource._git, local._x, punstats.sources.local._y, node._fields, _own, gitsource.__doc__\n")
+    assert _private_uses("punstats.sources.gitdiff", source) == [
+        "punstats.sources.gitdiff:1 uses punstats.store.staging._one_line",
+        "punstats.sources.gitdiff:2 uses punstats.sources.git._git",
+        "punstats.sources.gitdiff:7 uses punstats.sources.git._git",
+        "punstats.sources.gitdiff:7 uses punstats.sources.local._x",
+        "punstats.sources.gitdiff:7 uses punstats.sources.local._y"]
 
 
 HEAVY = ("pandas", "pyarrow", "matplotlib", "dask", "distributed", "tqdm", "numpy")

@@ -103,4 +103,4 @@ def _handlers(names):
 def test_punstats_errors_are_caught_once_and_no_command_catches_value_errors():
     assert _handlers(["PunstatsError"]) == [("__init__.py", "main")]
     # the one ValueError caught: int() of an option's text, in the argument type of -j and the like
-    assert _handlers(["ValueError", "Exception", "KeyError", "RuntimeError"]) == [("common.py", "_whole")]
+    assert _handlers(["ValueError", "Exception", "KeyError", "RuntimeError"]) == [("common.py", "whole")]

@@ -164,3 +164,13 @@ def test_a_row_given_no_words_takes_its_pattern_s():
     assert own.rows == () and (first.module, first.doc) == ("pkg.p", "Counted by the ``p`` pattern. What p counts.")
     assert (second.module, second.doc) == ("pkg.p", "Its own.")
     assert kinds.with_rows(kinds.Kind("q", "q", "calls", rows=(extra,)))[1].doc == ""  # nothing to say: nothing said
+
+
+def test_recorded_patterns_leave_out_names_that_are_no_identifiers_or_repeat():
+    """What a stored summary names a pattern becomes file and figure names: a run's ``run.json``
+    and an ecosystem summary go through ``registry_of`` too."""
+    recorded = [{"name": name, "per": "Try"} for name in ("../../x", "a/b", "n" * 100, "x\ny", "", 5, "ok", "ok")]
+    recorded += ["not an object", {"label": "no name"}, {"name": "call"}]
+    registry = built_in.registry_of({"patterns": recorded})
+    assert [kind.name for kind in registry.user] == ["ok"]
+    assert built_in.registry_of({"patterns": "not a list"}).user == ()

@@ -213,7 +213,7 @@ def _stdlib_files():
 def _stdlib_round_trip(path):
     with open(path, "rb") as f:
         data = f.read()
-    decoded = rewrite.source._decode(data)
+    decoded = rewrite.source.decode_bytes(data)
     if decoded.error:
         return path, "skipped", 0
     try:

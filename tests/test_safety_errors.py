@@ -337,6 +337,63 @@ def test_history_on_a_full_disk_is_one_line(tmp_path, capsys, big_tree, monkeypa
     assert not os.path.exists("out")  # nothing half-written left
 
 
+# -- names of rows read back: they become file, figure and column names ----------------------------
+
+def _with_pattern(name, kinds_name=None):
+    """A change giving a summary a user pattern ``name``, counted in ``kinds`` under ``kinds_name``."""
+    def change(summary):
+        pattern = {"name": name, "label": "x", "per": "Try", "source": "p.py", "sha256": "0" * 64}
+        counted = name if kinds_name is None else kinds_name
+        kinds = dict(summary["kinds"], **{counted: 1}) if isinstance(counted, str) else summary["kinds"]
+        return dict(summary, patterns=[pattern], kinds=kinds, kinds_nontest=kinds)
+    return change
+
+
+BAD_NAMES = [
+    ("dotdot", _with_pattern("../../x"), "a name in kinds should be an identifier of at most 64 characters, "
+                                         "not '../../x'"),
+    ("slash", _with_pattern("a/b"), "not 'a/b'"),
+    ("megabyte", _with_pattern("n" * 1_000_000), "not 'nnnnnnnnnnnn"),
+    ("control", _with_pattern("x\x1b]8;;http://e\x07y\nz"), "not 'x\\x1b]8;;http://e\\x07y\\nz'"),
+    ("formula", _with_pattern("=cmd|' /C calc'!A0"), "not \"=cmd|' /C calc'!A0\""),
+    ("empty", _with_pattern(""), "not ''"),
+    ("number", _with_pattern(5), "patterns[0].name should be an identifier of at most 64 characters, not 5"),
+    ("pattern-only", _with_pattern("../x", kinds_name="fine"), "patterns[0].name should be an identifier"),
+    ("twice", lambda s: dict(_with_pattern("tries")(s), patterns=_with_pattern("tries")(s)["patterns"] * 2),
+     "two patterns are named tries"),
+    ("labels-carried", lambda s: dict(s, labels_carried={"../x": {"carried": 1, "stale": 0}}),
+     "a name in labels_carried should be"),
+]
+
+
+@pytest.mark.parametrize("change, expected", [(c, e) for _, c, e in BAD_NAMES], ids=[n for n, _, _ in BAD_NAMES])
+def test_a_row_name_that_is_no_identifier_is_one_line_in_every_command_and_names_no_file(
+        stored, tmp_path, capsys, change, expected):
+    """A pattern named ``../../x`` or ``a/b`` in an edited summary made ``report`` and ``plot``
+    try to write figures in other folders (``d-a/b-projects.png``) and echoed a 1 MB name; each
+    command now refuses the summary in one line naming it, and writes nothing."""
+    _set_summary(stored, json.dumps(change(_summary(stored))))
+    before = sorted(os.listdir(stored))
+    path = os.path.join(stored, "summary.json")
+    for argv in (["table", stored], ["table", stored, "--kinds"], ["report", stored, "-o", str(tmp_path / "r.md")],
+                 ["plot", stored, "-o", str(tmp_path / "figures")], ["hits", stored], ["label", stored],
+                 ["label", stored, "--kind", "call"]):
+        line = _error(capsys, argv)
+        assert line.startswith("punstats: error: %s: not a stored scan's summary (" % path), line
+        assert expected in line and len(line) < 300, line
+    assert sorted(os.listdir(stored)) == before and sorted(os.listdir(tmp_path)) == ["scan", "tree"]
+
+
+def test_a_pattern_named_like_a_built_in_row_is_that_row(stored, capsys):
+    """A stored pattern named ``call`` (a built-in row now, or an edited summary) is left out:
+    ``call`` is the built-in row, its count as stored."""
+    _set_summary(stored, json.dumps(_with_pattern("call", kinds_name=None)(_summary(stored))))
+    from punstats.patterns.built_in import registry_of
+    assert registry_of(punstats.load(stored).summary)["call"].user is False
+    assert cli.main(["label", stored]) == 0
+    assert sorted(n for n in os.listdir(stored) if n.startswith("labels-")) == ["labels-call.csv", "labels-call.md"]
+
+
 # -- a corpus name of megabytes -----------------------------------------------------------------------
 
 def test_a_corpus_name_of_megabytes_is_shown_cut_and_names_files_within_name_max(stored, tmp_path, capsys):

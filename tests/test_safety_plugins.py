@@ -391,3 +391,45 @@ def test_a_matcher_that_rewrites_the_tree_changes_no_other_pattern():
     after_vandal = extract("m.py", SOURCE, patterns=[kind(empties, "p0"), kind(returns, "p1")])
     assert [o.line for o in after_vandal.occurrences if o.kind == "p1"] == \
         [o.line for o in alone.occurrences if o.kind == "p0"]
+
+
+
+#: A matcher's body that appends a line to its own file, once (the test is of an actual newline).
+EDITS_ITS_FILE = 'if "\\n# edited\\n" not in open(__file__).read():\n    open(__file__, "a").write("\\n# edited\\n")'
+
+
+def run_edited(tmp_path, body, *args, files=6):
+    """``run_scan`` of ``files`` files of distinct bytes (each one extracted, none reused by its
+    blob); also the sha256 of the plugin file as the scan began."""
+    import hashlib
+    (tmp_path / "tree").mkdir()
+    for i in range(files):
+        (tmp_path / "tree" / ("m%d.py" % i)).write_bytes(SOURCE + b"# %d\n" % i)
+    plugin = tmp_path / "plugin.py"
+    plugin.write_text(MATCHER.format(body="\n".join("        " + line for line in body.splitlines())))
+    began = hashlib.sha256(plugin.read_bytes()).hexdigest()
+    proc = subprocess.run([sys.executable, "-m", "punstats", "scan", "--json", "-q", "--no-cache", "--no-save",
+                           str(tmp_path / "tree"), "--pattern", str(plugin), *args], capture_output=True, text=True,
+                          timeout=120, cwd=tmp_path)
+    return proc.returncode, proc.stdout, proc.stderr, began
+
+
+def test_a_plugin_file_edited_while_a_pool_scans_is_not_read_again(tmp_path):
+    """The pool's workers are forked holding the patterns as the scan loaded them: an edit
+    midway (here, by the matcher itself at its first file) changes no count and fails no file."""
+    code, out, err, began = run_edited(tmp_path, EDITS_ITS_FILE, "-j", "2")
+    assert (tmp_path / "plugin.py").read_text().endswith("\n# edited\n")
+    [summary] = json.loads(out)
+    assert code == 0 and summary["failed"] == 0 and summary["kinds"]["p"] == 12, err
+    assert summary["patterns"][0]["sha256"] == began
+
+
+def test_a_worker_loading_a_plugin_file_edited_while_the_scan_ran_stops_it_in_one_line(tmp_path):
+    """A worker under another interpreter loads the patterns itself: one started after the
+    file changed (here the first died after its matcher edited the file) refuses the new bytes,
+    and the scan stops in one line rather than count files with two versions of a pattern."""
+    code, out, err, _ = run_edited(tmp_path, EDITS_ITS_FILE + "\n    os._exit(3)", "--python", sys.executable,
+                                   "-j", "1", files=2)
+    assert (tmp_path / "plugin.py").read_text().endswith("\n# edited\n")
+    assert code == 2 and err.count("\n") == 1 and out == "", err
+    assert "plugin.py changed while the scan ran (pattern 'p'): run the scan again" in err, err

@@ -74,6 +74,13 @@ def _set(key, value):
     return lambda record: dict(record, **{key: value})
 
 
+def _renamed(summary, old, new):
+    """``summary`` (a scan's) with the pattern ``old`` named ``new`` in its patterns and kinds."""
+    patterns = [dict(p, name=new) if p["name"] == old else p for p in summary["patterns"]]
+    kinds = {new if name == old else name: n for name, n in summary["kinds"].items()}
+    return dict(summary, patterns=patterns, kinds=kinds)
+
+
 @pytest.mark.parametrize("change", [
     lambda r: [1, 2], lambda r: 5, lambda r: "measures", _set("measures", [1]), _set("summary", "x"),
     lambda r: {k: v for k, v in r.items() if k != "summary"}, _set("status", "bogus"), _set("rank", "1"),
@@ -82,8 +89,12 @@ def _set(key, value):
     lambda r: dict(r, measures=dict(r["measures"], all=dict(r["measures"]["all"], punnable=10 ** 30))),
     lambda r: dict(r, measures=dict(r["measures"], all=dict(r["measures"]["all"], keywords=None))),
     lambda r: dict(r, measures=dict(r["measures"], all=dict(r["measures"]["all"], files=-1))),
+    lambda r: dict(r, summary=_renamed(r["summary"], "try_finally", "../../x")),
+    lambda r: dict(r, summary=_renamed(r["summary"], "try_finally", "x\x1b]8;;http://e\x07y\nz")),
+    lambda r: dict(r, summary=dict(r["summary"], kinds=dict(r["summary"]["kinds"], **{"a/b": 1}))),
 ], ids=["list", "int", "str", "measures-list", "summary-str", "no-summary", "status", "rank-str",
-        "measures-empty", "count-str", "count-10**30", "count-null", "count-negative"])
+        "measures-empty", "count-str", "count-10**30", "count-null", "count-negative", "pattern-dotdot",
+        "pattern-control", "kind-slash"])
 def test_an_edited_project_record_is_one_line_exit_2_in_every_command(finished, tmp_path, capsys, change):
     from punstats.cli import main
     directory = copy(finished, tmp_path)
@@ -156,8 +167,11 @@ def _shown(directory, tmp_path, capsys):
     (_scope("all", "cumulative_by_length", [[1, None]]), "all.cumulative_by_length"),
     (_set("scanned", 1e30), "scanned"), (_set("distributions", {"sdist": None}), "distributions"),
     (_set("kinds", {"all": {"call": {"count": "9"}}}), "kinds"), (_set("patterns", [None]), "patterns"),
+    (lambda e: dict(e, patterns=[dict(p, name="../../x") for p in e["patterns"]]), "patterns"),
+    (lambda e: dict(e, patterns=e["patterns"] * 2), "patterns"),
+    (_scope("kinds", "all", {"n" * 1_000_000: {"count": 1, "pct": 1.0}}), "kinds"),
 ], ids=["all-null", "count-10**30", "pct-str", "per-project-null", "curve-null", "float", "distribution-null",
-        "kinds-str", "pattern-null"])
+        "kinds-str", "pattern-null", "pattern-dotdot", "pattern-twice", "kind-megabyte"])
 def test_an_edited_summary_is_one_line_exit_2_in_every_command(finished, tmp_path, capsys, change, field):
     """A count of 10**30 or a value set to null in ``ecosystem.json`` was a traceback in ``plot``,
     ``report --kind call``; every command now names the field."""
@@ -206,7 +220,10 @@ def test_a_record_or_a_table_swapped_for_a_link_is_not_read_through_it(finished,
     (_set("rules", [1]), "rules"), (_scope("rules", "patterns", {"a": 1}), "rules.patterns"),
     (_scope("rules", "patterns", [None]), "rules.patterns"), (_scope("rules", "test_rule", [1]), "rules.test_rule"),
     (_scope("rules", "long_threshold", 10 ** 30), "rules.long_threshold"),
-], ids=["rules-list", "patterns-object", "pattern-null", "test-rule-list", "threshold-10**30"])
+    (_scope("rules", "patterns", [{"name": "a/../../b"}]), "rules.patterns"),
+    (_scope("rules", "patterns", [{"name": "=HYPERLINK(\"http://e\")"}]), "rules.patterns"),
+], ids=["rules-list", "patterns-object", "pattern-null", "test-rule-list", "threshold-10**30", "pattern-path",
+        "pattern-formula"])
 def test_edited_rules_in_run_json_are_one_line_exit_2_in_every_command(finished, tmp_path, capsys, change, field):
     """Rules of the wrong type in ``run.json`` were a traceback in ``table --kind call`` and ``report``."""
     directory = copy(finished, tmp_path)

@@ -24,7 +24,7 @@ import sys
 from typing import Dict, Optional, Sequence, Tuple
 
 from punstats import __version__
-from punstats.cli.common import USAGE_ERROR, UsageError, _one_line, _Parser
+from punstats.cli.common import USAGE_ERROR, Parser, UsageError, error_line
 from punstats.model.errors import PunstatsError
 from punstats.model.escape import terminal
 from punstats.model.processes import Terminated, terminated_raises
@@ -84,9 +84,9 @@ class _Commands(argparse._SubParsersAction):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="punstats", description="Count keyword arguments of the form f(x=x).")
+    parser = Parser(prog="punstats", description="Count keyword arguments of the form f(x=x).")
     parser.add_argument("--version", action="version", version="punstats " + __version__)
-    parser.add_subparsers(dest="command", required=True, parser_class=_Parser, action=_Commands)
+    parser.add_subparsers(dest="command", required=True, parser_class=Parser, action=_Commands)
     return parser
 
 
@@ -143,7 +143,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
 def _message(exc: PunstatsError) -> str:
     """The one line a ``PunstatsError`` is reported as (a usage error's message as it is worded)."""
-    return str(exc) if isinstance(exc, UsageError) else _one_line(exc)
+    return str(exc) if isinstance(exc, UsageError) else error_line(exc)
 
 
 def _fault(exc: BaseException) -> int:

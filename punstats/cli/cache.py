@@ -22,7 +22,7 @@ def _add_cache_command(commands: Any) -> None:
 
 def cmd_cache(args: argparse.Namespace) -> int:
     from punstats import cache as caches
-    from punstats.present.console import _n
+    from punstats.present.console import commas
     with caches.BlobCache() as cache:
         removed = cache.clear() if args.clear else None
         stats = cache.stats()
@@ -34,12 +34,12 @@ def cmd_cache(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(stats, indent=2))
         return 0
-    print("cache  %s  (%s bytes on disk)" % (terminal(stats["path"]), _n(stats["bytes"])))
+    print("cache  %s  (%s bytes on disk)" % (terminal(stats["path"]), commas(stats["bytes"])))
     for kind, entry in stats["entries"].items():
-        print("  %-22s %8s entries  %12s bytes" % (kind, _n(entry["count"]), _n(entry["bytes"])))
+        print("  %-22s %8s entries  %12s bytes" % (kind, commas(entry["count"]), commas(entry["bytes"])))
     for name, size in stats["downloads"].items():
-        print("  %-22s %21s bytes" % (terminal(name + "/"), _n(size)))
+        print("  %-22s %21s bytes" % (terminal(name + "/"), commas(size)))
     if removed is not None:
-        print("removed %s entries and the downloads" % _n(removed))
+        print("removed %s entries and the downloads" % commas(removed))
     return 0
 

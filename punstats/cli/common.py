@@ -10,7 +10,7 @@ import os
 import sys
 from typing import Any, Dict, Iterable, List, NoReturn, Optional, Sequence, Tuple
 
-from punstats.model.errors import PunstatsError
+from punstats.model.errors import PunstatsError, one_line
 from punstats.model.escape import terminal
 from punstats.model.limits import DEFAULT_PATTERN_MEMORY, DEFAULT_PATTERN_TIMEOUT
 from punstats.store.places import DEFAULT_ROOT  # noqa: F401 (the commands' default place, from here)
@@ -65,7 +65,7 @@ class Progress:
             self._bar = None
 
 
-def _progress_bar(quiet: bool, label: str, unit: str = "file") -> Progress:
+def progress_bar(quiet: bool, label: str, unit: str = "file") -> Progress:
     return Progress(quiet, label, unit)
 
 
@@ -87,7 +87,7 @@ def did_you_mean(word: str, candidates: Iterable[str]) -> str:
     return " (did you mean %s?)" % best
 
 
-class _Parser(argparse.ArgumentParser):
+class Parser(argparse.ArgumentParser):
     """One line for every usage error, with a suggestion for a mistyped command, choice or option
     (Python 3.11's argparse has no ``suggest_on_error``)."""
 
@@ -134,7 +134,7 @@ def _shown(text: str, limit: int = 40) -> str:
     return repr(text) if len(text) <= limit else repr(text[:limit]) + "..."
 
 
-def _whole(text: str) -> int:
+def whole(text: str) -> int:
     """A whole number (any sign), or the one-line error of an option's value."""
     try:
         return int(text)
@@ -142,9 +142,9 @@ def _whole(text: str) -> int:
         raise argparse.ArgumentTypeError("expected a whole number, got %s" % _shown(text)) from None
 
 
-def _positive(text: str) -> int:
+def positive(text: str) -> int:
     """A whole number from 1 to ``MAX_NUMBER``."""
-    value = _whole(text)
+    value = whole(text)
     if value < 1:
         raise argparse.ArgumentTypeError("expected a number of at least 1, got %d" % value)
     if value > MAX_NUMBER:
@@ -152,11 +152,11 @@ def _positive(text: str) -> int:
     return value
 
 
-def _from_zero(most: int, unit: str) -> Any:
+def from_zero(most: int, unit: str) -> Any:
     """An option's type (a function of its text): a whole number from 0 to ``most``; ``unit`` names
     what it counts in its error."""
     def parse(text: str) -> int:
-        value = _whole(text)
+        value = whole(text)
         if not 0 <= value <= most:
             raise argparse.ArgumentTypeError("expected 0 to %d %s, got %d" % (most, unit, value))
         return value
@@ -166,7 +166,7 @@ def _from_zero(most: int, unit: str) -> Any:
 def _jobs(text: str) -> int:
     """``-j``: a positive number of worker processes, at most ``MAX_JOBS``."""
     from punstats.engines.base import MAX_JOBS
-    value = _positive(text)
+    value = positive(text)
     if value > MAX_JOBS:
         raise argparse.ArgumentTypeError(
             "at most %d worker processes (four per core, at least 8: more processes than cores only cost "
@@ -201,7 +201,7 @@ def rule_options() -> argparse.ArgumentParser:
     p = _parent()
     p.add_argument("--test-rule", default="components",
                    help="components (default), substring, none, or regex:PATTERN")
-    p.add_argument("--long", type=_positive, default=DEFAULT_LONG_THRESHOLD, metavar="N",
+    p.add_argument("--long", type=positive, default=DEFAULT_LONG_THRESHOLD, metavar="N",
                    help="identifiers of at least N characters are long (default: %(default)s)")
     return p
 
@@ -287,7 +287,7 @@ def _engine(text: str) -> str:
     return text
 
 
-def _check_engine_options(args: argparse.Namespace) -> None:
+def check_engine_options(args: argparse.Namespace) -> None:
     from punstats.engines.registry import check_engine
     check_engine(args.engine)  # an EngineError is the user's to fix (cli.main)
     if args.scheduler is not None and args.engine.partition(":")[0] != "dask":
@@ -324,16 +324,16 @@ def default_place_said(output: Optional[str], place: str) -> None:
                        "-o DIR stores elsewhere)" % (place, os.getcwd())), file=sys.stderr)
 
 
-def _one_line(exc: BaseException) -> str:
+def error_line(exc: BaseException) -> str:
     """``exc`` in one line; a failed system call as the system words it (``File too large: PATH``),
     not as pyarrow does (``[Errno 27] Error writing bytes to file. Detail: [errno 27] File too large``)."""
     if isinstance(exc, OSError) and exc.errno and exc.errno > 0:
         where = exc.filename if isinstance(exc.filename, str) else ""
         return os.strerror(exc.errno) + (": " + (where if len(where) <= 200 else where[:200] + "...") if where else "")
-    return " ".join(str(exc).split()) or type(exc).__name__
+    return one_line(exc)
 
 
-def _write_text(text: str, output: Optional[str]) -> None:
+def write_output(text: str, output: Optional[str]) -> None:
     if output is None:
         sys.stdout.write(text)
         return
@@ -341,10 +341,10 @@ def _write_text(text: str, output: Optional[str]) -> None:
     try:
         write_atomic(output, text.encode("utf-8"))
     except OSError as exc:
-        raise UsageError("cannot write %s: %s" % (output, _one_line(exc))) from None
+        raise UsageError("cannot write %s: %s" % (output, error_line(exc))) from None
 
 
-def _cache(args: argparse.Namespace) -> Any:
+def cache_of(args: argparse.Namespace) -> Any:
     if args.no_cache:
         return None
     from punstats.cache import BlobCache

@@ -18,9 +18,7 @@ from punstats.cli.common import (
     DEFAULT_ROOT,
     TableHelp,
     UsageError,
-    _check_engine_options,
-    _positive,
-    _progress_bar,
+    check_engine_options,
     default_place_said,
     engine_options,
     extension_options,
@@ -28,6 +26,8 @@ from punstats.cli.common import (
     json_options,
     pattern_errors_said,
     pattern_options,
+    positive,
+    progress_bar,
     quiet_options,
     rule_options,
     scan_options,
@@ -71,9 +71,9 @@ def _add_corpus_commands(commands: Any) -> None:
                           "(default: the index's simple API, https://pypi.org/simple/)")
     top.add_argument("--keep", action="store_true", help="keep each unpacked tree after its scan")
     top.add_argument("--strict", action="store_true", help="stop at the first project that fails")
-    top.add_argument("--download-jobs", type=_positive, default=4, metavar="N",
+    top.add_argument("--download-jobs", type=positive, default=4, metavar="N",
                      help="downloads at once, ahead of the scan (default: %(default)s)")
-    top.add_argument("--download-cap", type=_positive, default=2048, metavar="MB",
+    top.add_argument("--download-cap", type=positive, default=2048, metavar="MB",
                      help="keep at most this many MB of downloaded archives (default: %(default)s)")
     top.add_argument("--index-url", default=None, metavar="URL",
                      help="a PyPI JSON API mirror (default: https://pypi.org/pypi)")
@@ -86,13 +86,13 @@ def cmd_corpus(args: argparse.Namespace) -> int:
     from punstats.runs import projects as corpora
     from punstats.runs.scan import nothing_found, nothing_found_unsaid
 
-    _check_engine_options(args)
+    check_engine_options(args)
     if args.corpus_file.startswith(("top-pypi:", "random-pypi:")):
         return cmd_top(args)
     options = scan_options(args)
     kind = _asked_kind(args, options)
     spec = corpora.load(args.corpus_file)
-    bar = _progress_bar(args.quiet, spec.name, unit="project")
+    bar = progress_bar(args.quiet, spec.name, unit="project")
     bar.start(len(spec.projects))
 
     def start(project: Any) -> None:
@@ -138,7 +138,7 @@ def cmd_top(args: argparse.Namespace) -> int:
     from punstats.runs import projects as corpora
     scan = scan_options(args, lines_saved=False)
     kind = _asked_kind(args, scan)
-    bar = _progress_bar(args.quiet, args.corpus_file, unit="project")  # total and time left, on a terminal
+    bar = progress_bar(args.quiet, args.corpus_file, unit="project")  # total and time left, on a terminal
 
     def done(record: Any, reused: bool) -> None:
         bar.update(1)

@@ -11,7 +11,7 @@ import argparse
 import os
 from typing import Any, List, Optional, Sequence
 
-from punstats.cli.common import UsageError, _one_line, _positive, _write_text
+from punstats.cli.common import UsageError, error_line, positive, write_output
 from punstats.model.errors import OptionError
 from punstats.model.escape import terminal
 
@@ -27,7 +27,7 @@ def _add_evidence_commands(commands: Any) -> None:
         p.add_argument("--test-rule", metavar="RULE", default=None,
                        help="re-classify test code first: components, substring, none or regex:PATTERN "
                             "(default: the rule the scan used)")
-        p.add_argument("--long", type=_positive, default=None, metavar="N",
+        p.add_argument("--long", type=positive, default=None, metavar="N",
                        help="re-apply the long threshold (default: the scan's)")
 
     p = commands.add_parser("table", help="tables of stored scans (reST, Markdown, CSV, LaTeX)",
@@ -45,7 +45,7 @@ def _add_evidence_commands(commands: Any) -> None:
                    help="the kind the summary table (of a run: its projects table) is about, e.g. a pattern's "
                         "name or call for f(x=x) (default: the one pattern given with --pattern, else call); "
                         "with --by label: the labels of this occurrence kind only (default: every labelled kind)")
-    p.add_argument("-n", "--top", type=_positive, default=tables.TOP_ROWS, metavar="N", action=_Given,
+    p.add_argument("-n", "--top", type=positive, default=tables.TOP_ROWS, metavar="N", action=_Given,
                    help="rows of the identifier, callee and directory tables (default: %(default)s); of an "
                         "ecosystem run: the first N projects, then one row pooling the others "
                         "(default: every project)")
@@ -92,7 +92,7 @@ def _add_plot_and_report(commands: Any, stored_scans: Any) -> None:
     p.add_argument("--kind", metavar="NAME", default=None,
                    help="the kind the report is about, e.g. a pattern's name, or call for f(x=x) (default: the "
                         "one pattern given with --pattern, else call)")
-    p.add_argument("--top", type=_positive, default=None, metavar="N",
+    p.add_argument("--top", type=positive, default=None, metavar="N",
                    help="an ecosystem run: list the first N projects, then one row pooling the others "
                         "(default: every project, or as many as fit one post; punstats table lists them all)")
     p.set_defaults(handler=cmd_report)
@@ -207,11 +207,11 @@ def cmd_table(args: argparse.Namespace) -> int:
 
     check_table_options(args, any(is_run(directory) for directory in args.dirs))
     if args.by == "label":  # scans and ecosystem runs alike, alone or together
-        _write_text(_label_table(args), args.output)
+        write_output(_label_table(args), args.output)
         return 0
     stored = _ecosystem_run(args)
     if stored is not None:
-        _write_text(_table_of_run(args, stored), args.output)
+        write_output(_table_of_run(args, stored), args.output)
         return 0
     if args.kind is not None and args.by not in ("summary", "label"):
         raise UsageError("--kind chooses the kind of the summary table, or with --by label the labels of one "
@@ -227,7 +227,7 @@ def cmd_table(args: argparse.Namespace) -> int:
     if args.by == "summary":
         kind = _scans_subject(results, args.kind, args.rows)
         if kind is not None:
-            _write_text(_kind_table_of_scans(results, kind, args), args.output)
+            write_output(_kind_table_of_scans(results, kind, args), args.output)
             return 0
     try:
         labelled = {"directories": list(args.dirs), "label_kind": args.kind}
@@ -239,7 +239,7 @@ def cmd_table(args: argparse.Namespace) -> int:
                                      args.format, links=args.links)
     except OptionError as exc:  # an unknown row
         raise UsageError(str(exc)) from None
-    _write_text(text, args.output)
+    write_output(text, args.output)
     return 0
 
 
@@ -300,7 +300,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
                 for plot in kind_plots(results, subject):
                     paths += plots.save(plot, args.output or plots.DEFAULT_DIRECTORY, args.format)
     except OSError as exc:
-        raise UsageError("cannot write the figures: %s" % _one_line(exc)) from None
+        raise UsageError("cannot write the figures: %s" % error_line(exc)) from None
     print("\n".join(terminal(path) for path in paths))
     return 0
 
@@ -351,7 +351,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     except OptionError as exc:  # scans that cannot share a table (different long thresholds)
         raise UsageError("%s with --long N" % exc) from None
     except OSError as exc:
-        raise UsageError("cannot write the report: %s" % _one_line(exc)) from None
+        raise UsageError("cannot write the report: %s" % error_line(exc)) from None
     print(terminal(path))
     return 0
 
@@ -375,7 +375,7 @@ def _writing(write: Any) -> str:
     try:
         return write()
     except OSError as exc:
-        raise UsageError("cannot write the report: %s" % _one_line(exc)) from None
+        raise UsageError("cannot write the report: %s" % error_line(exc)) from None
 
 
 def _union(results: Sequence[Any]) -> Any:

@@ -11,16 +11,16 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 from punstats.cli.common import (
     DEFAULT_ROOT,
     UsageError,
-    _check_engine_options,
-    _one_line,
-    _positive,
-    _progress_bar,
+    check_engine_options,
     default_place_said,
     engine_options,
+    error_line,
     extension_options,
     jobs_options,
     json_options,
     pattern_options,
+    positive,
+    progress_bar,
     quiet_options,
     rule_options,
     scan_options,
@@ -39,7 +39,7 @@ def _add_history_command(commands: Any) -> None:
     p.add_argument("--until", default="", metavar="DATE", help="last commit date (git's --until)")
     p.add_argument("--rev-range", default="HEAD", metavar="A..B",
                    help="the revisions after A up to B, e.g. HEAD~100..HEAD (default: every commit up to HEAD)")
-    p.add_argument("--last", type=_positive, default=None, metavar="N",
+    p.add_argument("--last", type=positive, default=None, metavar="N",
                    help="the last N first-parent commits (up to HEAD, or --until), then thinned by --every")
     p.add_argument("--every", default="month", metavar="commit|month|N",
                    help="every commit, the last of each month (default), or every Nth commit")
@@ -133,7 +133,7 @@ def cmd_history(args: argparse.Namespace) -> int:
     from punstats.runs import history as histories
     from punstats.sources import git as gitsource
     from punstats.store.staging import StoreError
-    _check_engine_options(args)
+    check_engine_options(args)
     _check_window(args)
     options = scan_options(args)
     subject = _subject(args, options.patterns)  # before any work
@@ -145,7 +145,7 @@ def cmd_history(args: argparse.Namespace) -> int:
         raise UsageError("no first-parent commit of %s in that window" % rev_range)
     name = remote or gitsource.repository_name(gitdir)
     place = _place(args.output or os.path.join(DEFAULT_ROOT, name + "-history"), repo)
-    bar = _progress_bar(args.quiet, name, unit="revision")
+    bar = progress_bar(args.quiet, name, unit="revision")
     bar.start(len(commits))
     vanished: List[Any] = []
     try:
@@ -174,7 +174,7 @@ def cmd_history(args: argparse.Namespace) -> int:
             about = dict(about, vanished=[commit.sha for commit in vanished])
         written = histories.store(place, table, about, _figure(table, name, subject, about))
     except (OSError, StoreError) as exc:  # no room for the history files
-        raise UsageError("cannot write %s: %s" % (place.name, _one_line(exc))) from None
+        raise UsageError("cannot write %s: %s" % (place.name, error_line(exc))) from None
     if args.json:
         print(json.dumps(_records(table), indent=2, ensure_ascii=False))
     else:

@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from punstats.cli.common import MAX_NUMBER, _from_zero, json_options
+from punstats.cli.common import MAX_NUMBER, from_zero, json_options
 from punstats.model.escape import terminal
 
 HELP = "print the hits of one kind as path:line:col: lines (or JSON lines), to jump to each"
@@ -29,7 +29,7 @@ def _add_hits_command(commands: Any) -> None:
     p.add_argument("--kind", metavar="NAME", default=None,
                    help="the occurrence kind: call, attribute, near_miss, dict_literal, class or a pattern's "
                         "name (default: the scan's pattern when it was given exactly one, else call)")
-    p.add_argument("-n", dest="limit", type=_from_zero(MAX_NUMBER, "hits"), default=0, metavar="N",
+    p.add_argument("-n", dest="limit", type=from_zero(MAX_NUMBER, "hits"), default=0, metavar="N",
                    help="print the first N hits only (default: 0, all)")
     tests = p.add_mutually_exclusive_group()
     tests.add_argument("--outside-tests", dest="tests", action="store_const", const=False, default=None,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from punstats.cli.common import UsageError, _from_zero, _one_line, _positive, _whole
+from punstats.cli.common import UsageError, error_line, from_zero, positive, whole
 from punstats.model.escape import terminal
 
 HELP = "write the occurrences of one kind with their source, to label by hand (CSV and Markdown)"
@@ -30,13 +30,13 @@ def _add_label_command(commands: Any) -> None:
     p.add_argument("--kind", metavar="NAME", default=None,
                    help="the occurrence kind: call, class, attribute, dict_literal, near_miss or a pattern's name "
                         "(default: the scan's or run's pattern when it was given exactly one, else call)")
-    p.add_argument("--context", type=_from_zero(MAX_CONTEXT, "lines"), default=None, metavar="N",
+    p.add_argument("--context", type=from_zero(MAX_CONTEXT, "lines"), default=None, metavar="N",
                    help="lines of source above and below each occurrence (default: 3; a run has no source)")
-    p.add_argument("--sample", type=_positive, default=None, metavar="N",
+    p.add_argument("--sample", type=positive, default=None, metavar="N",
                    help="a random sample of N occurrences (plus the rows already in the sheet)")
-    p.add_argument("--seed", type=_whole, default=None, metavar="S",
+    p.add_argument("--seed", type=whole, default=None, metavar="S",
                    help="with --sample or --per-project: the sample's seed (default: 0)")
-    p.add_argument("--per-project", type=_positive, default=None, metavar="K",
+    p.add_argument("--per-project", type=positive, default=None, metavar="K",
                    help="an ecosystem run: at most K occurrences of each project (with --sample N: N in all, "
                         "drawn at random, no project over K)")
     p.add_argument("-o", "--output", metavar="DIR", default=None,
@@ -61,7 +61,7 @@ def cmd_label(args: argparse.Namespace) -> int:
     try:  # a StoreError (not a stored scan, a sheet whose keys are not the scan's): cli.main
         written = _write(args, run, kind)
     except OSError as exc:
-        raise UsageError("cannot write the labels sheet: %s" % _one_line(exc)) from None
+        raise UsageError("cannot write the labels sheet: %s" % error_line(exc)) from None
     print(terminal("%s: %d of %d occurrences of %s, %d labelled" % (
         written.csv, written.rows, written.occurrences, kind, written.labelled)))
     print(terminal(written.markdown))

@@ -7,16 +7,16 @@ import json
 import re
 from typing import Any, Dict, List, Tuple
 
-from punstats.cli.common import UsageError, _cache, _Parser, _positive, _progress_bar, json_options
+from punstats.cli.common import Parser, UsageError, cache_of, json_options, positive, progress_bar
 from punstats.model.escape import terminal
-from punstats.present.console import _n, format_reproduction, format_search
+from punstats.present.console import commas, format_reproduction, format_search
 from punstats.store.rules import DEFAULT_LONG_THRESHOLD
 
 
 def _add_reproduce_commands(commands: Any) -> None:
     """``reproduce angelico``, ``reproduce pep736`` and ``reproduce rewrite``."""
     p = commands.add_parser("reproduce", help="reproduce published figures and explain differences")
-    which = p.add_subparsers(dest="figures", required=True, parser_class=_Parser)
+    which = p.add_subparsers(dest="figures", required=True, parser_class=Parser)
 
     a = which.add_parser("angelico", help="Chris Angelico's 3858 / 525 / 310 (October 2023)",
                          description="One revision (--rev; SOURCE a git repository) or a checked-out "
@@ -42,8 +42,8 @@ def _add_reproduce_commands(commands: Any) -> None:
                         "(default: path:substring; the search repeats it, default: a set of rules)")
     a.add_argument("--test-pattern", metavar="RE", action="append",
                    help="shorthand for --test-rule path:regex:RE (repeatable)")
-    a.add_argument("--long", type=_positive, default=DEFAULT_LONG_THRESHOLD, metavar="N")
-    a.add_argument("--nearest", type=_positive, default=10, help="search: configurations to list")
+    a.add_argument("--long", type=positive, default=DEFAULT_LONG_THRESHOLD, metavar="N")
+    a.add_argument("--nearest", type=positive, default=10, help="search: configurations to list")
     a.add_argument("--no-cache", action="store_true", help="do not use the per-blob cache")
     a.add_argument("--lines", action="store_true", help="also print his output lines")
     a.set_defaults(handler=cmd_reproduce_angelico)
@@ -115,7 +115,7 @@ def cmd_reproduce_angelico(args: argparse.Namespace) -> int:
     for each in rules:
         reproduce.parse_line_rule(each)
     if searching:
-        bar = _progress_bar(False, "search", unit="step")
+        bar = progress_bar(False, "search", unit="step")
         last = [""]
 
         def note(what: str, done: int, total: int) -> None:
@@ -128,7 +128,7 @@ def cmd_reproduce_angelico(args: argparse.Namespace) -> int:
                 args.source, args.since or "", args.until or "", branch=args.branch, pythons=pythons,
                 test_rules=rules or reproduce.SEARCH_RULES,
                 directories=[args.directory] if args.directory else ("", "Lib"),
-                thresholds=(args.long,), nearest=args.nearest, cache=_cache(args), progress=note)
+                thresholds=(args.long,), nearest=args.nearest, cache=cache_of(args), progress=note)
         finally:
             bar.close()
         print(json.dumps(result, indent=2) if args.json else format_search(result))
@@ -139,7 +139,7 @@ def cmd_reproduce_angelico(args: argparse.Namespace) -> int:
     r = reproduce.angelico(args.source, args.rev, python=pythons[0], walk=args.walk,
                            subdir=args.directory, test_rule=rule or "path:substring",
                            profile=args.profile, quirks=quirks, long_threshold=args.long,
-                           cache=_cache(args))
+                           cache=cache_of(args))
     if args.lines:
         print("\n".join(terminal(line) for line in r.lines))
     print(json.dumps(r.as_dict(), indent=2, ensure_ascii=False) if args.json else format_reproduction(r))
@@ -163,7 +163,7 @@ def _projects(args: argparse.Namespace) -> Dict[str, str]:
 def cmd_reproduce_pep736(args: argparse.Namespace) -> int:
     from punstats import reproduce
     projects = _projects(args)
-    result = reproduce.pep736(projects, python=args.python, cache=_cache(args),
+    result = reproduce.pep736(projects, python=args.python, cache=cache_of(args),
                               search=args.search_definitions)
     if args.json:
         keep = ("published", "reproduced", "matches", "reproduced_by", "definitions", "commit",
@@ -177,7 +177,7 @@ def cmd_reproduce_pep736(args: argparse.Namespace) -> int:
 def _value(value: Any, percent: bool = False) -> str:
     if value is None:
         return "-"
-    return "%.2f" % value if percent else _n(value)
+    return "%.2f" % value if percent else commas(value)
 
 
 def _format_pep736(result: Dict[str, Any]) -> str:

@@ -12,7 +12,7 @@ import argparse
 import sys
 from typing import Any
 
-from punstats.cli.common import _progress_bar, jobs_options, quiet_options
+from punstats.cli.common import jobs_options, progress_bar, quiet_options
 
 #: The exit status when a file could not be read or written back.
 FILES_LEFT = 1
@@ -47,7 +47,7 @@ def cmd_rewrite(args: argparse.Namespace) -> int:
     from punstats.present.console import format_rewrite
     from punstats.sources.local import check_path
     check_path(args.path)  # what scan accepts: a directory it can list or a regular file (a SourceError: cli.main)
-    bar = _progress_bar(args.quiet, args.mode)
+    bar = progress_bar(args.quiet, args.mode)
     try:
         results = rewrite.rewrite_tree(args.path, mode=args.mode, rewrap=getattr(args, "rewrap", False),
                                        jobs=args.jobs,  # None: all cores

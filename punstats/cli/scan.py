@@ -13,9 +13,7 @@ from punstats.cli.common import (
     DEFAULT_ROOT,
     TableHelp,
     UsageError,
-    _check_engine_options,
-    _positive,
-    _progress_bar,
+    check_engine_options,
     default_place_said,
     engine_options,
     extension_options,
@@ -23,6 +21,8 @@ from punstats.cli.common import (
     json_options,
     pattern_errors_said,
     pattern_options,
+    positive,
+    progress_bar,
     quiet_options,
     rule_options,
     scan_options,
@@ -56,7 +56,7 @@ def _add_scan_command(commands: Any) -> None:
                    help="also scan what .gitignore files leave out (by default they are honoured, as git does)")
     p.add_argument("--exclude", action="append", default=[], metavar="GLOB",
                    help="leave out paths matching GLOB (.gitignore syntax, relative to the root); repeatable")
-    p.add_argument("--max-bytes", type=_positive, default=DEFAULT_MAX_BYTES,
+    p.add_argument("--max-bytes", type=positive, default=DEFAULT_MAX_BYTES,
                    help="larger files are recorded as too_large (default: %(default)s)")
     p.add_argument("--lines-saved", action="store_true",
                    help="also measure the lines punning would save (punstats rewrite --rewrap, in memory)")
@@ -138,7 +138,7 @@ def _scan_one(args: argparse.Namespace, corpus: Any, options: Any, output: str) 
     """One corpus scanned with a progress bar; its summary.  A scan of nothing is said by
     ``cmd_scan`` (after the summary), not warned of by ``punstats.scan``."""
     from punstats.runs.scan import nothing_found_unsaid, scan
-    bar = _progress_bar(args.quiet, corpus.name)
+    bar = progress_bar(args.quiet, corpus.name)
     try:
         with nothing_found_unsaid():
             result = scan(corpus=corpus, options=options, progress=bar.update, on_discovered=bar.start,
@@ -155,7 +155,7 @@ def cmd_scan(args: argparse.Namespace) -> int:
     from punstats.sources import resolve
     from punstats.store.rules import parse_test_rule
 
-    _check_engine_options(args)
+    check_engine_options(args)
     if args.no_save and (args.csv or args.output is not None):  # its files would go with the temporary directory
         raise UsageError("--no-save stores nothing: %s writes a stored scan's files (drop one)"
                          % ("--csv" if args.csv else "-o"))

@@ -17,9 +17,9 @@ from punstats.sources.git import (
     GitAborted,
     GitError,
     TreeEntry,
-    _text,
     blob_sizes,
     list_tree,
+    text_of,
 )
 from punstats.sources.local import printable
 
@@ -112,7 +112,7 @@ def read_entries(gitdir: str, wanted: List[TreeEntry], prefix: str, max_bytes: i
         reader = reader or stack.enter_context(BlobReader(gitdir))
         for rel, entry, size, status in readable:
             if status == SYMLINK:
-                target = _text(reader.read(entry.oid))
+                target = text_of(reader.read(entry.oid))
                 candidates.append(Candidate(rel, "", size, SYMLINK, "link to %s, not followed" % target))
             elif with_data:
                 try:

@@ -32,7 +32,7 @@ class EngineError(PunstatsError, ValueError):
     """An engine that cannot run (not installed, cluster unreachable); the message is for the user."""
 
 
-def _distributed():
+def distributed_module():
     """``distributed``, imported only when the Dask engine is asked for."""
     try:
         import distributed

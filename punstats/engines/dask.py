@@ -14,20 +14,17 @@ from punstats.engines.base import (
     EngineError,
     Progress,
     Sink,
-    _distributed,
     default_jobs,
+    distributed_module,
 )
-from punstats.engines.local import BATCH_BYTES, _collector, _extract_batch, _fields, batches
+from punstats.engines.local import BATCH_BYTES, batches, candidate_fields, collector, extract_batch
 from punstats.model.discovery import Candidate
+from punstats.model.errors import one_line
 from punstats.model.limits import DEFAULT_MAX_BYTES
 from punstats.model.records import Extraction
 
 #: Seconds to reach a scheduler and to wait for a first worker.
 CONNECT_TIMEOUT = 30.0
-
-
-def _one_line(exc: BaseException) -> str:
-    return " ".join(str(exc).split()) or type(exc).__name__
 
 
 def _refused(address: str, timeout: float) -> None:
@@ -46,7 +43,7 @@ def _refused(address: str, timeout: float) -> None:
     try:
         socket.create_connection((host, port), timeout=timeout).close()
     except ConnectionRefusedError as exc:
-        raise EngineError("cannot connect to the Dask scheduler at %s: %s" % (address, _one_line(exc))) from None
+        raise EngineError("cannot connect to the Dask scheduler at %s: %s" % (address, one_line(exc))) from None
     except OSError:
         return  # unreachable, slow, a name that does not resolve: the probe below says which
 
@@ -73,12 +70,12 @@ def probe_scheduler(address: str, timeout: float) -> None:
     except TimeoutError:
         raise EngineError("the Dask scheduler at %s did not answer within %g s" % (address, timeout)) from None
     except ValueError as exc:  # the address itself
-        raise EngineError("bad Dask scheduler address %r: %s" % (address, _one_line(exc))) from None
+        raise EngineError("bad Dask scheduler address %r: %s" % (address, one_line(exc))) from None
     except OSError as exc:
-        raise EngineError("cannot connect to the Dask scheduler at %s: %s" % (address, _one_line(exc))) from None
+        raise EngineError("cannot connect to the Dask scheduler at %s: %s" % (address, one_line(exc))) from None
     except Exception as exc:  # noqa: BLE001 -- whatever a non-scheduler's bytes make of the protocol
         raise EngineError("%s is not a Dask scheduler: it answered what Dask cannot read (%s: %s)"
-                          % (address, type(exc).__name__, _one_line(exc))) from None
+                          % (address, type(exc).__name__, one_line(exc))) from None
     if not isinstance(reply, dict) or reply.get("type") != "Scheduler":
         raise EngineError("%s is not a Dask scheduler: it answered %.80r" % (address, reply))
 
@@ -93,13 +90,13 @@ def _worker_identity() -> tuple:
             platform.python_version())
 
 
-def _check_workers(client, timeout: float) -> None:
+def check_workers(client, timeout: float) -> None:
     """Every worker must extract exactly as this process would (same extractor, same parser)."""
     try:
         client.wait_for_workers(1, timeout=timeout)
         identities = client.run(_worker_identity)
     except Exception as exc:  # unpickling punstats on a worker, a timeout, a lost connection
-        raise EngineError("the Dask workers cannot run punstats' extractor: %s" % _one_line(exc)) from None
+        raise EngineError("the Dask workers cannot run punstats' extractor: %s" % one_line(exc)) from None
     mine = _worker_identity()
     for worker, identity in sorted(identities.items()):
         if tuple(identity) != mine:
@@ -113,7 +110,7 @@ def local_cluster(jobs: Optional[int] = None) -> Iterator[str]:
 
     Reused across scans (``corpus``) so that each does not start its own.
     """
-    distributed = _distributed()
+    distributed = distributed_module()
     with distributed.LocalCluster(n_workers=jobs or default_jobs(), threads_per_worker=1, processes=True,
                                   dashboard_address=None,
                                   scheduler_kwargs={"dashboard_address": ":0"}) as cluster:  # any free port
@@ -128,7 +125,7 @@ def run_dask(candidates: Sequence[Candidate], scheduler: Optional[str] = None, j
 
     ``scheduler``: the address of a running scheduler (``tcp://host:8786``);
     None starts a ``LocalCluster`` of ``jobs`` worker processes (default: all
-    cores) for this call.  The tasks are ``batches`` of ``_extract_batch``:
+    cores) for this call.  The tasks are ``batches`` of ``extract_batch``:
     workers read files by path (so they need the same file system) and
     receive in-memory candidates (git blobs) as bytes.  Workers need
     punstats installed, with this extractor version and Python version.
@@ -137,21 +134,22 @@ def run_dask(candidates: Sequence[Candidate], scheduler: Optional[str] = None, j
     ``batch_bytes``: source bytes per task (default ``BATCH_BYTES``);
     ``on_batch``, ``keep``: as ``run``.
     """
-    distributed = _distributed()
+    distributed = distributed_module()
     if not candidates:
         return []
     timeout = CONNECT_TIMEOUT if timeout is None else timeout
     if scheduler is not None:
         probe_scheduler(scheduler, timeout)
-    slots, take = _collector(len(candidates), progress, on_batch, keep)
+    slots, take = collector(len(candidates), progress, on_batch, keep)
     with contextlib.ExitStack() as stack:
         address = scheduler if scheduler is not None else stack.enter_context(local_cluster(jobs))
         try:
             client = stack.enter_context(distributed.Client(address, timeout=timeout, set_as_default=False))
         except Exception as exc:  # noqa: BLE001 -- it answered the probe, then went away
-            raise EngineError("cannot connect to the Dask scheduler at %s: %s" % (address, _one_line(exc))) from None
-        _check_workers(client, timeout)
-        futures = {client.submit(_extract_batch, [_fields(candidates[i]) for i in group], max_bytes, pure=False): group
+            raise EngineError("cannot connect to the Dask scheduler at %s: %s" % (address, one_line(exc))) from None
+        check_workers(client, timeout)
+        futures = {client.submit(extract_batch, [candidate_fields(candidates[i]) for i in group], max_bytes,
+                                 pure=False): group
                    for group in batches(candidates, batch_bytes or BATCH_BYTES)}
         try:
             for future in distributed.as_completed(futures, loop=client.loop):

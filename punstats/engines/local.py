@@ -117,7 +117,7 @@ def _limited(memory: Optional[float]) -> None:
         limit_memory(memory)
 
 
-def _extract_batch(batch: Sequence[tuple], max_bytes: int, patterns: Sequence[Wire] = (),
+def extract_batch(batch: Sequence[tuple], max_bytes: int, patterns: Sequence[Wire] = (),
                    timeout: Optional[float] = None, memory: Optional[float] = None) -> List[Extraction]:
     """A worker's task; ``patterns`` as ``plugins.wire`` sends them, loaded here (once per process);
     ``memory``: the megabytes more this worker may take, limited at its first batch."""
@@ -140,8 +140,8 @@ def _extract_batch(batch: Sequence[tuple], max_bytes: int, patterns: Sequence[Wi
     return done
 
 
-#: ``candidate`` as the tuple ``_extract_batch`` takes (``Candidate(*fields)``), in field order.
-_fields = operator.attrgetter(*(field.name for field in dataclasses.fields(Candidate)))
+#: ``candidate`` as the tuple ``extract_batch`` takes (``Candidate(*fields)``), in field order.
+candidate_fields = operator.attrgetter(*(field.name for field in dataclasses.fields(Candidate)))
 
 
 def _context():
@@ -230,7 +230,7 @@ def batches(candidates: Sequence[Candidate], batch_bytes: Optional[int] = None) 
     return groups
 
 
-def _collector(count: int, progress: Optional[Progress], on_batch: Optional[Sink], keep: bool = True):
+def collector(count: int, progress: Optional[Progress], on_batch: Optional[Sink], keep: bool = True):
     """(slots, take): ``take(indices, extractions)`` files results as they
     arrive, in any order, into ``slots`` (in candidate order), unless not
     ``keep`` (then ``slots`` stays empty), and hands them to ``on_batch``."""
@@ -265,7 +265,7 @@ def run(candidates: Sequence[Candidate], jobs: Optional[int] = None,
     jobs = default_jobs() if jobs is None else jobs
     if jobs < 1:
         raise ValueError("jobs must be at least 1")
-    slots, take = _collector(len(candidates), progress, on_batch, keep)
+    slots, take = collector(len(candidates), progress, on_batch, keep)
     if not patterns and (jobs == 1 or len(candidates) < MIN_FILES_FOR_POOL):
         for index, candidate in enumerate(candidates):
             take([index], [extract_candidate(candidate, max_bytes)])
@@ -273,7 +273,7 @@ def run(candidates: Sequence[Candidate], jobs: Optional[int] = None,
     if workers is not None and workers.pool is None and jobs > 1:  # started for this run and the next
         workers.start()
     started = workers.take() if workers is not None else None
-    task = functools.partial(_extract_batch, max_bytes=max_bytes, patterns=plugins.wire(patterns),
+    task = functools.partial(extract_batch, max_bytes=max_bytes, patterns=plugins.wire(patterns),
                              timeout=timeout or None, memory=memory or None)
     stall = stall_seconds(timeout) if patterns else None
     jobs = min(jobs, MAX_JOBS, len(candidates)) or 1
@@ -303,7 +303,7 @@ def _run_pool(candidates: Sequence[Candidate], groups: Sequence[Sequence[int]], 
 
     def submit(group: Sequence[int]) -> None:
         try:
-            running[executor.submit(task, [_fields(candidates[i]) for i in group])] = group
+            running[executor.submit(task, [candidate_fields(candidates[i]) for i in group])] = group
         except BrokenProcessPool:
             lost.append((group, stalled))
     try:

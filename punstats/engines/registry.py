@@ -92,8 +92,8 @@ def _local(setup: Setup) -> Iterator[Opened]:
 
 
 def _check_dask(argument: Optional[str]) -> None:
-    from punstats.engines.base import _distributed
-    _distributed()
+    from punstats.engines.base import distributed_module
+    distributed_module()
 
 
 @contextlib.contextmanager

@@ -18,7 +18,7 @@ def decode_source(data: bytes) -> Tuple[str, str]:
     return data.decode(encoding), encoding
 
 
-def _decode_problem(data: bytes, exc: Exception) -> Tuple[str, Optional[int]]:
+def decode_problem(data: bytes, exc: Exception) -> Tuple[str, Optional[int]]:
     """A message naming the bad bytes, and their line, for a failed decode."""
     if isinstance(exc, SyntaxError):  # bad cookie, or undecodable bytes in the first two lines
         try:

@@ -376,6 +376,6 @@ def resolve(patterns: Sequence[Wire]) -> Tuple[Kind, ...]:
         if not found:
             raise PatternError("%s no longer defines pattern %r" % (source, name))
         if found[0].sha256 != digest:
-            raise PatternError("%s changed while the scan ran (pattern %r)" % (source, name))
+            raise PatternError("%s changed while the scan ran (pattern %r): run the scan again" % (source, name))
         result.append(found[0])
     return tuple(result)

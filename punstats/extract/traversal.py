@@ -19,7 +19,7 @@ import warnings
 from typing import Optional, Sequence
 
 from punstats.extract.codelines import code_lines
-from punstats.extract.decode import DECODE_ERRORS, _decode_problem, decode_source
+from punstats.extract.decode import DECODE_ERRORS, decode_problem, decode_source
 from punstats.extract.fields import child_nodes  # noqa: F401  (for punstats.rewrite)
 from punstats.extract.notebook import NOTEBOOK_SUFFIX, extract_notebook
 from punstats.extract.patterns import PatternFailure
@@ -73,7 +73,7 @@ def _extract(path: str, data: bytes, max_bytes: int, patterns: Sequence[Kind], t
     try:
         text, encoding = decode_source(data)
     except DECODE_ERRORS as exc:
-        message, line = _decode_problem(data, exc)
+        message, line = decode_problem(data, exc)
         return failure(path, DECODE_ERROR, message, line, data)
     try:
         with warnings.catch_warnings():

@@ -18,6 +18,11 @@ class OptionError(PunstatsError, ValueError):
     """An option's or an argument's value that punstats cannot use (a test rule, ``--every``, a row)."""
 
 
+def one_line(exc: BaseException) -> str:
+    """``exc``'s message in one line (its class name when it has none): how an error is quoted in another."""
+    return " ".join(str(exc).split()) or type(exc).__name__
+
+
 class PunstatsWarning(UserWarning):
     """A result punstats gives with a caveat the caller should hear (``warnings.warn``)."""
 

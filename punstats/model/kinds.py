@@ -27,7 +27,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, cast
 
 from punstats.model.errors import PunstatsError
 from punstats.model.escape import UNSAFE
@@ -164,12 +164,21 @@ class Registry:
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}\Z")
 
 
+def name_problem(name: object) -> Optional[str]:
+    """What is wrong with ``name`` as a pattern's or a row's name, in words; None when it is an
+    identifier of at most 64 characters (a name file names, columns and tables can carry as it is)."""
+    if isinstance(name, str) and _NAME.match(name):
+        return None
+    return "an identifier of at most 64 characters, not %s" % _short_repr(name)
+
+
 def check_name(name: object) -> str:
     """A pattern's name: an identifier of at most 64 characters (a built-in row's name is refused
     when the pattern is loaded beside them, ``extract.plugins``)."""
-    if not isinstance(name, str) or not _NAME.match(name):
-        raise PatternError("a pattern's name is an identifier of at most 64 characters, not %s" % _short_repr(name))
-    return name
+    wrong = name_problem(name)
+    if wrong:
+        raise PatternError("a pattern's name is %s" % wrong)
+    return cast(str, name)
 
 
 #: The most characters of a pattern's label (``clean_label``).
@@ -324,12 +333,18 @@ def defined_count() -> int:
 def recorded_patterns(summary: Dict[str, Any], built_in: Registry) -> List[Kind]:
     """The user patterns a stored result's summary records (each without its matcher), those not
     named like a row of ``built_in`` (the registry a stored result was counted with is
-    ``built_in`` and these: ``patterns.built_in.registry_of``)."""
-    recorded = summary.get("patterns") or []
-    return [Kind(str(p["name"]), clean_label(p.get("label") or p["name"]), str(p.get("per") or ""), occurrence=True,
+    ``built_in`` and these: ``patterns.built_in.registry_of``).  An entry whose name is not a
+    pattern's (``name_problem``: a summary edited by hand, or written by something else) or
+    repeats one before it is left out: names become file names, columns and figure names."""
+    recorded = summary.get("patterns")
+    kept: Dict[str, Dict[str, Any]] = {}
+    for p in recorded if isinstance(recorded, list) else []:
+        if isinstance(p, dict) and name_problem(p.get("name")) is None and p["name"] not in built_in:
+            kept.setdefault(p["name"], p)
+    return [Kind(name, clean_label(p.get("label") or name), str(p.get("per") or ""), occurrence=True,
                  source=str(p.get("source") or "user"), sha256=str(p.get("sha256") or ""), on=_recorded_on(p),
                  doc=p["doc"] if isinstance(p.get("doc"), str) else "")
-            for p in recorded if isinstance(p, dict) and isinstance(p.get("name"), str) and p["name"] not in built_in]
+            for name, p in kept.items()]
 
 
 def _recorded_on(recorded: Dict[str, Any]) -> Optional[Tuple[type, ...]]:

@@ -74,7 +74,7 @@ def length_overlay(results: Sequence[Any], up_to: int = COMPARE_UP_TO) -> Any:
     summaries = [r.summary for r in results]
     names = column_names(summaries)
     data = length_shares(results, up_to)
-    figure, axes = plots._figure(5.6)
+    figure, axes = plots.new_figure(5.6)
     with matplotlib.rc_context(plots.STYLE):
         for index, name in enumerate(names):
             colour = plots.SCAN_COLOURS[index % len(plots.SCAN_COLOURS)]
@@ -90,5 +90,5 @@ def length_overlay(results: Sequence[Any], up_to: int = COMPARE_UP_TO) -> Any:
         axes.yaxis.set_major_formatter(FuncFormatter(lambda value, _: "%d%%" % value))
         axes.grid(axis="y", alpha=0.3)
         axes.legend(loc="upper right", fontsize=10)
-    plots._finish(figure, summaries)
+    plots.finish_figure(figure, summaries)
     return plots.Plot("overlay", subject_of(names), figure, data)

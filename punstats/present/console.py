@@ -15,7 +15,7 @@ def _pct(s: Dict[str, Any], key: str) -> str:
     return percent_text(units.stored_share(s, key))
 
 
-def _n(value: int) -> str:
+def commas(value: int) -> str:
     return format(value, ",")
 
 
@@ -38,40 +38,42 @@ def format_summary(s: Dict[str, Any], kind: Optional[str] = None) -> str:
 
 def _head_rows(s: Dict[str, Any]) -> List[Any]:
     """What was scanned: the corpus, where, the parser, files, what was skipped, lines."""
-    failed = ", ".join("%s %s" % (k, _n(v)) for k, v in s["failed_by_reason"].items())
-    skipped = "; ".join("%s: %s" % (what, ", ".join("%s %s" % (k, _n(v)) for k, v in counts.items()))
+    failed = ", ".join("%s %s" % (k, commas(v)) for k, v in s["failed_by_reason"].items())
+    skipped = "; ".join("%s: %s" % (what, ", ".join("%s %s" % (k, commas(v)) for k, v in counts.items()))
                         for what, counts in (("directories", s.get("skipped_dirs", {})),
                                              ("files", s["skipped_files"])) if counts)
     rows = [
         ("corpus", "%s  (%s%s)" % (s["corpus"], s["source"], ", " + s["revision"] if s["revision"] else "")),
         ("root", s["root"]),
         ("parser", "%s %s   punstats %s" % (s["python_implementation"], s["python"], s["punstats_version"])),
-        ("files", "%s   parsed %s   failed %s%s" % (_n(s["files"]), _n(s["parsed"]), _n(s["failed"]),
+        ("files", "%s   parsed %s   failed %s%s" % (commas(s["files"]), commas(s["parsed"]), commas(s["failed"]),
                                                   " (%s)" % failed if failed else "")),
         ("skipped", skipped or "nothing"),
     ]
     if "lines" in s:  # of parsed files; lines of code from extractor version 4 on
-        rows.append(("lines", _n(s["lines"]) + ("   (code %s)" % _n(s["code_lines"]) if "code_lines" in s else "")))
+        code = "   (code %s)" % commas(s["code_lines"]) if "code_lines" in s else ""
+        rows.append(("lines", commas(s["lines"]) + code))
     return rows
 
 
 def _call_rows(s: Dict[str, Any]) -> List[Any]:
     """``f(x=x)`` and the keyword arguments around it: the summary of a scan about the headline."""
     return [
-        ("calls", _n(s["calls"])),
-        ("keyword arguments", "%s   (plus %s ** unpackings)" % (_n(s["keywords"]), _n(s["double_star"]))),
+        ("calls", commas(s["calls"])),
+        ("keyword arguments", "%s   (plus %s ** unpackings)" % (commas(s["keywords"]), commas(s["double_star"]))),
         ("punnable f(x=x)", "%s   (%s of keyword arguments, in %s calls)"
-         % (_n(s["punnable"]), _pct(s, "punnable_pct"), _n(s["calls_with_punnable"]))),
+         % (commas(s["punnable"]), _pct(s, "punnable_pct"), commas(s["calls_with_punnable"]))),
         ("f(x=x) outside tests", "%s   (%s of the %s keyword arguments outside tests; test rule: %s)"
-         % (_n(s["punnable_nontest"]), _pct(s, "punnable_nontest_pct"), _n(s["keywords_nontest"]), s["test_rule"]))
+         % (commas(s["punnable_nontest"]), _pct(s, "punnable_nontest_pct"), commas(s["keywords_nontest"]),
+            s["test_rule"]))
         if "punnable_nontest_pct" in s else ("f(x=x) outside tests", "n/a (scanned before punstats measured it)"),
-        ("long (>= %d chars)" % s["long_threshold"], _n(s["long"])),
-        ("long outside tests", "%s   (test rule: %s)" % (_n(s["long_nontest"]), s["test_rule"])),
+        ("long (>= %d chars)" % s["long_threshold"], commas(s["long"])),
+        ("long outside tests", "%s   (test rule: %s)" % (commas(s["long_nontest"]), s["test_rule"])),
         ("class keywords", "%s   (%s punnable, not in the count above)"
-         % (_n(s["class_keywords"]), _n(s["class_punnable"]))),
+         % (commas(s["class_keywords"]), commas(s["class_punnable"]))),
         ("related patterns", _related_patterns(s)),
-        ("top identifiers", ", ".join("%s %s" % (k, _n(v)) for k, v in s["top_identifiers"])),
-        ("top callees", ", ".join("%s %s" % (k, _n(v)) for k, v in s["top_callees"])),
+        ("top identifiers", ", ".join("%s %s" % (k, commas(v)) for k, v in s["top_identifiers"])),
+        ("top callees", ", ".join("%s %s" % (k, commas(v)) for k, v in s["top_callees"])),
     ]
 
 
@@ -81,11 +83,11 @@ def _tail_rows(s: Dict[str, Any]) -> List[Any]:
     if "lines_saved" in s:
         saved = s["lines_saved"]
         rows.append(("lines saved", "%s   (punning as rewrite --rewrap: %s removed, %s added, %s files)" % (
-            _n(saved["lines_saved"]), _n(saved["lines_removed"]), _n(saved["lines_added"]),
-            _n(saved["files_changed"]))))
+            commas(saved["lines_saved"]), commas(saved["lines_removed"]), commas(saved["lines_added"]),
+            commas(saved["files_changed"]))))
     if "cache" in s:
         rows.append(("cache", "%s files from the cache, %s extracted%s" % (
-            _n(s["cache"]["cached"]), _n(s["cache"]["extracted"]),
+            commas(s["cache"]["cached"]), commas(s["cache"]["extracted"]),
             ", tables of this exact corpus state reused" if s["cache"].get("tables_reused") else "")))
     if "stored" in s:
         rows.append(("stored in", s["stored"]))
@@ -107,12 +109,12 @@ def _kind_rows(s: Dict[str, Any], kind: Kind) -> List[Any]:
               else "n/a   (not recorded outside tests: stored by an earlier punstats)")]
     files = (s.get("pattern_files") or {}).get(kind.name)
     if isinstance(files, dict) and isinstance(files.get("top"), list):
-        rows.append(("in files", "%s   (most: %s)" % (_n(int(files.get("files", 0))), ", ".join(
-            "%s %s" % (path, _n(int(n))) for path, n in files["top"][:5]) or "none")))
+        rows.append(("in files", "%s   (most: %s)" % (commas(int(files.get("files", 0))), ", ".join(
+            "%s %s" % (path, commas(int(n))) for path, n in files["top"][:5]) or "none")))
     if "stored" in s and kind.occurrence:  # a count without places (calls_mixed) has no hits to list
         default = asked.default_kind(units.union([s])) == kind.name
         rows.append(("see them", "punstats hits %s%s" % (s["stored"], "" if default else " --kind " + kind.name)))
-    others = ["f(x=x) %s (%s of keyword arguments)" % (_n(s["punnable"]), _pct(s, "punnable_pct"))]
+    others = ["f(x=x) %s (%s of keyword arguments)" % (commas(s["punnable"]), _pct(s, "punnable_pct"))]
     others += ["%s %s" % (other.name, _count(units.count(s, other))) for other in units.union([s]).user
                if other.name != kind.name]
     rows.append(("also counted", ", ".join(others) + "; --kind NAME for a summary about one"))
@@ -177,7 +179,7 @@ def _label(label: str) -> str:
 
 
 def _count(value: Any) -> str:
-    return "n/a" if value is None else _n(value)
+    return "n/a" if value is None else commas(value)
 
 
 def format_reproduction(r: Any) -> str:
@@ -185,8 +187,8 @@ def format_reproduction(r: Any) -> str:
     rows = [("", "published", "compat", "corrected")]
     for key, label in (("total", "x=x"), ("long", "long (>= %d)" % c["long_threshold"]),
                        ("long_nontest", "long outside tests")):
-        rows.append((label, _n(getattr(r.published, key)), _n(getattr(r.compat, key)),
-                     _n(getattr(r.corrected, key))))
+        rows.append((label, commas(getattr(r.published, key)), commas(getattr(r.compat, key)),
+                     commas(getattr(r.corrected, key))))
     width = [max(len(row[i]) for row in rows) for i in range(4)]
     lines = ["%s @ %s (%s)   directory %s   parser %s" % (c["source"], c["commit"][:12] or "(directory)",
                                                         c["commit_date"], c["directory"], c["python"]),
@@ -249,13 +251,13 @@ def _archive_rows(s: Dict[str, Any]) -> List[Any]:
     for r in refused:
         reasons[r["reason"]] = reasons.get(r["reason"], 0) + 1
     rows = [("archive", "%s   %s files, %s bytes unpacked   refused %s%s" % (
-        archive["file"], _n(archive["files"]), _n(archive["bytes"]), _n(len(refused)),
-        " (%s)" % ", ".join("%s %s" % (k, _n(v)) for k, v in sorted(reasons.items())) if refused else ""))]
+        archive["file"], commas(archive["files"]), commas(archive["bytes"]), commas(len(refused)),
+        " (%s)" % ", ".join("%s %s" % (k, commas(v)) for k, v in sorted(reasons.items())) if refused else ""))]
     for r in refused[:REFUSED_SHOWN]:
         detail = " (%s)" % r["detail"] if r["detail"] else ""
         rows.append(("", "refused %s: %s%s" % (r["member"], r["reason"], detail)))
     if len(refused) > REFUSED_SHOWN:
-        more = _n(len(refused) - REFUSED_SHOWN)
+        more = commas(len(refused) - REFUSED_SHOWN)
         rows.append(("", "... and %s more refused (summary.json: refused_members)" % more))
     return rows
 
@@ -266,11 +268,12 @@ def format_corpus_line(stored: Any, kind: Optional[Kind] = None) -> str:
     s = stored.summary
     refused = len(s.get("refused_members", []))
     if kind is None or kind.name == KIND_CALL:
-        counted = "keywords %9s  f(x=x) %7s (%6s)" % (_n(s["keywords"]), _n(s["punnable"]), _pct(s, "punnable_pct"))
+        counted = "keywords %9s  f(x=x) %7s (%6s)" % (commas(s["keywords"]), commas(s["punnable"]),
+                                                      _pct(s, "punnable_pct"))
     else:
         counted = kind_count_text(s, kind)
     return terminal("%-20s %-32s files %7s  %s%s  -> %s%s" % (
-        stored.project.name, s["source"][:32], _n(s["files"]), counted,
+        stored.project.name, s["source"][:32], commas(s["files"]), counted,
         "  refused %d" % refused if refused else "", stored.directory, "  (already stored)" if stored.reused else ""))
 
 
@@ -289,11 +292,12 @@ def format_rewrite(results: Sequence[Any], s: Any, written: bool) -> str:
             lines.append("skipped    %s:%d:%d %s= (%s)" % (r.path, k.line, k.col + 1, k.name, k.reason))
     mode = results[0].mode if results else "pun"
     rows = [
-        ("files", "%s   %s %s" % (_n(s.files), "changed" if written else "to change", _n(s.changed))),
-        ("edits", "%s%s" % (_n(s.edits), "   (calls re-wrapped %s)" % _n(s.joins) if s.joins else "")),
-        ("skipped", "%s occurrences" % _n(s.skipped) if mode == "pun" else "-"),
-        ("untouched", "%s files (do not parse, or failed the round trip)" % _n(s.untouched)),
-        ("lines", "%s removed, %s added, %s saved" % (_n(s.lines_removed), _n(s.lines_added), _n(s.lines_saved))),
+        ("files", "%s   %s %s" % (commas(s.files), "changed" if written else "to change", commas(s.changed))),
+        ("edits", "%s%s" % (commas(s.edits), "   (calls re-wrapped %s)" % commas(s.joins) if s.joins else "")),
+        ("skipped", "%s occurrences" % commas(s.skipped) if mode == "pun" else "-"),
+        ("untouched", "%s files (do not parse, or failed the round trip)" % commas(s.untouched)),
+        ("lines", "%s removed, %s added, %s saved"
+         % (commas(s.lines_removed), commas(s.lines_added), commas(s.lines_saved))),
     ]
     return "\n".join([terminal(line) for line in lines] + ["%-9s  %s" % row for row in rows])
 
@@ -304,14 +308,14 @@ def summary_html(s: Dict[str, Any]) -> str:
     import html
 
     from punstats.present.provenance import provenance
-    rows = [("files", "%s parsed, %s failed" % (_n(s["parsed"]), _n(s["failed"]))),
-            ("keyword arguments", _n(s["keywords"])),
-            ("f(x=x)", "%s (%s)" % (_n(s["punnable"]), _pct(s, "punnable_pct")))]
+    rows = [("files", "%s parsed, %s failed" % (commas(s["parsed"]), commas(s["failed"]))),
+            ("keyword arguments", commas(s["keywords"])),
+            ("f(x=x)", "%s (%s)" % (commas(s["punnable"]), _pct(s, "punnable_pct")))]
     if "punnable_nontest_pct" in s:
         rows.append(("f(x=x) outside tests", "%s of %s (%s)" % (
-            _n(s["punnable_nontest"]), _n(s["keywords_nontest"]), _pct(s, "punnable_nontest_pct"))))
+            commas(s["punnable_nontest"]), commas(s["keywords_nontest"]), _pct(s, "punnable_nontest_pct"))))
     rows.append(("long (>= %d chars)" % s["long_threshold"], "%s, %s outside tests" % (
-        _n(s["long"]), _n(s["long_nontest"]))))
+        commas(s["long"]), commas(s["long_nontest"]))))
     body = "".join("<tr><th style='text-align:left'>%s</th><td style='text-align:left'>%s</td></tr>"
                    % (html.escape(k), html.escape(v)) for k, v in rows)
     return ("<div><b>ScanResult</b> %s<table>%s</table><small>%s .occurrences, .files, .functions: "

@@ -256,7 +256,10 @@ def summary_lines(ecosystem: Dict[str, Any], records: Optional[Sequence[Dict[str
                          "/".join(text["above"])))
     lines.append(terminal("  left out: %s" % left_out_text(ecosystem)))
     pool = None if records is None else pooled_summary(r["summary"] for r in records if r["status"] == "scanned")
-    return lines + [_pattern_line(ecosystem, p, pool) for p in ecosystem.get("patterns", [])]
+    from punstats.patterns.built_in import registry_of
+    # the patterns a stored ecosystem summary names as a scan would (``model.kinds.recorded_patterns``)
+    patterns = registry_of({"patterns": ecosystem.get("patterns")}).user
+    return lines + [_pattern_line(ecosystem, kind, pool) for kind in patterns]
 
 
 def kind_summary_lines(ecosystem: Dict[str, Any], records: Sequence[Dict[str, Any]], kind: Kind) -> List[str]:
@@ -314,17 +317,15 @@ def scope_shares(s: Dict[str, Any]) -> Dict[str, Any]:
     return dict(text, above=[percent_text(v if per["projects"] else nothing) for v in s["projects_above_pct"].values()])
 
 
-def _pattern_line(ecosystem: Dict[str, Any], pattern: Dict[str, Any], pool: Optional[Dict[str, Any]]) -> str:
+def _pattern_line(ecosystem: Dict[str, Any], kind: Kind, pool: Optional[Dict[str, Any]]) -> str:
     """A user pattern pooled over the projects: its count and its measure against its unit, in all code
     and outside tests: a share of a unit of syntax, a rate per million lines or files
     (``console.measure_text`` over ``pool``, the projects' ``pooled_summary``); without ``pool``, the
     share the ecosystem summary stores."""
-    from punstats.patterns.built_in import registry_of
     from punstats.present.console import measure_text
-    kind = registry_of({"patterns": [pattern]})[pattern["name"]]
     parts = []
     for scope, label in (("all", "all code"), ("nontest", "outside tests")):
-        pooled = ecosystem["kinds"][scope].get(pattern["name"], {})
+        pooled = ecosystem["kinds"][scope].get(kind.name, {})
         count, pct = pooled.get("count"), pooled.get("pct")
         words = unit_words(kind.per).replace("`", "")
         if pool is not None and count is not None:
@@ -335,7 +336,7 @@ def _pattern_line(ecosystem: Dict[str, Any], pattern: Dict[str, Any], pool: Opti
             measure = " (%.4f%% of %s)" % (pct, words) if is_share(kind.per) else " (%s per million %s)" % (
                 rate_text(pct * 1e4), words)
         parts.append("%s %s%s" % (label, "n/a" if count is None else format(count, ","), measure))
-    return terminal("  pattern %s: %s" % (pattern["name"], ", ".join(parts)))
+    return terminal("  pattern %s: %s" % (kind.name, ", ".join(parts)))
 
 
 def figure(records: Sequence[Dict[str, Any]], ecosystem: Dict[str, Any]):
@@ -357,6 +358,6 @@ def table_texts(records: Sequence[Dict[str, Any]], ecosystem: Dict[str, Any],
 def save_figure(records: Sequence[Dict[str, Any]], ecosystem: Dict[str, Any], path: str) -> str:
     """The run's figure written to ``path`` (PNG, or SVG by its ending)."""
     from punstats.present.ecosystem_figure import ecosystem_plot
-    from punstats.present.figure import _savefig
-    _savefig(ecosystem_plot(records, ecosystem), path, "svg" if path.endswith(".svg") else "png")
+    from punstats.present.figure import save_plot
+    save_plot(ecosystem_plot(records, ecosystem), path, "svg" if path.endswith(".svg") else "png")
     return path

@@ -95,7 +95,7 @@ class Plot:
         return png_bytes(self)
 
 
-def _figure(height: float, width: float = WIDTH):
+def new_figure(height: float, width: float = WIDTH):
     with matplotlib.rc_context(STYLE):
         figure = Figure(figsize=(width, height), dpi=DPI)
         FigureCanvasAgg(figure)
@@ -103,7 +103,7 @@ def _figure(height: float, width: float = WIDTH):
     return figure, axes
 
 
-def _finish(figure: Figure, summaries: Sequence[Dict[str, Any]]) -> None:
+def finish_figure(figure: Figure, summaries: Sequence[Dict[str, Any]]) -> None:
     """Add the provenance caption under the axes, wrapped so that every line
     lies inside the figure (measured by the renderer), and lay the figure out."""
     names = column_names(summaries)
@@ -146,7 +146,7 @@ def no_data(axes: Any, summary: Dict[str, Any]) -> bool:
     return True
 
 
-def _count_axis(axis) -> None:
+def count_axis(axis) -> None:
     axis.set_major_locator(MaxNLocator(integer=True, steps=[1, 2, 2.5, 5, 10]))
     axis.set_major_formatter(FuncFormatter(lambda value, _: format(int(value), ",")))
 
@@ -164,7 +164,7 @@ def save(plot: Plot, directory: str = DEFAULT_DIRECTORY, formats: Sequence[str] 
     paths = []
     for fmt in formats:
         path = os.path.join(directory, "%s.%s" % (plot.name, fmt))
-        _savefig(plot, path, fmt)
+        save_plot(plot, path, fmt)
         paths.append(path)
     return paths
 
@@ -172,17 +172,17 @@ def save(plot: Plot, directory: str = DEFAULT_DIRECTORY, formats: Sequence[str] 
 def png_bytes(plot: Plot) -> bytes:
     """``plot`` as a PNG image in memory (for embedding)."""
     buffer = io.BytesIO()
-    _savefig(plot, buffer, "png")
+    save_plot(plot, buffer, "png")
     return buffer.getvalue()
 
 
-def _savefig(plot: Plot, target: Any, fmt: str) -> None:
+def save_plot(plot: Plot, target: Any, fmt: str) -> None:
     """``plot`` written to ``target``: a file object, or a path written whole or not at all
     (``store.staging.write_atomic``: a failed or killed write leaves the figure that was there)."""
     if isinstance(target, (str, os.PathLike)):
         from punstats.store.staging import write_atomic
         buffer = io.BytesIO()
-        _savefig(plot, buffer, fmt)
+        save_plot(plot, buffer, fmt)
         write_atomic(os.fspath(target), buffer.getvalue())
         return
     metadata = {"Date": None} if fmt == "svg" else {}  # no time stamp: same data, same file

@@ -28,7 +28,7 @@ from punstats.analysis.breakdowns import split_counts
 from punstats.model.escape import figure_text
 from punstats.model.kinds import KIND_CALL, Kind
 from punstats.present.commands import shown_source
-from punstats.present.figure import DPI, STYLE, WIDTH, Plot, _count_axis, _figure, _finish, caption
+from punstats.present.figure import DPI, STYLE, WIDTH, Plot, caption, count_axis, finish_figure, new_figure
 from punstats.present.formats import percent_text, rate_text
 from punstats.present.plots import NONTEST_COLOUR, SHARE_LINES, TEST_COLOUR
 from punstats.present.provenance import column_names, history_note, subject_of
@@ -41,7 +41,7 @@ def kind_projects(results: Sequence[Any], kind: Kind) -> Plot:
     names = column_names(summaries)
     data = pd.DataFrame(_measures(summaries, kind), index=pd.Index(names, name="scan"))
     share = units.is_share(kind.per)
-    figure, axes = _figure(5.4, max(WIDTH * 0.8, 1.6 + 2.2 * len(names)))
+    figure, axes = new_figure(5.4, max(WIDTH * 0.8, 1.6 + 2.2 * len(names)))
     with matplotlib.rc_context(STYLE):
         positions = list(range(len(names)))
         for offset, (colour, _, label), prefix in zip((-0.2, 0.2), SHARE_LINES.values(), ("", "nontest_")):
@@ -66,7 +66,7 @@ def kind_projects(results: Sequence[Any], kind: Kind) -> Plot:
         axes.yaxis.set_major_formatter(FuncFormatter(
             (lambda value, _: "%g%%" % value) if share else (lambda value, _: format(value, ",g"))))
         axes.legend(loc="upper center", ncols=2)
-    _finish(figure, summaries)
+    finish_figure(figure, summaries)
     return Plot("%s-projects" % kind.name, subject_of(names), figure, data)
 
 
@@ -93,7 +93,7 @@ def kind_lengths(result: Any, kind: Kind) -> Plot:
     data = split_counts(rows, rows["name_len"].astype("int64"))
     data = data.reindex(range(1, int(max(data.index, default=0)) + 1), fill_value=0)
     data.index.name = "name_len"
-    figure, axes = _figure(5.2)
+    figure, axes = new_figure(5.2)
     label = kind.label.replace("`", "")
     with matplotlib.rc_context(STYLE):
         if len(rows):
@@ -103,13 +103,13 @@ def kind_lengths(result: Any, kind: Kind) -> Plot:
             axes.set_xlabel("identifier length (characters)")
             axes.set_ylabel(figure_text(label))
             axes.xaxis.set_major_locator(MaxNLocator(integer=True))
-            _count_axis(axes.yaxis)
+            count_axis(axes.yaxis)
             axes.legend(loc="best")
         else:
             axes.set_axis_off()
         axes.set_title(figure_text("Identifier length of %s in %s (%s in all)" % (
             label, summary["corpus"], format(len(rows), ","))))
-    _finish(figure, [summary])
+    finish_figure(figure, [summary])
     return Plot("%s-lengths" % kind.name, summary["corpus"], figure, data)
 
 
@@ -155,7 +155,7 @@ def kind_trend(table: pd.DataFrame, name: str, kind: Kind, counted: Sequence[str
             axes.set_ylim(0, max([float(v) for c in columns for v in table[c] if v == v] + [1.0]) * 1.1)
         counts.legend(loc="best")
         counts.set_ylabel("matches")
-        _count_axis(counts.yaxis)
+        count_axis(counts.yaxis)
         words = units.unit_words(kind.per).replace("`", "")
         measures.set_ylabel("%% of %s" % words if share else "per million\n%s" % words)
         measures.yaxis.set_major_formatter(FuncFormatter(

@@ -38,10 +38,10 @@ from punstats.present.figure import (  # noqa: F401  (part of this module's API)
     TOP_BARS,
     WIDTH,
     Plot,
-    _count_axis,
-    _figure,
-    _finish,
     caption,
+    count_axis,
+    finish_figure,
+    new_figure,
     no_data,
     png_bytes,
     save,
@@ -56,7 +56,7 @@ def length_histogram(result: Any) -> Plot:
     summary = result.summary
     data = analysis.length_distribution(result.occurrences)[["nontest", "test", "total"]]
     threshold = int(summary["long_threshold"])
-    figure, axes = _figure(5.2)
+    figure, axes = new_figure(5.2)
     with matplotlib.rc_context(STYLE):
         if not no_data(axes, summary):
             lengths = list(data.index)
@@ -71,9 +71,9 @@ def length_histogram(result: Any) -> Plot:
             axes.set_ylabel("f(x=x) keyword arguments")
             axes.set_xlim(0.4, max(lengths + [threshold]) + 0.6)
             axes.xaxis.set_major_locator(MaxNLocator(integer=True))
-            _count_axis(axes.yaxis)
+            count_axis(axes.yaxis)
             axes.legend(loc="best")
-    _finish(figure, [summary])
+    finish_figure(figure, [summary])
     return Plot("lengths", summary["corpus"], figure, data)
 
 
@@ -83,7 +83,7 @@ def length_cumulative(result: Any) -> Plot:
     summary = result.summary
     data = analysis.length_distribution(result.occurrences)[["at_least", "at_least_pct"]]
     threshold = int(summary["long_threshold"])
-    figure, axes = _figure(5.2)
+    figure, axes = new_figure(5.2)
     with matplotlib.rc_context(STYLE):
         if not no_data(axes, summary):
             axes.plot(list(data.index), data["at_least_pct"], marker="o", markersize=4, color=NONTEST_COLOUR,
@@ -104,7 +104,7 @@ def length_cumulative(result: Any) -> Plot:
             axes.xaxis.set_major_locator(MaxNLocator(integer=True))
             axes.yaxis.set_major_formatter(FuncFormatter(lambda value, _: "%d%%" % value))
             axes.grid(axis="y", alpha=0.3)
-    _finish(figure, [summary])
+    finish_figure(figure, [summary])
     return Plot("cumulative", summary["corpus"], figure, data)
 
 
@@ -112,7 +112,7 @@ def _stacked_bars(result: Any, data: pd.DataFrame, kind: str, title: str, ylabel
                   width: float = WIDTH) -> Plot:
     """Horizontal bars, non-test then test, largest on top."""
     summary = result.summary
-    figure, axes = _figure(1.9 + 0.3 * max(len(data), 3), width)
+    figure, axes = new_figure(1.9 + 0.3 * max(len(data), 3), width)
     with matplotlib.rc_context(STYLE):
         if not no_data(axes, summary):
             positions = list(range(len(data)))
@@ -126,10 +126,10 @@ def _stacked_bars(result: Any, data: pd.DataFrame, kind: str, title: str, ylabel
             axes.set_title(figure_text(title))
             axes.set_xlabel("f(x=x) keyword arguments")
             axes.set_ylabel(ylabel)
-            _count_axis(axes.xaxis)
+            count_axis(axes.xaxis)
             axes.margins(x=0.08)
             axes.legend(loc="best")  # where it covers no bar
-    _finish(figure, [summary])
+    finish_figure(figure, [summary])
     return Plot(kind, summary["corpus"], figure, data)
 
 
@@ -177,7 +177,7 @@ def projects(results: Sequence[Any]) -> Plot:
     data["keywords_nontest"] = [int(s["keywords_nontest"]) for s in summaries]
     data["punnable_nontest"] = [int(s["punnable_nontest"]) for s in summaries]
     data["punnable_nontest_pct"] = [units.stored_share(s, "punnable_nontest_pct") for s in summaries]
-    figure, axes = _figure(5.4, max(WIDTH * 0.8, 1.6 + 2.2 * len(names)))
+    figure, axes = new_figure(5.4, max(WIDTH * 0.8, 1.6 + 2.2 * len(names)))
     with matplotlib.rc_context(STYLE):
         positions = list(range(len(names)))
         for offset, (column, count, whole) in zip((-0.2, 0.2), (("punnable_pct", "punnable", "keywords"), (
@@ -200,7 +200,7 @@ def projects(results: Sequence[Any]) -> Plot:
         axes.set_ylim(0, top * 1.6)  # room for the labels and the legend
         axes.yaxis.set_major_formatter(FuncFormatter(lambda value, _: "%g%%" % value))
         axes.legend(loc="upper center", ncols=2)
-    _finish(figure, summaries)
+    finish_figure(figure, summaries)
     return Plot("projects", subject_of(names), figure, data)
 
 
@@ -221,7 +221,7 @@ def kinds(results: Sequence[Any]) -> Plot:
     data = pd.DataFrame({name: table["pct_%d" % i] for i, name in enumerate(names)})
     data["label"] = [_bar_label(label, part_of, unit)
                      for label, part_of, unit in zip(table["label"], table["part_of"], table["denominator"])]
-    figure, axes = _figure(1.6 + 0.75 * len(bars) * max(1, len(names)) ** 0.5)
+    figure, axes = new_figure(1.6 + 0.75 * len(bars) * max(1, len(names)) ** 0.5)
     height = 0.8 / len(names)
     with matplotlib.rc_context(STYLE):
         for index, name in enumerate(names):
@@ -242,7 +242,7 @@ def kinds(results: Sequence[Any]) -> Plot:
                        else "f(x=x), related patterns and the scans' own patterns")
         if len(names) > 1:
             axes.legend(loc="best")  # where it covers no bar
-    _finish(figure, summaries)
+    finish_figure(figure, summaries)
     return Plot("kinds", subject_of(names), figure, data)
 
 
@@ -270,7 +270,7 @@ def history_trend(table: pd.DataFrame, name: str, about: Optional[Dict[str, Any]
         counts.plot(dates, table["punnable"], marker="s", markersize=3, color=TEST_COLOUR)
         counts.set_ylabel("f(x=x) keyword\narguments")
         counts.set_ylim(0, max([int(v) for v in table["punnable"]] + [1]) * 1.1)
-        _count_axis(counts.yaxis)
+        count_axis(counts.yaxis)
         shown = [column for column in SHARE_LINES if column in table]  # a history stored before: all code only
         for column in shown:
             colour, marker, label = SHARE_LINES[column]

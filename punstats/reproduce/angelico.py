@@ -15,7 +15,7 @@ from punstats.reproduce.published import published
 from punstats.reproduce.replay import (
     GitSource,
     Triple,
-    _compat_results,
+    compat_results,
     count_lines,
     directory_files,
     parse_line_rule,
@@ -49,7 +49,7 @@ class Reproduction:
                 "crash": self.crash}
 
 
-def _published_triple() -> Triple:
+def published_triple() -> Triple:
     p = published()["angelico-2023-10"]
     return Triple(p["total"], p["long"], p["long_nontest"])
 
@@ -71,7 +71,7 @@ def angelico(source: str, rev: Optional[str] = None, *, python: Optional[str] = 
     quirks_used = compat.profile(profile, walk=walk, **(quirks or {}))
     try:
         with interp.Pool(python) as pool:
-            results = _compat_results(pool, files, read, cache, ("compat", "extract"), progress)
+            results = compat_results(pool, files, read, cache, ("compat", "extract"), progress)
             parser = pool.parser
     finally:
         if git is not None:
@@ -93,7 +93,7 @@ def angelico(source: str, rev: Optional[str] = None, *, python: Optional[str] = 
         "test_rule": rule.label, "corrected_test_rule": DEFAULT_TEST_RULE.label,
         "long_threshold": long_threshold, "files": len(files),
     }
-    return Reproduction(configuration, _published_triple(), compat_triple, corrected, breakdown,
+    return Reproduction(configuration, published_triple(), compat_triple, corrected, breakdown,
                         replay.failures, replay.crash,
                         tuple(ln.text(quirks_used.path_style) for ln in replay.lines),
                         replay.stats_text())

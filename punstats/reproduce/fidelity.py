@@ -13,7 +13,7 @@ import difflib
 from dataclasses import dataclass
 from typing import Any, Dict, List, Sequence, Tuple
 
-from punstats.rewrite.source import _opcodes
+from punstats.rewrite.source import line_opcodes
 from punstats.rewrite.transform import pun
 from punstats.sources import git as gitsource
 
@@ -44,7 +44,7 @@ class FileFidelity:
 def changed_files(gitdir: str, commit: str) -> List[Tuple[str, str, str]]:
     """(path, old blob, new blob) of every file ``commit`` changed against its first parent
     (an added or deleted file has an all-zero id on that side)."""
-    out = gitsource._git(gitdir, "diff-tree", "-r", "-z", "--no-renames", "--no-ext-diff", "--no-textconv",
+    out = gitsource.run_git(gitdir, "diff-tree", "-r", "-z", "--no-renames", "--no-ext-diff", "--no-textconv",
                          commit + "^", commit)
     fields = out.decode("utf-8", "surrogateescape").split("\0")
     files = []
@@ -59,7 +59,7 @@ def changed_files(gitdir: str, commit: str) -> List[Tuple[str, str, str]]:
 def net_saved(old: bytes, new: bytes) -> int:
     """Lines removed minus lines added, as ``git diff --numstat`` counts them."""
     removed = added = 0
-    for tag, i1, i2, j1, j2 in _opcodes(old, new):
+    for tag, i1, i2, j1, j2 in line_opcodes(old, new):
         if tag != "equal":
             removed += i2 - i1
             added += j2 - j1

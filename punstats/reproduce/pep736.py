@@ -22,7 +22,7 @@ from punstats.extract import compat
 from punstats.model.records import from_plain
 from punstats.reproduce import definitions as defs
 from punstats.reproduce.published import published
-from punstats.reproduce.replay import GitSource, SourceFile, _compat_results
+from punstats.reproduce.replay import GitSource, SourceFile, compat_results
 from punstats.sources import git as gitsource
 from punstats.sources import gitdiff
 
@@ -106,7 +106,7 @@ def _measure(git: GitSource, sha: str, python: Optional[str], cache: Optional[Bl
     """(files, {blob: {extract, compat, definitions}}, parser label) of one revision."""
     files = _tree_files(git, sha)
     with interp.Pool(python) as pool:
-        results = _compat_results(pool, files, git.read, cache, ("extract", "compat", "definitions"))
+        results = compat_results(pool, files, git.read, cache, ("extract", "compat", "definitions"))
         return files, results, pool.parser
 
 

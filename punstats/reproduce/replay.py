@@ -175,7 +175,7 @@ def count_lines(lines: Iterable[compat.Line], rule: LineRule, threshold: int) ->
     return Triple(len(lines), len(long), len(kept))
 
 
-def _compat_results(pool: interp.Pool, files: Sequence[SourceFile], read: Callable[[str], bytes],
+def compat_results(pool: interp.Pool, files: Sequence[SourceFile], read: Callable[[str], bytes],
                     cache: Optional[BlobCache], modes: Sequence[str] = ("compat",),
                     progress: Optional[Callable[[int], None]] = None) -> Dict[str, Dict[str, Any]]:
     """{blob: {mode: result}} for the distinct readable blobs of ``files``."""

@@ -9,14 +9,14 @@ from punstats.cache import BlobCache
 from punstats.engines import interp
 from punstats.extract import compat
 from punstats.model.errors import OptionError
-from punstats.reproduce.angelico import _published_triple
+from punstats.reproduce.angelico import published_triple
 from punstats.reproduce.replay import (
     SEARCH_RULES,
     GitSource,
     LineRule,
     SourceFile,
     Triple,
-    _compat_results,
+    compat_results,
     parse_line_rule,
 )
 from punstats.sources import git as gitsource
@@ -118,7 +118,7 @@ def angelico_search(source: str, since: str, until: str, *, branch: str = "HEAD"
     """Every configuration x first-parent commit in [since, until]; exact hits as commit
     windows, else the ``nearest`` configurations by L1 distance to the published triple
     (``target``: another triple to look for)."""
-    target = target or _published_triple()
+    target = target or published_triple()
     rules = [parse_line_rule(r) for r in test_rules]
     git = GitSource(source)
     note = progress or (lambda what, done, total: None)
@@ -138,7 +138,7 @@ def angelico_search(source: str, since: str, until: str, *, branch: str = "HEAD"
                 def tick(n: int, counter: List[int] = counter, parser: str = pool.parser) -> None:
                     counter[0] += n
                     note("blobs " + parser, counter[0], len(all_files))
-                results = _compat_results(pool, list(all_files.values()), git.read, cache,
+                results = compat_results(pool, list(all_files.values()), git.read, cache,
                                           progress=tick)
             summaries = {b: _blob_summary(r["compat"], min_len) for b, r in results.items()}
             for i, per_dir in enumerate(trees):

@@ -9,14 +9,14 @@ from __future__ import annotations
 import difflib
 from typing import Iterator, Sequence
 
-from punstats.rewrite.source import Rewrite, _split
+from punstats.rewrite.source import Rewrite, git_lines
 
 
 def unified_diff(rewrite: Rewrite, context: int = 3) -> bytes:
     """A git-style unified diff (``a/PATH`` ``b/PATH``) that ``git apply`` accepts."""
     if not rewrite.changed:
         return b""
-    old, new = _split(rewrite.old), _split(rewrite.new)
+    old, new = git_lines(rewrite.old), git_lines(rewrite.new)
     path = rewrite.path.encode("utf-8", "surrogateescape")
     old_name, new_name = quote_path(b"a/" + path), quote_path(b"b/" + path)
     out = [b"diff --git %s %s\n" % (old_name, new_name), b"--- %s\n" % old_name, b"+++ %s\n" % new_name]

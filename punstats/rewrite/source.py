@@ -14,13 +14,13 @@ from punstats.extract.traversal import child_nodes, is_punnable
 from punstats.rewrite.rewrap import Join
 
 
-def _split(data: bytes) -> List[bytes]:
+def git_lines(data: bytes) -> List[bytes]:
     """Lines as git sees them: split after every ``\\n``, endings kept."""
     return data.splitlines(True) if b"\r" not in data else re.findall(rb"[^\n]*\n|[^\n]+$", data)
 
 
-def _opcodes(old: bytes, new: bytes):
-    matcher = difflib.SequenceMatcher(None, _split(old), _split(new), autojunk=False)
+def line_opcodes(old: bytes, new: bytes):
+    matcher = difflib.SequenceMatcher(None, git_lines(old), git_lines(new), autojunk=False)
     return matcher.get_opcodes()
 
 
@@ -118,7 +118,7 @@ class Rewrite:
         if not self.changed:
             return 0, 0
         added = removed = 0
-        for tag, i1, i2, j1, j2 in _opcodes(self.old, self.new):
+        for tag, i1, i2, j1, j2 in line_opcodes(self.old, self.new):
             if tag != "equal":
                 removed += i2 - i1
                 added += j2 - j1
@@ -131,7 +131,7 @@ class Rewrite:
         return removed - added
 
 
-def _parse(text: str, path: str = "<source>") -> ast.AST:
+def parse_text(text: str, path: str = "<source>") -> ast.AST:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return ast.parse(text, filename=path)
@@ -167,7 +167,7 @@ class _Decoded:
     detail: str = ""
 
 
-def _decode(data: bytes) -> _Decoded:
+def decode_bytes(data: bytes) -> _Decoded:
     if b"\0" in data:
         return _Decoded("", "", FILE_NULL, "source contains a null byte")
     try:
@@ -177,11 +177,11 @@ def _decode(data: bytes) -> _Decoded:
     return _Decoded(text, encoding)
 
 
-def _encode(text: str, encoding: str) -> bytes:
+def encode_text(text: str, encoding: str) -> bytes:
     return text.encode(encoding)
 
 
-def _walk(tree: ast.AST) -> Iterator[Tuple[ast.AST, bool]]:
+def calls_and_classes(tree: ast.AST) -> Iterator[Tuple[ast.AST, bool]]:
     """Every call and class definition, with whether it lies inside an f-string."""
     stack: List[Tuple[ast.AST, bool]] = [(tree, False)]
     push = stack.append
@@ -196,11 +196,11 @@ def _walk(tree: ast.AST) -> Iterator[Tuple[ast.AST, bool]]:
             push((child, in_fstring))
 
 
-def _punnable(keywords: Sequence[ast.keyword]) -> List[ast.keyword]:
+def punnable_keywords(keywords: Sequence[ast.keyword]) -> List[ast.keyword]:
     return [kw for kw in keywords if is_punnable(kw)]
 
 
-def _apply(text: str, edits: Sequence[Edit]) -> str:
+def apply_edits(text: str, edits: Sequence[Edit]) -> str:
     """Apply non-overlapping edits from the end of the text backwards."""
     parts = []
     tail = len(text)
@@ -214,7 +214,7 @@ def _apply(text: str, edits: Sequence[Edit]) -> str:
     return "".join(reversed(parts))
 
 
-def _untouched(path: str, mode: str, data: bytes, encoding: str, error: str, detail: str,
+def untouched_rewrite(path: str, mode: str, data: bytes, encoding: str, error: str, detail: str,
                skipped: Sequence[Skipped] = ()) -> Rewrite:
     return Rewrite(path, mode, data, data, encoding, (), tuple(skipped), error, detail)
 

@@ -57,14 +57,14 @@ from punstats.rewrite.source import (
     Edit,
     Rewrite,
     Skipped,
-    _apply,
-    _decode,
-    _encode,
-    _parse,
-    _punnable,
-    _untouched,
-    _walk,
+    apply_edits,
+    calls_and_classes,
+    decode_bytes,
+    encode_text,
+    parse_text,
+    punnable_keywords,
     same_tree,
+    untouched_rewrite,
 )
 
 #: The spellings of a punned argument: ``x=`` (PEP 736) and ``=x`` (the 2024 commits).
@@ -102,15 +102,15 @@ def _pun_edits(text: str, tree: ast.AST, style: str = "postfix",
     pos = SourceText(text)
     edits: List[Edit] = []
     skipped: List[Skipped] = []
-    for node, in_fstring in _walk(tree):
+    for node, in_fstring in calls_and_classes(tree):
         if isinstance(node, ast.ClassDef):
-            for kw in _punnable(node.keywords):
+            for kw in punnable_keywords(node.keywords):
                 line, col = pos.line_col(pos.offset(kw.lineno, kw.col_offset))
                 skipped.append(Skipped(line, col, kw.arg, SKIP_CLASS))
             continue
         if not isinstance(node, ast.Call):
             continue
-        for kw in _punnable(node.keywords):
+        for kw in punnable_keywords(node.keywords):
             start = pos.offset(kw.lineno, kw.col_offset)
             line, col = pos.line_col(start)
             if in_fstring:
@@ -137,8 +137,8 @@ def _pun_edits(text: str, tree: ast.AST, style: str = "postfix",
 
 def pun_text(text: str, style: str = "postfix") -> Tuple[str, List[Edit], List[Skipped]]:
     """Pun decoded source text (which must parse); no safety check."""
-    edits, skipped = _pun_edits(text, _parse(text), style)
-    return _apply(text, edits), edits, skipped
+    edits, skipped = _pun_edits(text, parse_text(text), style)
+    return apply_edits(text, edits), edits, skipped
 
 
 def pun(data: bytes, path: str = "<source>", rewrap: bool = False,
@@ -152,18 +152,18 @@ def pun(data: bytes, path: str = "<source>", rewrap: bool = False,
     parse, or when ``expand`` of the result does not give the same tree.
     """
     _check_style(style)
-    decoded = _decode(data)
+    decoded = decode_bytes(data)
     if decoded.error:
-        return _untouched(path, PUN, data, "", decoded.error, decoded.detail)
+        return untouched_rewrite(path, PUN, data, "", decoded.error, decoded.detail)
     text, encoding = decoded.text, decoded.encoding
     try:
-        tree = _parse(text, path)
+        tree = parse_text(text, path)
     except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
-        return _untouched(path, PUN, data, encoding, FILE_SYNTAX, "%s: %s" % (type(exc).__name__, exc))
+        return untouched_rewrite(path, PUN, data, encoding, FILE_SYNTAX, "%s: %s" % (type(exc).__name__, exc))
     edits, skipped = _pun_edits(text, tree, style, delimited_only)
     if not edits:
         return Rewrite(path, PUN, data, data, encoding, (), tuple(skipped))
-    new_text = _apply(text, edits)
+    new_text = apply_edits(text, edits)
     joins: Tuple[Join, ...] = ()
     if rewrap:
         pos = SourceText(text)
@@ -179,11 +179,11 @@ def pun(data: bytes, path: str = "<source>", rewrap: bool = False,
         joins = tuple(join_list)
     problem = _check_pun(text, tree, new_text, len(edits))
     if problem:
-        return _untouched(path, PUN, data, encoding, FILE_ROUND_TRIP, problem, skipped)
+        return untouched_rewrite(path, PUN, data, encoding, FILE_ROUND_TRIP, problem, skipped)
     try:
-        new = _encode(new_text, encoding)
+        new = encode_text(new_text, encoding)
     except UnicodeEncodeError as exc:
-        return _untouched(path, PUN, data, encoding, FILE_ENCODE, str(exc), skipped)
+        return untouched_rewrite(path, PUN, data, encoding, FILE_ENCODE, str(exc), skipped)
     return Rewrite(path, PUN, data, new, encoding, tuple(edits), tuple(skipped), joins=joins)
 
 
@@ -198,7 +198,7 @@ def _check_pun(text: str, tree: ast.AST, new_text: str, count: int) -> str:
     if expanded == text:
         return ""  # the very same text: the very same tree
     try:
-        again = _parse(expanded)
+        again = parse_text(expanded)
     except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
         return "expanded text does not parse: %s" % exc
     if not same_tree(again, tree):
@@ -265,7 +265,7 @@ def _expand_edits(text: str) -> List[Edit]:
 def expand_text(text: str) -> Tuple[str, List[Edit]]:
     """Expand decoded punned text; no safety check."""
     edits = _expand_edits(text)
-    return _apply(text, edits), edits
+    return apply_edits(text, edits), edits
 
 
 def expand(data: bytes, path: str = "<source>") -> Rewrite:
@@ -274,31 +274,31 @@ def expand(data: bytes, path: str = "<source>") -> Rewrite:
     Kept only when the result parses and punning it gives the input back;
     otherwise the file is left untouched with ``error`` set.
     """
-    decoded = _decode(data)
+    decoded = decode_bytes(data)
     if decoded.error:
-        return _untouched(path, EXPAND, data, "", decoded.error, decoded.detail)
+        return untouched_rewrite(path, EXPAND, data, "", decoded.error, decoded.detail)
     text, encoding = decoded.text, decoded.encoding
     try:
         new_text, edits = expand_text(text)
     except (tokenize.TokenError, IndentationError, SyntaxError) as exc:
-        return _untouched(path, EXPAND, data, encoding, FILE_SYNTAX, "tokenize: %s" % exc)
+        return untouched_rewrite(path, EXPAND, data, encoding, FILE_SYNTAX, "tokenize: %s" % exc)
     if not edits:
         return Rewrite(path, EXPAND, data, data, encoding, (), ())
     styles = {"prefix" if e.old.startswith("=") else "postfix" for e in edits}
     if len(styles) > 1:
-        return _untouched(path, EXPAND, data, encoding, FILE_ROUND_TRIP,
+        return untouched_rewrite(path, EXPAND, data, encoding, FILE_ROUND_TRIP,
                           "both spellings (x= and =x) in one file")
     try:
         punned, _, _ = pun_text(new_text, styles.pop())
     except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
-        return _untouched(path, EXPAND, data, encoding, FILE_SYNTAX,
+        return untouched_rewrite(path, EXPAND, data, encoding, FILE_SYNTAX,
                           "expanded text does not parse: %s" % exc)
     if punned != text:
-        return _untouched(path, EXPAND, data, encoding, FILE_ROUND_TRIP,
+        return untouched_rewrite(path, EXPAND, data, encoding, FILE_ROUND_TRIP,
                           "punning the expanded text does not give the input back")
     try:
-        new = _encode(new_text, encoding)
+        new = encode_text(new_text, encoding)
     except UnicodeEncodeError as exc:
-        return _untouched(path, EXPAND, data, encoding, FILE_ENCODE, str(exc))
+        return untouched_rewrite(path, EXPAND, data, encoding, FILE_ENCODE, str(exc))
     return Rewrite(path, EXPAND, data, new, encoding, tuple(edits), ())
 

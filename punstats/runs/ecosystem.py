@@ -242,7 +242,7 @@ def _scanned(project: Ranked, release: Any, result: Any) -> Dict[str, Any]:
             "summary": _compact(result.summary), "measures": measures(result.occurrences, result.files)}
 
 
-def _not_scanned(project: Ranked, exc: BaseException) -> Dict[str, Any]:
+def not_scanned(project: Ranked, exc: BaseException) -> Dict[str, Any]:
     reason = getattr(exc, "reason", None)
     message = " ".join(str(exc).split()) or type(exc).__name__
     if not isinstance(exc, SourceError):
@@ -270,7 +270,7 @@ def outcome(project: Ranked, fetched: Tuple[Any, Any, float], fetcher: Fetcher, 
     """(the project's record, its tables as parquet bytes) from what ``Fetcher.fetch`` gave."""
     release, corpus, fetch_seconds = fetched
     if corpus is None:
-        return _not_scanned(project, release), {}
+        return not_scanned(project, release), {}
     start = time.perf_counter()
     try:
         result = _scan(corpus, options, cache)
@@ -279,7 +279,7 @@ def outcome(project: Ranked, fetched: Tuple[Any, Any, float], fetcher: Fetcher, 
             timing.files += int(result.summary["files"])
             timing.bytes += int(corpus.archive.get("bytes", 0))
     except Exception as exc:  # EngineError, a bad tree, a full disk: this project's failure, recorded
-        record, tables = _not_scanned(project, exc), {}
+        record, tables = not_scanned(project, exc), {}
     finally:
         fetcher.done_with(release)
     if timing is not None:

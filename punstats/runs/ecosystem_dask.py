@@ -35,12 +35,12 @@ def project_task(project: Ranked, options: Any) -> Tuple[Dict[str, Any], Dict[st
 def outcomes(projects: Sequence[Ranked], options: Any,
              timing: Any) -> Iterator[Tuple[Ranked, Dict[str, Any], Dict[str, bytes]]]:
     """(project, record, tables) in rank order, computed on the cluster at ``options.scan.scheduler``."""
-    from punstats.engines.base import _distributed
-    from punstats.engines.dask import _check_workers
-    from punstats.runs.ecosystem import _not_scanned
-    distributed = _distributed()
+    from punstats.engines.base import distributed_module
+    from punstats.engines.dask import check_workers
+    from punstats.runs.ecosystem import not_scanned
+    distributed = distributed_module()
     with distributed.Client(options.scan.scheduler, timeout=TIMEOUT_SECONDS, set_as_default=False) as client:
-        _check_workers(client, TIMEOUT_SECONDS)
+        check_workers(client, TIMEOUT_SECONDS)
         depth = TASKS_PER_WORKER * max(1, len(client.scheduler_info()["workers"]))
         queue = iter(projects)
         pending: Deque[Tuple[Ranked, Any]] = deque()
@@ -59,6 +59,6 @@ def outcomes(projects: Sequence[Ranked], options: Any,
             try:
                 record, tables = future.result()
             except Exception as exc:  # the worker died, or the task could not run there
-                record, tables = _not_scanned(project, exc), {}
+                record, tables = not_scanned(project, exc), {}
             timing.waiting += time.perf_counter() - waited
             yield project, record, tables

@@ -18,7 +18,7 @@ from typing import Optional
 
 from punstats.model.corpus import Corpus, SourceError
 from punstats.sources.archives import ARCHIVE_SUFFIXES, Limits, default_dir, unpack_cached
-from punstats.sources.pypi import _sha256_of  # one way to hash an archive
+from punstats.sources.pypi import sha256_of  # one way to hash an archive
 
 WHEEL_SUFFIX = ".whl"
 
@@ -47,7 +47,7 @@ def archive_corpus(path: str, directory: Optional[str] = None, limits: Optional[
     limits = limits or Limits()
     filename = os.path.basename(path)
     try:
-        sha256 = _sha256_of(path)
+        sha256 = sha256_of(path)
     except OSError as exc:
         raise SourceError("cannot read %s: %s" % (filename, exc.strerror or exc)) from None
     if filename.lower().endswith(WHEEL_SUFFIX):

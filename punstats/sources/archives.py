@@ -18,8 +18,9 @@ from typing import BinaryIO, List, Optional, Set, Tuple
 
 from punstats.model import jsondata
 from punstats.model.corpus import SourceError
+from punstats.model.errors import one_line
 from punstats.sources import bounded
-from punstats.sources.tarstream import STREAM_ERRORS, check_end, one_line, open_tar
+from punstats.sources.tarstream import STREAM_ERRORS, check_end, open_tar
 
 
 def default_dir() -> str:
@@ -102,7 +103,7 @@ class Unpacked:
         return self.directory
 
 
-def _archive_kind(filename: str) -> Optional[str]:
+def archive_kind(filename: str) -> Optional[str]:
     return next((kind for suffix, kind in ARCHIVE_SUFFIXES if filename.lower().endswith(suffix)), None)
 
 
@@ -214,10 +215,10 @@ class _Writer:
                         raise _Refused(MEMBER_TOO_LARGE, "more bytes than the %d the archive declares" % size)
                     handle.write(chunk)
         except _Refused:
-            _remove(path)
+            remove_quietly(path)
             raise
         except STREAM_ERRORS as exc:
-            _remove(path)
+            remove_quietly(path)
             raise _Refused(CORRUPT, one_line(exc)) from None
         os.chmod(path, 0o644)
         self.written.add(parts)
@@ -225,7 +226,7 @@ class _Writer:
         self.bytes += written
 
 
-def _remove(path: str) -> None:
+def remove_quietly(path: str) -> None:
     try:
         os.unlink(path)
     except OSError:
@@ -351,7 +352,7 @@ def unpack(archive: str, destination: str, limits: Optional[Limits] = None) -> U
     tar stream is damaged or cut short, or the archive goes over
     ``max_decompressed_bytes`` or ``max_seconds``; then nothing it wrote is left.
     """
-    kind = _archive_kind(archive)
+    kind = archive_kind(archive)
     if kind is None:
         raise SourceError("not an archive punstats can unpack (.tar.gz, .tar.bz2, .zip): %s" % archive)
     created = not os.path.lexists(destination)

@@ -109,7 +109,7 @@ def git_argv(gitdir: Optional[str], *args: str, fetching: bool = False) -> List[
     return argv + list(args)
 
 
-def _git(gitdir: Optional[str], *args: str, input: Optional[bytes] = None, fetching: bool = False) -> bytes:
+def run_git(gitdir: Optional[str], *args: str, input: Optional[bytes] = None, fetching: bool = False) -> bytes:
     """git's output; ``GitError`` when it fails, ``GitAborted`` past its deadline."""
     deadline = gitprocess.FETCH_DEADLINE if fetching else None
     status, out, err = gitprocess.run(git_argv(gitdir, *args, fetching=fetching), _env(fetching), input, deadline)
@@ -194,7 +194,7 @@ def read_commits(gitdir: str, shas: Sequence[str]) -> List[Commit]:
 
 
 def _read_commit_chunk(gitdir: str, shas: Sequence[str]) -> List[Commit]:
-    out = _git(gitdir, "cat-file", "--batch", input="\n".join(shas).encode() + b"\n")
+    out = run_git(gitdir, "cat-file", "--batch", input="\n".join(shas).encode() + b"\n")
     commits, at = [], 0
     for sha in shas:
         end = out.index(b"\n", at)
@@ -212,7 +212,7 @@ def resolve_commit(gitdir: str, rev: str) -> Commit:
     if not rev or rev.startswith("-"):
         raise GitError("bad revision %r" % rev)
     try:
-        sha = _git(gitdir, "rev-parse", "--verify", "--quiet", "--end-of-options",
+        sha = run_git(gitdir, "rev-parse", "--verify", "--quiet", "--end-of-options",
                    rev + "^{commit}").decode().strip()
     except GitAborted:
         raise
@@ -229,17 +229,17 @@ def first_parent_commits(gitdir: str, rev: str, since: str = "", until: str = ""
 def first_parent_shas(gitdir: str, rev: str, since: str = "", until: str = "", last: int = 0) -> List[str]:
     """The ids of ``first_parent_commits`` (the newest ``last`` of them, if not 0), no commit object read."""
     args = ["--since=" + since] * bool(since) + ["--until=" + until] * bool(until) + ["-n%d" % last] * bool(last)
-    out = _git(gitdir, "rev-list", "--first-parent", *args, resolve_commit(gitdir, rev).sha, "--")
+    out = run_git(gitdir, "rev-list", "--first-parent", *args, resolve_commit(gitdir, rev).sha, "--")
     return out.decode().split()[::-1]
 
 
 def grep_commits(gitdir: str, pattern: str) -> List[str]:
     """Ids of the non-merge commits of every ref whose message matches ``pattern`` (any case),
     newest first."""
-    return _git(gitdir, "rev-list", "--all", "-i", "--no-merges", "--grep=" + pattern).decode().split()
+    return run_git(gitdir, "rev-list", "--all", "-i", "--no-merges", "--grep=" + pattern).decode().split()
 
 
-def _text(raw: bytes) -> str:
+def text_of(raw: bytes) -> str:
     return raw.decode("utf-8", "backslashreplace")
 
 
@@ -248,14 +248,14 @@ def list_tree(gitdir: str, commit: str, subdir: str = "") -> List[TreeEntry]:
     args = ["ls-tree", "-r", "-z", "--full-tree", commit]
     if subdir:
         args += ["--", subdir.strip("/") + "/"]
-    out = _git(gitdir, *args)
+    out = run_git(gitdir, *args)
     entries = []
     for record in out.split(b"\0"):
         if not record:
             continue
         meta, _, path = record.partition(b"\t")
         mode, kind, oid = meta.decode().split()
-        entries.append(TreeEntry(mode, kind, oid, _text(path)))
+        entries.append(TreeEntry(mode, kind, oid, text_of(path)))
     return entries
 
 
@@ -310,7 +310,7 @@ def blob_sizes(gitdir: str, oids: Sequence[str]) -> Dict[str, int]:
     """Sizes of objects, in one ``cat-file --batch-check`` call."""
     if not oids:
         return {}
-    out = _git(gitdir, "cat-file", "--batch-check", input="\n".join(oids).encode() + b"\n")
+    out = run_git(gitdir, "cat-file", "--batch-check", input="\n".join(oids).encode() + b"\n")
     sizes = {}
     for line in out.decode().splitlines():
         parts = line.split()
@@ -373,7 +373,7 @@ def remote_corpus(argument: str, cache_dir: Optional[str] = None) -> Corpus:
     if os.path.isdir(os.path.join(clone, "objects")):
         check_repository(clone, _env())
         # the URL itself, never the clone's remote configuration (which could name an upload-pack)
-        _git(clone, "fetch", "--quiet", "--prune", "--no-recurse-submodules", "--upload-pack=git-upload-pack",
+        run_git(clone, "fetch", "--quiet", "--prune", "--no-recurse-submodules", "--upload-pack=git-upload-pack",
              "--", url, "+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*", fetching=True)
     else:
         partial = clone + ".partial-%d" % os.getpid()

@@ -14,7 +14,7 @@ import re
 from typing import Tuple
 
 from punstats.model.errors import OptionError
-from punstats.sources.git import GitError, _git
+from punstats.sources.git import GitError, run_git
 
 #: The words git's approxidate reads (git's ``date.c``), each with the shortest prefix it takes:
 #: months and weekdays (3 letters), its special words, the numbers one to ten, the units, the
@@ -47,7 +47,7 @@ def _git_reads(date: str) -> bool:
     """Whether git's careful reading of ``date`` reads a date from it (no repository: ``--git-dir`` a
     path that is none, so only the command line's configuration is read)."""
     try:
-        _git(os.devnull, "-c", "punstats.date=" + date, "config", "--type=expiry-date", "--get", "punstats.date")
+        run_git(os.devnull, "-c", "punstats.date=" + date, "config", "--type=expiry-date", "--get", "punstats.date")
     except GitError as exc:
         if "command-line config" not in str(exc):  # git could not run at all: not the date's fault
             raise

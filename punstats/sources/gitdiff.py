@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from typing import List, Optional, Sequence, Tuple
 
-from punstats.sources.git import MODE_SUBMODULE, GitError, TreeEntry, _git, _text
+from punstats.sources.git import MODE_SUBMODULE, GitError, TreeEntry, run_git, text_of
 
 
 def numstat(gitdir: str, old: str, new: str) -> List[Tuple[str, str, str]]:
     """(added, deleted, path) of each file changed from ``old`` to ``new`` (``-`` for binary),
     by ``diff-tree``, which runs no external diff and no textconv."""
-    out = _git(gitdir, "diff-tree", "-r", "--numstat", "-z", "--no-renames", "--no-ext-diff",
+    out = run_git(gitdir, "diff-tree", "-r", "--numstat", "-z", "--no-renames", "--no-ext-diff",
                "--no-textconv", old, new, "--")
     rows = []
     for record in out.decode("utf-8", "replace").split("\0"):
@@ -36,7 +36,7 @@ def changed_entries(gitdir: str, pairs: Sequence[Tuple[str, str]]) -> List[Chang
     if not pairs:
         return []
     lines = "".join("%s %s\n" % (new, old) for old, new in pairs)  # a commit, then the one to compare with
-    out = _git(gitdir, "diff-tree", "--stdin", "--always", "-r", "-z", "--no-renames", "--no-ext-diff",
+    out = run_git(gitdir, "diff-tree", "--stdin", "--always", "-r", "-z", "--no-renames", "--no-ext-diff",
                "--no-textconv", "--ignore-submodules=none", input=lines.encode())
     fields = iter(out.split(b"\0"))
     sections: List[Changes] = []
@@ -48,7 +48,7 @@ def changed_entries(gitdir: str, pairs: Sequence[Tuple[str, str]]) -> List[Chang
                         "ascii", "replace"))
                 sections.append([])
             continue
-        path = _text(next(fields, b""))
+        path = text_of(next(fields, b""))
         if not sections:
             raise GitError("git diff-tree answered without naming the revision")
         _, mode, _, oid, status = field.decode().lstrip(":").split(" ")

@@ -43,9 +43,9 @@ from punstats.model.corpus import Corpus, SourceError
 from punstats.sources.archives import (
     ARCHIVE_SUFFIXES,
     Limits,
-    _archive_kind,
-    _remove,
+    archive_kind,
     default_dir,
+    remove_quietly,
     unpack_cached,
 )
 from punstats.sources.http import (  # noqa: F401 (pypi.http_get, pypi.FetchError, ... as before)
@@ -318,7 +318,7 @@ def pick_sdist(name: str, version: str, files: Sequence[Dict[str, Any]], base_ur
         if not isinstance(entry, dict) or entry.get("packagetype") != "sdist":
             continue
         sdist = _distribution(entry, name, version, base_url)
-        if sdist is not None and _archive_kind(sdist.filename):
+        if sdist is not None and archive_kind(sdist.filename):
             found.append(sdist)
     if not found:
         raise Unavailable("%s==%s has no source distribution on PyPI that punstats can read "
@@ -326,7 +326,7 @@ def pick_sdist(name: str, version: str, files: Sequence[Dict[str, Any]], base_ur
     return min(found, key=lambda s: (s.yanked, _preference(s.filename)))
 
 
-def _sha256_of(path: str) -> str:
+def sha256_of(path: str) -> str:
     digest = hashlib.sha256()
     with open(path, "rb") as handle:
         for chunk in iter(lambda: handle.read(1 << 20), b""):
@@ -340,7 +340,7 @@ def download(sdist: Sdist, directory: Optional[str] = None, get: Getter = http_g
         raise SourceError("unusable sdist description for %s==%s" % (sdist.name, sdist.version))
     folder = os.path.join(directory or default_dir(), sdist.sha256)
     path = os.path.join(folder, sdist.stored_name)
-    if os.path.isfile(path) and _sha256_of(path) == sdist.sha256:
+    if os.path.isfile(path) and sha256_of(path) == sdist.sha256:
         return path
     if sdist.size > MAX_DOWNLOAD_BYTES:
         raise SourceError("%s is %d bytes, over the download limit of %d"
@@ -363,7 +363,7 @@ def download(sdist: Sdist, directory: Optional[str] = None, get: Getter = http_g
                               % (sdist.filename, sdist.sha256, actual))
         os.replace(partial, path)
     except BaseException:
-        _remove(partial)
+        remove_quietly(partial)
         raise
     return path
 

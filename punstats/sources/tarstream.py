@@ -12,6 +12,7 @@ import zlib
 from typing import Any
 
 from punstats.model.corpus import SourceError
+from punstats.model.errors import one_line
 from punstats.sources.bounded import Budget, open_stream
 
 try:
@@ -23,10 +24,6 @@ except ImportError:  # an interpreter built without lzma
 
 #: What reading a damaged compressed stream or archive raises.
 STREAM_ERRORS = (OSError, EOFError, ValueError, zlib.error, LZMAError, zipfile.BadZipFile, tarfile.TarError)
-
-
-def one_line(exc: BaseException) -> str:
-    return " ".join(str(exc).split()) or type(exc).__name__
 
 
 #: The largest GNU long-name or pax header read (tarfile reads one whole into memory).

@@ -19,6 +19,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from punstats.model import jsondata
+from punstats.model.errors import one_line
 from punstats.store import fields as spreading
 from punstats.store import labels, schema, shape
 from punstats.store.frames import as_stored, csv_ready
@@ -32,7 +33,6 @@ from punstats.store.staging import (  # noqa: F401  (their home before staging)
     WRITING_FILE,
     Staging,
     StoreError,
-    _one_line,
     cannot_store,
     check_output,
 )
@@ -187,10 +187,10 @@ def read_summary(directory: str) -> Dict[str, Any]:
     try:
         with open(paths[2], encoding="utf-8") as handle:
             summary = jsondata.load(handle)
-    except jsondata.TooDeep:  # arrays or objects nested thousands deep
+    except jsondata.TooDeep:  # arrays or objects nested commas deep
         raise StoreError("%s: not a stored scan's summary (nested too deeply)" % paths[2]) from None
     except (OSError, ValueError) as exc:
-        raise StoreError("%s: %s" % (paths[2], _one_line(exc))) from None
+        raise StoreError("%s: %s" % (paths[2], one_line(exc))) from None
     wrong = shape.problem(summary)
     if wrong:
         raise StoreError("%s: not a stored scan's summary (%s)" % (paths[2], wrong))
@@ -202,7 +202,7 @@ def read_summary(directory: str) -> Dict[str, Any]:
         try:
             stored = pq.ParquetFile(path).metadata.num_rows
         except (OSError, pa.ArrowException) as exc:
-            raise StoreError("%s: not a readable table: %s" % (path, _one_line(exc))) from None
+            raise StoreError("%s: not a readable table: %s" % (path, one_line(exc))) from None
         if name in rows and stored != rows[name]:
             raise StoreError("%s holds %d rows where its summary.json counts %d: the tables and the summary "
                              "are from different scans; scan again" % (path, stored, rows[name]))
@@ -218,13 +218,13 @@ def read_table(directory: str, name: str, columns: Optional[list] = None) -> Any
     try:
         table = pq.read_table(path, columns=columns)
     except (OSError, ValueError, pa.ArrowException) as exc:
-        raise StoreError("%s: %s" % (path, _one_line(exc))) from None
+        raise StoreError("%s: %s" % (path, one_line(exc))) from None
     return table.replace_schema_metadata(_pandas_metadata(name, table.schema)).to_pandas()
 
 
 def _pandas_metadata(name: str, stored: pa.Schema) -> Dict[bytes, bytes]:
     """The ``pandas`` metadata of a table's columns (``stored``) as punstats writes it: the
-    file's own is never read (it is JSON from disk: nested thousands deep, or of any shape)."""
+    file's own is never read (it is JSON from disk: nested commas deep, or of any shape)."""
     kinds = dict(schema.raw(schema.node_units(stored.names))[name] + schema.RULE_COLUMNS)
     kinds.update((field.name, schema.field_kind(field.type)) for field in stored
                  if name == "occurrences" and field.name.startswith(schema.FIELD_PREFIX))

@@ -18,11 +18,13 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from punstats.model import jsondata
+from punstats.model.errors import one_line
 from punstats.model.kinds import Registry
 from punstats.model.records import FIELD_PREFIX
 from punstats.patterns.built_in import registry_of
 from punstats.store.ecosystem_shape import is_count, rules_problem, summary_problem
-from punstats.store.staging import StoreError, _one_line
+from punstats.store.shape import names_problem
+from punstats.store.staging import StoreError
 
 JOURNAL = "journal.jsonl"
 RUN_FILE = "run.json"
@@ -222,7 +224,7 @@ def _read_tables(directory: str, table: str, names: Sequence[str], columns: Sequ
                              ).to_pandas()
     except (OSError, pyarrow.ArrowException) as exc:
         raise StoreError("%s: its %s dataset does not read (changed since the run wrote it?): %s; make the run "
-                         "again in a new -o" % (directory, table, _one_line(exc)[:300])) from None
+                         "again in a new -o" % (directory, table, one_line(exc)[:300])) from None
 
 
 def stored_columns(directory: str, columns: Sequence[str], table: str = "occurrences") -> Tuple[str, ...]:
@@ -249,7 +251,7 @@ def _json(path: str, what: str) -> Any:
         with open(path, encoding="utf-8") as handle:
             value = jsondata.load(handle)
     except (OSError, ValueError) as exc:  # jsondata.TooDeep is a ValueError
-        raise StoreError("%s: not a readable %s: %s" % (path, what, _one_line(exc))) from None
+        raise StoreError("%s: not a readable %s: %s" % (path, what, one_line(exc))) from None
     if not isinstance(value, dict):
         raise StoreError("%s: not a readable %s (not a JSON object)" % (path, what))
     return value
@@ -293,7 +295,7 @@ def read_run(directory: str) -> StoredRun:
         records = tuple(brief(_checked(directory, e["project"], load_record(directory, e["project"])))
                         for e in entries)
     except (OSError, ValueError) as exc:
-        raise StoreError("%s: a project record is unreadable: %s: %s" % (directory, _one_line(exc), resume)) from None
+        raise StoreError("%s: a project record is unreadable: %s: %s" % (directory, one_line(exc), resume)) from None
     return StoredRun(directory, run, ecosystem, records)
 
 
@@ -322,4 +324,7 @@ def _checked(directory: str, name: str, record: Any) -> Dict[str, Any]:
             for scope in ("all", "nontest"))
     if not fine:
         raise StoreError("%s: not a project record punstats wrote" % project_file(directory, name))
+    wrong = names_problem(record["summary"]) if record["status"] == "scanned" else None
+    if wrong:
+        raise StoreError("%s: not a project record punstats wrote (%s)" % (project_file(directory, name), wrong))
     return record

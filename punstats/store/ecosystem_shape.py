@@ -3,12 +3,14 @@ counts and of the ecosystem summary (``ecosystem.json``), as ``runs.ecosystem`` 
 
 ``table``, ``plot`` and ``report`` read these files as they are; a file edited by hand (a count
 of 10**30, a value set to null, a list where an object was) is refused here, in one line
-naming the field, instead of failing in pandas or matplotlib.  Standard library only.
+naming the field, instead of failing in pandas or matplotlib.  Standard library and ``model`` only.
 """
 from __future__ import annotations
 
 import math
 from typing import Any, Callable, Dict, Optional
+
+from punstats.model.kinds import name_problem
 
 #: The largest count a stored run holds (what a 64-bit column takes).
 MAX_COUNT = 2 ** 63 - 1
@@ -79,10 +81,20 @@ def summary_problem(ecosystem: Dict[str, Any]) -> Optional[str]:
                 return "%s.%s" % (scope, key)
     if "rules" in ecosystem and rules_problem(ecosystem["rules"]):
         return rules_problem(ecosystem["rules"])
-    patterns = ecosystem.get("patterns", [])
-    if not (isinstance(patterns, list) and all(isinstance(p, dict) and _text(p.get("name")) for p in patterns)):
+    if not _patterns(ecosystem.get("patterns", [])):
         return "patterns"
+    if any(name_problem(name) for scope in ecosystem.get("kinds", {}).values() for name in scope):
+        return "kinds"
     return None
+
+
+def _patterns(value: Any) -> bool:
+    """User patterns as a run records them: objects, each named as a pattern is (``name_problem``;
+    names become file and figure names), no name twice."""
+    if not (isinstance(value, list) and all(isinstance(p, dict) and name_problem(p.get("name")) is None
+                                            for p in value)):
+        return False
+    return len({p["name"] for p in value}) == len(value)
 
 
 def _texts(value: Any) -> bool:
@@ -96,7 +108,7 @@ def _flag(value: Any) -> bool:
 #: The rules a run records (``ScanOptions.rules()``), those a report repeats, and their shape.
 RULES = {"test_rule": _text, "long_threshold": is_count, "max_bytes": is_count, "extensions": _texts,
          "exclude": _texts, "follow_links": _flag, "exclude_dirs": _flag, "gitignore": _flag, "definition": _text,
-         "patterns": lambda v: isinstance(v, list) and all(isinstance(p, dict) and _text(p.get("name")) for p in v)}
+         "patterns": _patterns}
 
 
 def rules_problem(rules: Any) -> Optional[str]:

@@ -5,12 +5,16 @@ where an object belongs, a string for a count, a key missing or null.
 ``check_summary`` is the one place that checks it, when it is read
 (``disk.read_summary``), so that ``table``, ``plot``, ``report`` and
 ``punstats.load`` use its values without checking each again.  Keys a
-summary of an older scan may lack are checked only when present.
-Standard library only.
+summary of an older scan may lack are checked only when present.  The
+names of rows (the keys of ``kinds``, each pattern's name) are identifiers,
+as a scan writes them: they become file, column and figure names.
+Standard library and ``model`` only.
 """
 from __future__ import annotations
 
 from typing import Any, Callable, Dict, Optional, Tuple
+
+from punstats.model.kinds import name_problem
 
 Check = Callable[[Any], bool]
 
@@ -126,6 +130,33 @@ def problem(summary: Any) -> Optional[str]:
         wrong = _wrong(RULES.get(key), "rules." + key, value)
         if wrong:
             return wrong
+    return names_problem(summary)
+
+
+#: Keys whose own keys are the names of rows (built-in or a pattern's): names that become file names.
+NAMED_BY_ROW = ("kinds", "kinds_nontest", "labels_carried")
+
+
+def names_problem(summary: Dict[str, Any]) -> Optional[str]:
+    """What is wrong with the names of rows ``summary`` holds (``NAMED_BY_ROW``' keys, each user
+    pattern's ``name``, which must not repeat), or None: each is an identifier of at most 64
+    characters (``model.kinds.name_problem``), as a scan writes them, since file names (the labels
+    sheet ``labels-NAME.csv``, a figure's), columns and tables are made of them."""
+    for key in NAMED_BY_ROW:
+        named = summary.get(key)
+        for name in named if isinstance(named, dict) else {}:
+            wrong = name_problem(name)
+            if wrong:
+                return "a name in %s should be %s" % (key, wrong)
+    seen = set()
+    patterns = summary.get("patterns")
+    for index, pattern in enumerate(patterns if isinstance(patterns, list) else []):
+        wrong = name_problem(pattern.get("name") if isinstance(pattern, dict) else pattern)
+        if wrong:
+            return "patterns[%d].name should be %s" % (index, wrong)
+        if pattern["name"] in seen:
+            return "two patterns are named %s" % pattern["name"]
+        seen.add(pattern["name"])
     return None
 
 

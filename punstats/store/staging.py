@@ -22,7 +22,7 @@ import tempfile
 import time
 from typing import Any, Callable, Dict, FrozenSet, Iterable, Optional, Tuple
 
-from punstats.model.errors import PunstatsError
+from punstats.model.errors import PunstatsError, one_line
 from punstats.store import places
 
 OCCURRENCES_FILE = "occurrences.parquet"
@@ -53,10 +53,6 @@ class StoreError(PunstatsError, ValueError):
     """A directory that does not hold a readable stored scan, or cannot receive one."""
 
 
-def _one_line(exc: BaseException) -> str:
-    return " ".join(str(exc).split()) or type(exc).__name__
-
-
 #: errno of a write that found no room: a full device, a quota, the file size limit (``ulimit -f``)
 NO_ROOM = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
 
@@ -64,7 +60,7 @@ NO_ROOM = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
 def why(exc: OSError) -> str:
     """What failed, in the system's words (``No space left on device``): pyarrow's
     messages say it twice, after a number."""
-    return os.strerror(exc.errno) if exc.errno else _one_line(exc)
+    return os.strerror(exc.errno) if exc.errno else one_line(exc)
 
 
 def cannot_store(exc: BaseException, name: str, what: str = "scan") -> StoreError:
@@ -127,7 +123,7 @@ class Staging:
         except OSError as exc:
             self.abort()
             raise StoreError("cannot store the scan in %s: %s" % (directory or "a temporary directory",
-                                                                  _one_line(exc))) from None
+                                                                  one_line(exc))) from None
 
     def file(self, name: str) -> str:
         return os.path.join(self.path, name)
@@ -178,7 +174,7 @@ def _hand_over(replaced: Tuple[str, str], after_swap: Optional[Callable[[str], N
         try:
             after_swap(previous)
         except (OSError, PunstatsError) as exc:
-            reason = why(exc) if isinstance(exc, OSError) else _one_line(exc)
+            reason = why(exc) if isinstance(exc, OSError) else one_line(exc)
             kept = tempfile.mkdtemp(prefix=os.path.basename(target) + ".kept-", dir=os.path.dirname(target))
             os.rename(previous, os.path.join(kept, os.path.basename(target)))
             shutil.rmtree(holder, ignore_errors=True)
