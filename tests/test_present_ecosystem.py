@@ -10,7 +10,7 @@ from fakerun import NAMES, make_run
 
 from punstats.patterns.built_in import KINDS
 from punstats.present import ecosystem as shown
-from punstats.present.formats import FORMATS, Code, Label, Percent, Rate, render
+from punstats.present.formats import FORMATS, Code, Label, Percent, Rate, Span, render
 from punstats.store.ecosystem import read_run
 
 
@@ -27,12 +27,12 @@ def tables(directory):
 
 def test_every_project_is_listed_then_the_run_pooled(stored):
     table = shown.project_table(stored.records, stored.ecosystem)
-    assert [row[1] for row in table.rows[:-1]] == [Code(name) for name in NAMES]
-    assert [row[0] for row in table.rows[:-1]] == list(range(1, len(NAMES) + 1))
+    assert [row[1] for row in table.rows[:-4]] == [Code(name) for name in NAMES]
+    assert [row[0] for row in table.rows[:-4]] == list(range(1, len(NAMES) + 1))
     parsed, occurrences = tables(stored.directory)
     calls = occurrences[occurrences["kind"] == "call"]
-    pooled = table.rows[-1]
-    assert pooled[1] == Label("All 6 scanned projects, pooled")
+    pooled = table.rows[-4]
+    assert pooled[1] == Label("All 6 scanned projects, pooled (every occurrence counts once)")
     assert pooled[3:6] == (len(parsed), int(parsed["code_lines"].sum()), len(calls))
     assert pooled[6] == Percent(pytest.approx(100 * len(calls) / parsed["keywords"].sum(), abs=1e-4))
     outside = parsed[~parsed["in_test"]]
@@ -59,19 +59,43 @@ def test_a_share_of_nothing_is_n_a_in_every_format(stored):
             assert "n/a" in line and "0.00%" not in line, fmt
 
 
+def test_the_run_table_shows_both_weightings_with_their_intervals_in_every_format(stored):
+    from punstats.analysis.ecosystem import per_project
+    from punstats.analysis.uncertainty import Bootstrap, median, pooled
+    method = Bootstrap(resamples=500, seed=9)
+    table = shown.project_table(stored.records, stored.ecosystem, method=method)
+    pooled_interval, median_row, median_interval = table.rows[-3:]
+    scanned = per_project(stored.records).query("status == 'scanned'")
+    expected = pooled(scanned["punnable_nontest"], scanned["keywords_nontest"], method)
+    assert pooled_interval[1] == Label("95% interval of the pooled (bootstrap over projects)")
+    assert pooled_interval[7] == Span(shown.interval_text(expected))
+    assert expected.low <= table.rows[-4][7].value <= expected.high
+    assert median_row[1] == Label("Median, per project (every project counts once)")
+    expected = median(scanned["punnable"], scanned["keywords"], method)
+    assert median_row[6] == Percent(expected.estimate) and median_interval[6] == Span(shown.interval_text(expected))
+    again = shown.project_table(stored.records, stored.ecosystem, method=method)
+    assert render(again, "markdown") == render(table, "markdown")  # seeded
+    assert "500 resamples of the projects with replacement, seed 9" in table.notes[0]
+    for fmt in FORMATS:
+        text = render(table, fmt)
+        words = shown.interval_text(expected)
+        assert (words.replace("%", "\\%") if fmt == "latex" else words) in text, fmt
+        assert "every project counts once" in text, fmt
+
+
 def test_top_k_lists_the_first_k_then_the_others_pooled(stored):
     table = shown.project_table(stored.records, stored.ecosystem, top=2)
     assert [row[1] for row in table.rows[:2]] == [Code("alpha"), Code("beta")]
     more, everything = table.rows[2], table.rows[3]
     assert more[1] == Label("5 more projects (4 scanned), pooled")
-    assert everything == shown.project_table(stored.records, stored.ecosystem).rows[-1]
+    assert everything == shown.project_table(stored.records, stored.ecosystem).rows[-4]
     parsed, occurrences = tables(stored.directory)
     rest = set(NAMES[2:])
     parsed, calls = parsed[parsed["project"].isin(rest)], occurrences[occurrences["project"].isin(rest)]
     calls = calls[calls["kind"] == "call"]
     assert more[3:6] == (len(parsed), int(parsed["code_lines"].sum()), len(calls))
     assert more[6] == Percent(pytest.approx(100 * len(calls) / parsed["keywords"].sum(), abs=1e-4))
-    assert len(shown.project_table(stored.records, stored.ecosystem, top=len(NAMES)).rows) == len(NAMES) + 1
+    assert len(shown.project_table(stored.records, stored.ecosystem, top=len(NAMES)).rows) == len(NAMES) + 4
 
 
 def test_the_kinds_table_lists_every_row_of_the_run_s_registry_with_the_user_pattern(stored):
