@@ -201,6 +201,20 @@ def test_a_pool_without_keyword_arguments_is_n_a_in_the_console_and_the_report_n
     assert "n/a" not in whole and "pooled %.2f%%" % stored.ecosystem["nontest"]["pooled_pct"] in " ".join(whole.split())
 
 
+def test_the_console_names_both_weightings_and_gives_their_intervals(stored):
+    from punstats.analysis.ecosystem import per_project
+    from punstats.analysis.uncertainty import Bootstrap, run_intervals
+    method = Bootstrap(resamples=300, seed=2)
+    lines = shown.summary_lines(stored.ecosystem, stored.records, method)
+    intervals = run_intervals(per_project(stored.records), method)
+    assert "  weighting: pooled (every occurrence counts once); per project (every project counts once)" in lines
+    outside = next(line for line in lines if "outside tests 95% interval" in " ".join(line.split()))
+    assert outside.endswith("pooled %s, per-project median %s" % (
+        shown.interval_text(intervals.pooled["nontest_pct"]), shown.interval_text(intervals.median["nontest_pct"])))
+    assert "  (%s)" % method.words() in lines
+    assert not any("95%" in line for line in shown.summary_lines(stored.ecosystem))  # no projects: no intervals
+
+
 def test_the_run_s_figure_is_written_whole_or_not_at_all(stored, tmp_path, monkeypatch):
     """A figure that fails half-written (a full disk, a kill) leaves the figure that was there."""
     from matplotlib.figure import Figure

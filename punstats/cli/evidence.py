@@ -11,7 +11,8 @@ import argparse
 import os
 from typing import Any, List, Optional, Sequence
 
-from punstats.cli.common import UsageError, _one_line, _positive, _write_text
+from punstats.analysis.uncertainty import DEFAULT_RESAMPLES, DEFAULT_SEED, Bootstrap
+from punstats.cli.common import UsageError, _one_line, _positive, _whole, _write_text
 from punstats.model.errors import OptionError
 from punstats.model.escape import terminal
 
@@ -29,6 +30,11 @@ def _add_evidence_commands(commands: Any) -> None:
                             "(default: the rule the scan used)")
         p.add_argument("--long", type=_positive, default=None, metavar="N",
                        help="re-apply the long threshold (default: the scan's)")
+        p.add_argument("--resamples", type=_resamples, default=DEFAULT_RESAMPLES, metavar="N",
+                       help="the 95%% intervals' bootstrap resamples, over a run's projects or a scan's files "
+                            "(default: %(default)s)")
+        p.add_argument("--seed", type=_seed, default=DEFAULT_SEED, metavar="S",
+                       help="the bootstrap's seed, a whole number from 0 (default: %(default)s)")
 
     p = commands.add_parser("table", help="tables of stored scans (reST, Markdown, CSV, LaTeX)",
                             description="Print tables of stored scans: by default the PEP 736 style "
@@ -107,6 +113,32 @@ class _Given(argparse.Action):
         setattr(namespace, self.dest + "_given", True)
 
 
+#: The most resamples a user may ask for: more moves an interval's bounds by less than its rounding.
+MAX_RESAMPLES = 100_000
+
+
+def _resamples(text: str) -> int:
+    """A number of bootstrap resamples: from 1 to ``MAX_RESAMPLES``."""
+    value = _positive(text)
+    if value > MAX_RESAMPLES:
+        raise argparse.ArgumentTypeError("expected at most %s resamples, got %s" % (
+            format(MAX_RESAMPLES, ","), format(value, ",")))
+    return value
+
+
+def _seed(text: str) -> int:
+    """The bootstrap's seed: a whole number from 0."""
+    value = _whole(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError("expected a seed of at least 0, got %d" % value)
+    return value
+
+
+def bootstrap(args: argparse.Namespace, unit: str = "projects") -> Bootstrap:
+    """The intervals' bootstrap that ``--resamples`` and ``--seed`` ask for, over ``unit``."""
+    return Bootstrap(args.resamples, args.seed, unit)
+
+
 def _keys(text: str) -> List[str]:
     parts = [part.strip() for part in text.split(",") if part.strip()]
     if not parts:
@@ -181,7 +213,8 @@ def _table_of_run(args: argparse.Namespace, stored: Any) -> str:
     top = args.top if args.top_given else None  # a run lists every project unless told
     kind = _subject(stored.registry, args.kind)
     if kind is None:
-        return render_all([shown.project_table(stored.records, stored.ecosystem, top)], args.format, links=args.links)
+        return render_all([shown.project_table(stored.records, stored.ecosystem, top, bootstrap(args))], args.format,
+                          links=args.links)
     from punstats.present import subject, tidy
     if args.format == "csv":  # for other tools: one row per project, no pooled rows, no notes
         return tidy.to_csv(subject.project_frame(stored, kind, top))
@@ -361,7 +394,7 @@ def _report_of_run(args: argparse.Namespace, stored: Any) -> int:
     options = {"figures": not args.no_figures, "figures_dir": args.figures_dir, "embed": args.embed,
                "links": args.links, "top": args.top}
     if kind is None:
-        path = _writing(lambda: ecosystem_report.write_report(stored, args.output, **options))
+        path = _writing(lambda: ecosystem_report.write_report(stored, args.output, method=bootstrap(args), **options))
     else:
         path = _writing(lambda: subject_report.write_run_report(stored, kind, args.output, **options))
     print(terminal(path))

@@ -281,9 +281,11 @@ def left_out_text(ecosystem: Dict[str, Any]) -> str:
     return "; ".join(parts) or "nothing"
 
 
-def summary_lines(ecosystem: Dict[str, Any], records: Optional[Sequence[Dict[str, Any]]] = None) -> List[str]:
-    """The ecosystem summary as a few console lines; ``records``: the run's, whose summaries give each
-    pattern's unit (else its measure is the share the ecosystem summary stores)."""
+def summary_lines(ecosystem: Dict[str, Any], records: Optional[Sequence[Dict[str, Any]]] = None,
+                  method: Bootstrap = DEFAULT_BOOTSTRAP) -> List[str]:
+    """The ecosystem summary as a few console lines, naming its two weightings; ``records``: the run's,
+    whose summaries give each pattern's unit (else its measure is the share the ecosystem summary
+    stores) and the shares' 95 % intervals (bootstrapped as ``method`` says)."""
     lines = ["ecosystem: %d projects, %d scanned (%s), %d skipped, %d failed" % (
         ecosystem["projects"], ecosystem["scanned"],
         distributions_text(ecosystem),
@@ -295,9 +297,22 @@ def summary_lines(ecosystem: Dict[str, Any], records: Optional[Sequence[Dict[str
                          label, text["pooled_pct"], format(s["punnable"], ","), format(s["keywords"], ","),
                          text["median_pct"], text["q1_pct"], text["q3_pct"], text["weighted_median_pct"],
                          "/".join(text["above"])))
+    lines.append("  weighting: %s; %s" % (POOLED_WORDS, PER_PROJECT_WORDS))
+    if records is not None:
+        lines += interval_lines(run_intervals(per_project(records), method))
     lines.append(terminal("  left out: %s" % left_out_text(ecosystem)))
     pool = None if records is None else pooled_summary(r["summary"] for r in records if r["status"] == "scanned")
     return lines + [_pattern_line(ecosystem, p, pool) for p in ecosystem.get("patterns", [])]
+
+
+def interval_lines(intervals: RunIntervals) -> List[str]:
+    """The console lines of a run's 95 % intervals: pooled and per-project median, in all code and
+    outside tests, then how they were made."""
+    lines = []
+    for measure, label in (("pct", "all code"), ("nontest_pct", "outside tests")):
+        lines.append("  %-13s 95%% interval: pooled %s, per-project median %s" % (
+            label, interval_text(intervals.pooled[measure]), interval_text(intervals.median[measure])))
+    return lines + ["  (%s)" % intervals.method.words()]
 
 
 def scope_shares(s: Dict[str, Any]) -> Dict[str, Any]:
