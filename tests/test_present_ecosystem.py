@@ -171,7 +171,9 @@ def test_the_figure_counts_at_least_n_with_the_scan_figures_colours_and_a_captio
     assert [label.get_text() for label in left.get_xticklabels()] == [
         "all code\n(5 projects)", "outside tests\n(5 projects)"]  # the points drawn, not the 6 scanned
     caption = plot.figure.texts[-1].get_text().replace("\n", " ")
-    assert caption == shown.run_provenance(stored.ecosystem)
+    from punstats.analysis.uncertainty import DEFAULT_BOOTSTRAP
+    assert caption == "%s %s %s" % (shown.run_provenance(stored.ecosystem), ecosystem_figure.WEIGHTING_CAPTION,
+                                    DEFAULT_BOOTSTRAP.words())
 
 
 def _scan_like(stored):
@@ -213,6 +215,32 @@ def test_the_console_names_both_weightings_and_gives_their_intervals(stored):
         shown.interval_text(intervals.pooled["nontest_pct"]), shown.interval_text(intervals.median["nontest_pct"])))
     assert "  (%s)" % method.words() in lines
     assert not any("95%" in line for line in shown.summary_lines(stored.ecosystem))  # no projects: no intervals
+
+
+def test_the_figure_draws_the_pooled_share_and_the_median_with_their_intervals(stored):
+    pytest.importorskip("matplotlib")
+    from punstats.analysis.ecosystem import per_project
+    from punstats.analysis.uncertainty import Bootstrap, run_intervals
+    from punstats.present import ecosystem_figure
+    method = Bootstrap(resamples=300, seed=1)
+    plot = ecosystem_figure.ecosystem_plot(stored.records, stored.ecosystem, method)
+    left = plot.figure.axes[0]
+    intervals = run_intervals(per_project(stored.records), method)
+    drawn = {}
+    for container in left.containers:  # one error bar each: its marker's (x, y) and its bar's ends
+        (x,), (y,) = container.lines[0].get_data()
+        (segment,) = container.lines[2][0].get_segments()
+        drawn[round(x, 2)] = (y, segment[0][1], segment[1][1])
+    for position, measure in ((1, "pct"), (2, "nontest_pct")):
+        for offset, by in ((ecosystem_figure.POOLED_OFFSET, intervals.pooled),
+                           (ecosystem_figure.MEDIAN_OFFSET, intervals.median)):
+            interval = by[measure]
+            assert drawn[round(position + offset, 2)] == pytest.approx((interval.estimate, interval.low, interval.high))
+    labels = [text.get_text() for text in left.get_legend().get_texts()]
+    assert labels == ["pooled, 95% interval", "median project, 95% interval"]
+    caption = plot.figure.texts[-1].get_text().replace("\n", " ")
+    assert "pooled (every occurrence counts once)" in caption and "per project (every project counts once)" in caption
+    assert "300 resamples" in caption
 
 
 def test_the_run_s_figure_is_written_whole_or_not_at_all(stored, tmp_path, monkeypatch):

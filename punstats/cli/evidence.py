@@ -322,7 +322,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
     results = _load_scans(args.dirs, args.test_rule, args.long) if stored is None else []
     try:
         if stored is not None:
-            paths = _plot_run(stored, args.kind, args.output or plots.DEFAULT_DIRECTORY, args.format)
+            paths = _plot_run(stored, args.kind, args.output or plots.DEFAULT_DIRECTORY, args.format, bootstrap(args))
         else:
             subject = _plot_subject(results, args.kind)  # an unknown kind: one line, before any figure
             paths = plots.write_plots(results, args.output or plots.DEFAULT_DIRECTORY, args.format)
@@ -336,12 +336,14 @@ def cmd_plot(args: argparse.Namespace) -> int:
     return 0
 
 
-def _plot_run(stored: Any, kind: Optional[str], directory: str, formats: Sequence[str]) -> List[str]:
-    """A run's figure, then that of its kind (``--kind``, by default its one pattern) per project."""
+def _plot_run(stored: Any, kind: Optional[str], directory: str, formats: Sequence[str],
+              method: Bootstrap) -> List[str]:
+    """A run's figure (its intervals bootstrapped as ``method`` says), then that of its kind
+    (``--kind``, by default its one pattern) per project."""
     from punstats.present import plots
     from punstats.present.ecosystem_figure import ecosystem_plot, kind_plot
     subject = _subject(stored.registry, kind)  # an unknown kind: one line, before any figure
-    paths = plots.save(ecosystem_plot(stored.records, stored.ecosystem), directory, formats)
+    paths = plots.save(ecosystem_plot(stored.records, stored.ecosystem, method), directory, formats)
     return paths + (plots.save(kind_plot(stored, subject), directory, formats) if subject is not None else [])
 
 

@@ -204,7 +204,7 @@ def write_report(stored: Any, path: Optional[str] = None, figures: bool = True, 
     address = None
     if figures:
         from punstats.present.ecosystem_figure import ecosystem_plot
-        address = figure_address(ecosystem_plot(stored.records, stored.ecosystem), path, figures_dir, embed)
+        address = figure_address(ecosystem_plot(stored.records, stored.ecosystem, method), path, figures_dir, embed)
     return write_text(path, render_report(stored, address, top, links, method))
 
 
