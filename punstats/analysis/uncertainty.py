@@ -32,60 +32,21 @@ from typing import Any, Callable, Dict, Sequence
 
 import numpy as np
 
-#: The number of resamples and permutations, and the seed, unless a user gives others.
-DEFAULT_RESAMPLES = 2000
-DEFAULT_PERMUTATIONS = 5000
-DEFAULT_SEED = 0
-
-#: The interval's level: the percentiles (2.5, 97.5).
-LEVEL = 0.95
+from punstats.model.intervals import (
+    DEFAULT_BOOTSTRAP,
+    DEFAULT_PERMUTATIONS,
+    DEFAULT_SEED,
+    FILES_BOOTSTRAP,
+    LEVEL,
+    NOTHING,
+    SCAN_SHARES,
+    Bootstrap,
+    Difference,
+    Interval,
+)
 
 #: At most this many resampled indices are held at once (a scan's files can be many).
 _CHUNK_CELLS = 4_000_000
-
-
-@dataclass(frozen=True)
-class Bootstrap:
-    """How intervals were made: ``resamples`` draws of ``unit`` (projects or files) with ``seed``."""
-
-    resamples: int = DEFAULT_RESAMPLES
-    seed: int = DEFAULT_SEED
-    unit: str = "projects"
-
-    def words(self) -> str:
-        """The method in a sentence, for a table's note or a caption."""
-        return ("95%% intervals: percentile bootstrap over %s (%s resamples of the %s with replacement, "
-                "seed %d)." % (self.unit, format(self.resamples, ","), self.unit, self.seed))
-
-
-@dataclass(frozen=True)
-class Interval:
-    """A statistic and its 95 % interval; all NaN where it is not defined (a share of nothing)."""
-
-    estimate: float
-    low: float
-    high: float
-
-    @property
-    def known(self) -> bool:
-        return not np.isnan(self.low)
-
-
-@dataclass(frozen=True)
-class Difference:
-    """A difference of two pooled ratios (first minus second), its interval and a permutation p-value."""
-
-    estimate: float
-    low: float
-    high: float
-    p_value: float
-    permutations: int
-
-
-#: The bootstrap every output uses unless a user gives a seed or a number of resamples.
-DEFAULT_BOOTSTRAP = Bootstrap()
-
-NOTHING = Interval(float("nan"), float("nan"), float("nan"))
 
 
 def _arrays(numerators: Sequence[float], denominators: Sequence[float]):
@@ -232,3 +193,19 @@ def run_intervals(frame: Any, method: Bootstrap = DEFAULT_BOOTSTRAP) -> RunInter
         pooled_by[name] = pooled(num, den, method, scale)
         median_by[name] = median(num, den, method, scale)
     return RunIntervals(method, pooled_by, median_by)
+
+
+def scan_intervals(files: Any, method: Bootstrap = FILES_BOOTSTRAP) -> Dict[str, Interval]:
+    """A scan's ``f(x=x)`` shares of keyword arguments (``SCAN_SHARES``) with their 95 % intervals,
+    its parsed files resampled (one scan is one project: its files are the unit, and the interval
+    says how much another set of files of the same kind could move the share)."""
+    from punstats.analysis.summary import scanned_files
+    from punstats.model.statuses import OK
+    parsed = scanned_files(files)
+    parsed = parsed[parsed["status"] == OK]
+    result = {}
+    for key, nontest in SCAN_SHARES:
+        chosen = parsed[~parsed["in_test"].astype(bool)] if nontest else parsed
+        result[key] = pooled(chosen["punnable"].to_numpy("float64"), chosen["keywords"].to_numpy("float64"),
+                             method)
+    return result

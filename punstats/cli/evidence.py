@@ -11,10 +11,11 @@ import argparse
 import os
 from typing import Any, List, Optional, Sequence
 
-from punstats.analysis.uncertainty import DEFAULT_RESAMPLES, DEFAULT_SEED, Bootstrap
-from punstats.cli.common import UsageError, _one_line, _positive, _whole, _write_text
+from punstats.cli.bootstrap import add_bootstrap_options, bootstrap
+from punstats.cli.common import UsageError, _one_line, _positive, _write_text
 from punstats.model.errors import OptionError
 from punstats.model.escape import terminal
+from punstats.model.intervals import Bootstrap
 
 
 def _add_evidence_commands(commands: Any) -> None:
@@ -30,11 +31,7 @@ def _add_evidence_commands(commands: Any) -> None:
                             "(default: the rule the scan used)")
         p.add_argument("--long", type=_positive, default=None, metavar="N",
                        help="re-apply the long threshold (default: the scan's)")
-        p.add_argument("--resamples", type=_resamples, default=DEFAULT_RESAMPLES, metavar="N",
-                       help="the 95%% intervals' bootstrap resamples, over a run's projects or a scan's files "
-                            "(default: %(default)s)")
-        p.add_argument("--seed", type=_seed, default=DEFAULT_SEED, metavar="S",
-                       help="the bootstrap's seed, a whole number from 0 (default: %(default)s)")
+        add_bootstrap_options(p)
 
     p = commands.add_parser("table", help="tables of stored scans (reST, Markdown, CSV, LaTeX)",
                             description="Print tables of stored scans: by default the PEP 736 style "
@@ -111,32 +108,6 @@ class _Given(argparse.Action):
                  option_string: Optional[str] = None) -> None:
         setattr(namespace, self.dest, values)
         setattr(namespace, self.dest + "_given", True)
-
-
-#: The most resamples a user may ask for: more moves an interval's bounds by less than its rounding.
-MAX_RESAMPLES = 100_000
-
-
-def _resamples(text: str) -> int:
-    """A number of bootstrap resamples: from 1 to ``MAX_RESAMPLES``."""
-    value = _positive(text)
-    if value > MAX_RESAMPLES:
-        raise argparse.ArgumentTypeError("expected at most %s resamples, got %s" % (
-            format(MAX_RESAMPLES, ","), format(value, ",")))
-    return value
-
-
-def _seed(text: str) -> int:
-    """The bootstrap's seed: a whole number from 0."""
-    value = _whole(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError("expected a seed of at least 0, got %d" % value)
-    return value
-
-
-def bootstrap(args: argparse.Namespace, unit: str = "projects") -> Bootstrap:
-    """The intervals' bootstrap that ``--resamples`` and ``--seed`` ask for, over ``unit``."""
-    return Bootstrap(args.resamples, args.seed, unit)
 
 
 def _keys(text: str) -> List[str]:
@@ -266,7 +237,8 @@ def cmd_table(args: argparse.Namespace) -> int:
             from punstats.present import tidy
             text = tidy.to_csv(tidy.frame_of(args.by, results, args.top, rows=args.rows, **labelled))
         else:
-            text = tables.render_all(tables.tables_of(args.by, results, args.top, rows=args.rows, **labelled),
+            text = tables.render_all(tables.tables_of(args.by, results, args.top, rows=args.rows,
+                                                      method=bootstrap(args, "files"), **labelled),
                                      args.format, links=args.links)
     except OptionError as exc:  # an unknown row
         raise UsageError(str(exc)) from None

@@ -18,9 +18,10 @@ from dataclasses import replace
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from punstats.analysis.ecosystem import not_scanned_reason, per_project, pooled, pooled_summary, row_counts, shares
-from punstats.analysis.uncertainty import DEFAULT_BOOTSTRAP, Bootstrap, Interval, RunIntervals, run_intervals
+from punstats.analysis.uncertainty import RunIntervals, run_intervals
 from punstats.analysis.units import is_share, share, stored_share, unit_words
 from punstats.model.escape import terminal
+from punstats.model.intervals import DEFAULT_BOOTSTRAP, Bootstrap, Interval
 from punstats.present.formats import Cell, Code, Label, Percent, Rate, Span, Table, percent_text, render_all
 from punstats.present.provenance import PUBLIC_SOURCE
 from punstats.sources.pypi import PACKAGE_WORDS, REASON_WORDS

@@ -21,8 +21,9 @@ from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from punstats.analysis import subject, units
 from punstats.analysis.ecosystem import at_least, per_project, row_counts, shares
-from punstats.analysis.uncertainty import DEFAULT_BOOTSTRAP, Bootstrap, RunIntervals, run_intervals
+from punstats.analysis.uncertainty import RunIntervals, run_intervals
 from punstats.model.escape import figure_text
+from punstats.model.intervals import DEFAULT_BOOTSTRAP, Bootstrap
 from punstats.model.kinds import Kind
 from punstats.present.ecosystem import PER_PROJECT_WORDS, POOLED_WORDS, run_provenance
 from punstats.present.figure import ALL_CODE_COLOUR, DPI, OUTSIDE_TESTS_COLOUR, STYLE, WIDTH, Plot, caption

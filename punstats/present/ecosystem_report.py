@@ -19,8 +19,9 @@ import shlex
 from typing import Any, Callable, Dict, List, Optional
 
 from punstats.analysis.ecosystem import per_project
-from punstats.analysis.uncertainty import DEFAULT_BOOTSTRAP, Bootstrap, RunIntervals, run_intervals
+from punstats.analysis.uncertainty import RunIntervals, run_intervals
 from punstats.model.escape import visible
+from punstats.model.intervals import DEFAULT_BOOTSTRAP, Bootstrap
 from punstats.present import ecosystem as shown
 from punstats.present.commands import rule_options
 from punstats.present.formats import Table, markdown_code, render
