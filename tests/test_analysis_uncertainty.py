@@ -95,3 +95,25 @@ def test_many_units_are_resampled_in_blocks_with_the_same_result():
     got = uncertainty.pooled(punnable, keywords, Bootstrap(resamples=300, unit="files"))
     assert got.low < got.estimate < got.high and math.isclose(got.estimate, 10, abs_tol=0.3)
     assert "over files" in Bootstrap(unit="files").words()
+
+
+def test_two_runs_are_compared_from_their_per_project_frames():
+    import pandas as pd
+    rng = np.random.default_rng(8)
+
+    def frame(truth):
+        punnable, keywords = _run(rng, 60, truth)
+        return pd.DataFrame({"status": ["scanned"] * 60 + ["skipped"], "punnable_nontest": [*punnable, pd.NA],
+                             "keywords_nontest": [*keywords, pd.NA]})
+
+    popular, random = frame(0.3), frame(0.1)
+    got = uncertainty.run_difference(popular, random, method=Bootstrap(resamples=500), permutations=500)
+    scanned = [f.iloc[:60] for f in (popular, random)]
+    expected = uncertainty.difference(*[(f["punnable_nontest"], f["keywords_nontest"]) for f in scanned],
+                                      Bootstrap(resamples=500), permutations=500)
+    assert got == expected and got.low > 0 and got.p_value < 0.05
+    same = uncertainty.run_difference(popular, popular, method=Bootstrap(resamples=500), permutations=500)
+    assert same.estimate == 0 and same.low < 0 < same.high and same.p_value > 0.5
+    missing = popular.assign(punnable_nontest=popular["punnable_nontest"].astype(object).where(
+        popular.index != 0, pd.NA))
+    assert math.isnan(uncertainty.run_difference(missing, random).estimate)  # an unknown count: no difference

@@ -209,3 +209,18 @@ def scan_intervals(files: Any, method: Bootstrap = FILES_BOOTSTRAP) -> Dict[str,
         result[key] = pooled(chosen["punnable"].to_numpy("float64"), chosen["keywords"].to_numpy("float64"),
                              method)
     return result
+
+
+def run_difference(first: Any, second: Any, measure: str = "nontest_pct", method: Bootstrap = DEFAULT_BOOTSTRAP,
+                   permutations: int = DEFAULT_PERMUTATIONS) -> Difference:
+    """The pooled ``measure`` (of ``RUN_MEASURES``) of one run minus another's, from their
+    ``analysis.ecosystem.per_project`` frames (their scanned projects): ``difference``'s interval
+    and permutation p-value; NaN where a scanned project lacks a count the measure needs."""
+    _, numerator, denominator, scale = next(row for row in RUN_MEASURES if row[0] == measure)
+    counts = []
+    for frame in (first, second):
+        scanned = frame[frame["status"] == "scanned"][[numerator, denominator]]
+        if scanned.isna().any().any():
+            return Difference(float("nan"), float("nan"), float("nan"), float("nan"), permutations)
+        counts.append((scanned[numerator].to_numpy("float64"), scanned[denominator].to_numpy("float64")))
+    return difference(counts[0], counts[1], method, permutations, scale)
