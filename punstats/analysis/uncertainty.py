@@ -178,13 +178,16 @@ class RunIntervals:
     median: Dict[str, Interval]
 
 
-def run_intervals(frame: Any, method: Bootstrap = DEFAULT_BOOTSTRAP) -> RunIntervals:
-    """The intervals of a run's ``per_project`` frame (its scanned projects resampled); a measure
-    some scanned project lacks a count of has none, as its pooled value is unknown."""
+def run_intervals(frame: Any, method: Bootstrap = DEFAULT_BOOTSTRAP, measures: Sequence[Any] = RUN_MEASURES
+                  ) -> RunIntervals:
+    """The intervals of a run's ``per_project`` frame (its scanned projects resampled), by measure:
+    ``measures`` rows of (name, numerator column, denominator column, scale), by default the
+    ``f(x=x)`` measures; a measure some scanned project lacks a count of has none, as its pooled
+    value is unknown."""
     scanned = frame[frame["status"] == "scanned"]
     pooled_by: Dict[str, Interval] = {}
     median_by: Dict[str, Interval] = {}
-    for name, numerator, denominator, scale in RUN_MEASURES:
+    for name, numerator, denominator, scale in measures:
         counts = scanned[[numerator, denominator]]
         if counts.isna().any().any():
             pooled_by[name] = median_by[name] = NOTHING

@@ -189,7 +189,7 @@ def _table_of_run(args: argparse.Namespace, stored: Any) -> str:
     from punstats.present import subject, tidy
     if args.format == "csv":  # for other tools: one row per project, no pooled rows, no notes
         return tidy.to_csv(subject.project_frame(stored, kind, top))
-    return render_all([subject.project_table(stored, kind, top)], args.format, links=args.links)
+    return render_all([subject.project_table(stored, kind, top, bootstrap(args))], args.format, links=args.links)
 
 
 def _subject(registry: Any, asked: Optional[str]) -> Any:
