@@ -277,3 +277,15 @@ def test_a_label_of_any_characters_keeps_the_kind_s_tables_and_heading_whole(tmp
     assert markdown_it.MarkdownIt("commonmark").render(heading) == \
         "<h1>a ` b ``c`` *d | e _f_ \\ g [x](y) &lt;b&gt; # in src</h1>\n"
     assert subject_report.prose("leaving `finally` (PEP 765)") == "leaving `finally` (PEP 765)"  # code stays code
+
+
+def test_a_run_s_report_about_a_kind_names_both_weightings_and_its_bootstrap(two, tmp_path, capsys):
+    path = tmp_path / "kind.md"
+    assert main(["report", two, "--kind", "return_in_finally", "--no-figures", "-o", str(path),
+                 "--seed", "7", "--resamples", "150"]) == 0
+    text = path.read_text()
+    headline = text.split("## Headline")[1].split("## Projects")[0]
+    assert "Pooled over the 6 scanned projects (every occurrence counts once, so big projects weigh more)" in headline
+    assert "Per project (every project counts once), the median" in headline
+    assert "95% interval of the pooled (bootstrap over projects)" in text
+    assert "150 resamples of the projects with replacement, seed 7" in text

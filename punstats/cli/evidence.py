@@ -370,7 +370,8 @@ def _report_of_run(args: argparse.Namespace, stored: Any) -> int:
     if kind is None:
         path = _writing(lambda: ecosystem_report.write_report(stored, args.output, method=bootstrap(args), **options))
     else:
-        path = _writing(lambda: subject_report.write_run_report(stored, kind, args.output, **options))
+        path = _writing(lambda: subject_report.write_run_report(stored, kind, args.output, method=bootstrap(args),
+                                                                **options))
     print(terminal(path))
     return 0
 
