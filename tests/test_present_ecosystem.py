@@ -213,7 +213,7 @@ def test_the_console_names_both_weightings_and_gives_their_intervals(stored):
     outside = next(line for line in lines if "outside tests 95% interval" in " ".join(line.split()))
     assert outside.endswith("pooled %s, per-project median %s" % (
         shown.interval_text(intervals.pooled["nontest_pct"]), shown.interval_text(intervals.median["nontest_pct"])))
-    assert "  (%s)" % method.words() in lines
+    assert "  %s" % method.words() in lines
     assert not any("95%" in line for line in shown.summary_lines(stored.ecosystem))  # no projects: no intervals
 
 

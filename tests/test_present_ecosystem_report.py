@@ -81,6 +81,6 @@ def test_the_headline_names_both_weightings_with_their_intervals_and_the_bootstr
     assert "(every occurrence counts once, so big projects weigh more)" in headline
     assert "Per project (every project counts once)" in headline
     for by, measure in (("pooled", "nontest_pct"), ("pooled", "pct"), ("median", "nontest_pct")):
-        assert "(95%% interval %s)" % interval_text(getattr(intervals, by)[measure]) in headline
+        assert "(95%% interval %s; " % interval_text(getattr(intervals, by)[measure]) in headline
     assert "300 resamples of the projects with replacement, seed 4" in headline
     assert len(text) <= ecosystem_report.POST_LIMIT

@@ -313,7 +313,7 @@ def interval_lines(intervals: RunIntervals) -> List[str]:
     for measure, label in (("pct", "all code"), ("nontest_pct", "outside tests")):
         lines.append("  %-13s 95%% interval: pooled %s, per-project median %s" % (
             label, interval_text(intervals.pooled[measure]), interval_text(intervals.median[measure])))
-    return lines + ["  (%s)" % intervals.method.words()]
+    return lines + ["  %s" % intervals.method.words()]
 
 
 def scope_shares(s: Dict[str, Any]) -> Dict[str, Any]:

@@ -55,13 +55,13 @@ def headline(ecosystem: Dict[str, Any], intervals: Optional[RunIntervals] = None
     def within(by: str, measure: str) -> str:
         if intervals is None:
             return ""
-        return " (95%% interval %s)" % shown.interval_text(getattr(intervals, by)[measure])
+        return "95%% interval %s; " % shown.interval_text(getattr(intervals, by)[measure])
 
     method = " %s" % intervals.method.words() if intervals is not None else ""
     return ("Pooled over the %d scanned projects (every occurrence counts once, so big projects weigh more), "
-            "**%s**%s of the keyword arguments outside tests are `f(x=x)` (%s of %s; test rule %s); in all "
-            "code, **%s**%s (%s of %s). Per project (every project counts once), outside tests: median %s%s "
-            "(quartiles %s and %s) over the %d projects with keyword arguments.%s"
+            "**%s** of the keyword arguments outside tests are `f(x=x)` (%s%s of %s; test rule %s); in all "
+            "code, **%s** (%s%s of %s). Per project (every project counts once), outside tests: median %s "
+            "(%squartiles %s and %s) over the %d projects with keyword arguments.%s"
             % (ecosystem["scanned"], text["pooled_pct"], within("pooled", "nontest_pct"), format(n["punnable"], ","),
                format(n["keywords"], ","), markdown_code(str((ecosystem.get("rules") or {}).get("test_rule", "?"))),
                texts["all"]["pooled_pct"], within("pooled", "pct"), format(a["punnable"], ","),
