@@ -117,3 +117,18 @@ def test_two_runs_are_compared_from_their_per_project_frames():
     missing = popular.assign(punnable_nontest=popular["punnable_nontest"].astype(object).where(
         popular.index != 0, pd.NA))
     assert math.isnan(uncertainty.run_difference(missing, random).estimate)  # an unknown count: no difference
+
+
+def test_a_run_without_scanned_projects_or_lines_of_code_has_no_interval_and_no_error():
+    import pandas as pd
+    frame = pd.DataFrame({"status": ["skipped", "scanned", "scanned"], "punnable": [pd.NA, 3, 0],
+                          "keywords": [pd.NA, 10, 0], "punnable_nontest": [pd.NA, 0, 0],
+                          "keywords_nontest": [pd.NA, 0, 0], "code_lines": [pd.NA, 100, pd.NA]}).astype(
+        {"punnable": "Int64", "keywords": "Int64", "punnable_nontest": "Int64", "keywords_nontest": "Int64",
+         "code_lines": "Int64"})
+    got = uncertainty.run_intervals(frame)
+    assert got.pooled["pct"] == uncertainty.Interval(30.0, 30.0, 30.0)  # one project with keywords: no spread
+    assert not got.pooled["nontest_pct"].known and not got.median["nontest_pct"].known  # 0 of 0
+    assert not got.pooled["per_million"].known  # a project stored before lines of code were counted
+    nothing = uncertainty.run_intervals(frame.iloc[:1])
+    assert not any(i.known for i in [*nothing.pooled.values(), *nothing.median.values()])
