@@ -238,3 +238,21 @@ def test_a_folder_of_scans_or_a_file_of_one_says_which_folder_to_give(stdlib_sub
                                        "give its folder, data/httpx\n")
     assert sorted(os.listdir("data")) == ["httpx", "notes", "requests", "rich", "zope"]
     assert not os.path.exists("reports")  # no figure, no report written
+
+
+def test_the_bootstrap_of_a_run_s_table_follows_seed_and_resamples(run_dir, capsys):
+    from punstats.analysis.uncertainty import Bootstrap
+    stored = read_run(run_dir)
+    assert main(["table", run_dir, "--format", "markdown", "--kind", "call", "--seed", "3", "--resamples", "200"]) == 0
+    out = capsys.readouterr().out
+    assert out == render(shown.project_table(stored.records, stored.ecosystem, method=Bootstrap(200, 3)), "markdown")
+    assert "200 resamples of the projects with replacement, seed 3" in out
+
+
+@pytest.mark.parametrize("option, value, error", [
+    ("--seed", "-1", "expected a seed of at least 0, got -1"),
+    ("--resamples", "0", "expected a number of at least 1, got 0"),
+    ("--resamples", "1000001", "expected at most 100,000 resamples, got 1,000,001")])
+def test_a_bad_seed_or_number_of_resamples_is_a_one_line_error(run_dir, capsys, option, value, error):
+    assert main(["table", run_dir, option, value]) == 2
+    assert error in capsys.readouterr().err

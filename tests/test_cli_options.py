@@ -100,7 +100,8 @@ def test_a_command_imports_only_its_group():
     code = ("import sys\nfrom punstats.cli import main\ntry:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
             "print(sorted(m for m in sys.modules if m.startswith('punstats.cli.')))")
     for argv, groups in ((["--version"], ["common"]), (["--help"], ["common"]),
-                         (["rewrite", "--help"], ["common", "rewrite"]), (["plot", "-h"], ["common", "evidence"])):
+                         (["rewrite", "--help"], ["common", "rewrite"]),
+                         (["plot", "-h"], ["bootstrap", "common", "evidence"])):  # bootstrap: shared options
         out = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, check=True)
         assert out.stdout.splitlines()[-1] == repr(["punstats.cli." + g for g in groups]), argv
 

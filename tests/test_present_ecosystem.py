@@ -10,7 +10,7 @@ from fakerun import NAMES, make_run
 
 from punstats.patterns.built_in import KINDS
 from punstats.present import ecosystem as shown
-from punstats.present.formats import FORMATS, Code, Label, Percent, Rate, render
+from punstats.present.formats import FORMATS, Code, Label, Percent, Rate, Span, render
 from punstats.store.ecosystem import read_run
 
 
@@ -27,12 +27,12 @@ def tables(directory):
 
 def test_every_project_is_listed_then_the_run_pooled(stored):
     table = shown.project_table(stored.records, stored.ecosystem)
-    assert [row[1] for row in table.rows[:-1]] == [Code(name) for name in NAMES]
-    assert [row[0] for row in table.rows[:-1]] == list(range(1, len(NAMES) + 1))
+    assert [row[1] for row in table.rows[:-4]] == [Code(name) for name in NAMES]
+    assert [row[0] for row in table.rows[:-4]] == list(range(1, len(NAMES) + 1))
     parsed, occurrences = tables(stored.directory)
     calls = occurrences[occurrences["kind"] == "call"]
-    pooled = table.rows[-1]
-    assert pooled[1] == Label("All 6 scanned projects, pooled")
+    pooled = table.rows[-4]
+    assert pooled[1] == Label("All 6 scanned projects, pooled (every occurrence counts once)")
     assert pooled[3:6] == (len(parsed), int(parsed["code_lines"].sum()), len(calls))
     assert pooled[6] == Percent(pytest.approx(100 * len(calls) / parsed["keywords"].sum(), abs=1e-4))
     outside = parsed[~parsed["in_test"]]
@@ -59,19 +59,43 @@ def test_a_share_of_nothing_is_n_a_in_every_format(stored):
             assert "n/a" in line and "0.00%" not in line, fmt
 
 
+def test_the_run_table_shows_both_weightings_with_their_intervals_in_every_format(stored):
+    from punstats.analysis.ecosystem import per_project
+    from punstats.analysis.uncertainty import Bootstrap, median, pooled
+    method = Bootstrap(resamples=500, seed=9)
+    table = shown.project_table(stored.records, stored.ecosystem, method=method)
+    pooled_interval, median_row, median_interval = table.rows[-3:]
+    scanned = per_project(stored.records).query("status == 'scanned'")
+    expected = pooled(scanned["punnable_nontest"], scanned["keywords_nontest"], method)
+    assert pooled_interval[1] == Label("95% interval of the pooled (bootstrap over projects)")
+    assert pooled_interval[7] == Span(shown.interval_text(expected))
+    assert expected.low <= table.rows[-4][7].value <= expected.high
+    assert median_row[1] == Label("Median, per project (every project counts once)")
+    expected = median(scanned["punnable"], scanned["keywords"], method)
+    assert median_row[6] == Percent(expected.estimate) and median_interval[6] == Span(shown.interval_text(expected))
+    again = shown.project_table(stored.records, stored.ecosystem, method=method)
+    assert render(again, "markdown") == render(table, "markdown")  # seeded
+    assert "500 resamples of the projects with replacement, seed 9" in table.notes[0]
+    for fmt in FORMATS:
+        text = render(table, fmt)
+        words = shown.interval_text(expected)
+        assert (words.replace("%", "\\%") if fmt == "latex" else words) in text, fmt
+        assert "every project counts once" in text, fmt
+
+
 def test_top_k_lists_the_first_k_then_the_others_pooled(stored):
     table = shown.project_table(stored.records, stored.ecosystem, top=2)
     assert [row[1] for row in table.rows[:2]] == [Code("alpha"), Code("beta")]
     more, everything = table.rows[2], table.rows[3]
     assert more[1] == Label("5 more projects (4 scanned), pooled")
-    assert everything == shown.project_table(stored.records, stored.ecosystem).rows[-1]
+    assert everything == shown.project_table(stored.records, stored.ecosystem).rows[-4]
     parsed, occurrences = tables(stored.directory)
     rest = set(NAMES[2:])
     parsed, calls = parsed[parsed["project"].isin(rest)], occurrences[occurrences["project"].isin(rest)]
     calls = calls[calls["kind"] == "call"]
     assert more[3:6] == (len(parsed), int(parsed["code_lines"].sum()), len(calls))
     assert more[6] == Percent(pytest.approx(100 * len(calls) / parsed["keywords"].sum(), abs=1e-4))
-    assert len(shown.project_table(stored.records, stored.ecosystem, top=len(NAMES)).rows) == len(NAMES) + 1
+    assert len(shown.project_table(stored.records, stored.ecosystem, top=len(NAMES)).rows) == len(NAMES) + 4
 
 
 def test_the_kinds_table_lists_every_row_of_the_run_s_registry_with_the_user_pattern(stored):
@@ -147,7 +171,9 @@ def test_the_figure_counts_at_least_n_with_the_scan_figures_colours_and_a_captio
     assert [label.get_text() for label in left.get_xticklabels()] == [
         "all code\n(5 projects)", "outside tests\n(5 projects)"]  # the points drawn, not the 6 scanned
     caption = plot.figure.texts[-1].get_text().replace("\n", " ")
-    assert caption == shown.run_provenance(stored.ecosystem)
+    from punstats.analysis.uncertainty import DEFAULT_BOOTSTRAP
+    assert caption == "%s %s %s" % (shown.run_provenance(stored.ecosystem), ecosystem_figure.WEIGHTING_CAPTION,
+                                    DEFAULT_BOOTSTRAP.words())
 
 
 def _scan_like(stored):
@@ -175,6 +201,46 @@ def test_a_pool_without_keyword_arguments_is_n_a_in_the_console_and_the_report_n
     assert "0.00" not in shown.project_line(records[0]) + "\n".join(lines)
     whole = shown.summary_lines(stored.ecosystem)[2]  # outside tests, with keyword arguments: numbers
     assert "n/a" not in whole and "pooled %.2f%%" % stored.ecosystem["nontest"]["pooled_pct"] in " ".join(whole.split())
+
+
+def test_the_console_names_both_weightings_and_gives_their_intervals(stored):
+    from punstats.analysis.ecosystem import per_project
+    from punstats.analysis.uncertainty import Bootstrap, run_intervals
+    method = Bootstrap(resamples=300, seed=2)
+    lines = shown.summary_lines(stored.ecosystem, stored.records, method)
+    intervals = run_intervals(per_project(stored.records), method)
+    assert "  weighting: pooled (every occurrence counts once); per project (every project counts once)" in lines
+    outside = next(line for line in lines if "outside tests 95% interval" in " ".join(line.split()))
+    assert outside.endswith("pooled %s, per-project median %s" % (
+        shown.interval_text(intervals.pooled["nontest_pct"]), shown.interval_text(intervals.median["nontest_pct"])))
+    assert "  %s" % method.words() in lines
+    assert not any("95%" in line for line in shown.summary_lines(stored.ecosystem))  # no projects: no intervals
+
+
+def test_the_figure_draws_the_pooled_share_and_the_median_with_their_intervals(stored):
+    pytest.importorskip("matplotlib")
+    from punstats.analysis.ecosystem import per_project
+    from punstats.analysis.uncertainty import Bootstrap, run_intervals
+    from punstats.present import ecosystem_figure
+    method = Bootstrap(resamples=300, seed=1)
+    plot = ecosystem_figure.ecosystem_plot(stored.records, stored.ecosystem, method)
+    left = plot.figure.axes[0]
+    intervals = run_intervals(per_project(stored.records), method)
+    drawn = {}
+    for container in left.containers:  # one error bar each: its marker's (x, y) and its bar's ends
+        (x,), (y,) = container.lines[0].get_data()
+        (segment,) = container.lines[2][0].get_segments()
+        drawn[round(x, 2)] = (y, segment[0][1], segment[1][1])
+    for position, measure in ((1, "pct"), (2, "nontest_pct")):
+        for offset, by in ((ecosystem_figure.POOLED_OFFSET, intervals.pooled),
+                           (ecosystem_figure.MEDIAN_OFFSET, intervals.median)):
+            interval = by[measure]
+            assert drawn[round(position + offset, 2)] == pytest.approx((interval.estimate, interval.low, interval.high))
+    labels = [text.get_text() for text in left.get_legend().get_texts()]
+    assert labels == ["pooled, 95% interval", "median project, 95% interval"]
+    caption = plot.figure.texts[-1].get_text().replace("\n", " ")
+    assert "pooled (every occurrence counts once)" in caption and "per project (every project counts once)" in caption
+    assert "300 resamples" in caption
 
 
 def test_the_run_s_figure_is_written_whole_or_not_at_all(stored, tmp_path, monkeypatch):

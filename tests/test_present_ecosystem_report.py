@@ -68,3 +68,19 @@ def test_a_random_sample_s_report_says_which_list_it_was_drawn_from_and_how_to_d
     assert "`--random-pypi-list FILE`" in text
     assert "punstats corpus random-pypi:7 -o data/random-pypi-7-seed-7 --seed 7" in text
     assert "The sample" not in ecosystem_report.render_report(stored)  # a ranked list: no draw
+
+
+def test_the_headline_names_both_weightings_with_their_intervals_and_the_bootstrap(stored):
+    from punstats.analysis.ecosystem import per_project
+    from punstats.analysis.uncertainty import Bootstrap, run_intervals
+    from punstats.present.ecosystem import interval_text
+    method = Bootstrap(resamples=300, seed=4)
+    text = ecosystem_report.render_report(stored, method=method)
+    headline = text.split("## Headline")[1].split("## Projects")[0]
+    intervals = run_intervals(per_project(stored.records), method)
+    assert "(every occurrence counts once, so big projects weigh more)" in headline
+    assert "Per project (every project counts once)" in headline
+    for by, measure in (("pooled", "nontest_pct"), ("pooled", "pct"), ("median", "nontest_pct")):
+        assert "(95%% interval %s; " % interval_text(getattr(intervals, by)[measure]) in headline
+    assert "300 resamples of the projects with replacement, seed 4" in headline
+    assert len(text) <= ecosystem_report.POST_LIMIT

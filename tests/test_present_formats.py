@@ -81,7 +81,7 @@ def test_a_share_of_nothing_is_na_in_every_format(scans, capsys):
     assert _row(markdown, "% of all keyword arguments") == ["%.2f%%" % weird["punnable_pct"], "n/a"]
     assert _row(markdown, "% of keyword arguments outside tests")[1] == "n/a"
     rst = _table(capsys, *scans)
-    assert rst.count(" n/a") == 2 and "0.00%" not in rst
+    assert rst.count(" n/a") == 4 and " 0.00%" not in rst  # the shares and their intervals
     latex = _table(capsys, *scans, "--format", "latex")
     assert "\\%% of all keyword arguments & %.2f\\%% & n/a \\\\" % weird["punnable_pct"] in latex
     frame = pd.read_csv(io.StringIO(_table(capsys, *scans, "--format", "csv")))

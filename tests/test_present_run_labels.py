@@ -13,6 +13,7 @@ import pytest
 
 from punstats.cli import main
 from punstats.present import run_labels
+from punstats.present.formats import Label
 from punstats.present.labels import UNLABELLED, labelled_share
 from punstats.store.ecosystem import read_run
 
@@ -184,11 +185,12 @@ def test_the_projects_table_of_a_kind_gives_each_project_s_share_of_hits_labelle
     table = project_table(stored, kind, top=2)
     assert table.header[-1].text == "Hits labelled"
     hits = occurrences(run_dir, "try_finally")
-    column = [row[-1] for row in table.rows]
+    column = [row[-1] for row in table.rows[:-2]]  # the last two: the intervals, nothing labelled
     assert column[0].value == pytest.approx(100 / (hits["project"] == "alpha").sum(), abs=0.005)  # alpha: 1 of 3
     assert column[1].value != column[1].value  # beta: no hits, n/a
     assert column[-3].value == pytest.approx(100 / (hits["project"] != "alpha").sum(), abs=0.005)  # the others
     assert column[-2].value == pytest.approx(200 / len(hits), abs=0.005) and column[-1].text == ""  # all; median
+    assert [row[-1] for row in table.rows[-2:]] == [Label(""), Label("")]
     status, out, _ = run(capsys, "table", run_dir, "--kind", "try_finally", "--format", "csv")
     frame = pd.read_csv(io.StringIO(out)).set_index("project")
     assert frame.loc["alpha", "labelled"] == 1 and frame.loc["iota", "labelled"] == 1

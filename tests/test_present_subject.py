@@ -12,10 +12,11 @@ from fakerun import NAMES, make_run
 from gfm import check_tables
 from test_tables import parse_rst, table_cells
 
-from punstats.analysis import asked
+from punstats.analysis import asked, subject
 from punstats.cli import main
 from punstats.present import subject_report
-from punstats.present.formats import FORMATS, rate_text, render
+from punstats.present.ecosystem import interval_text
+from punstats.present.formats import FORMATS, Span, rate_text, render
 from punstats.present.report import POST_LIMIT
 from punstats.present.run_tidy import RUN_COLUMNS
 from punstats.present.subject import project_table
@@ -66,11 +67,23 @@ def test_the_per_project_table_agrees_with_the_run_s_dataset(two):
         assert row[3:5] == (count, lines), project
         assert row[5].value == pytest.approx(rate, abs=0.005) and row[6] == nontest, project
         assert row[7].value == pytest.approx(rate_nontest, abs=0.005) or row[7].value != row[7].value, project
-    pooled, median = table.rows[-2], table.rows[-1]
+    pooled, median, pooled_interval, median_interval = table.rows[-4:]
     total_lines = sum(w[1] for w in want.values())
     assert pooled[3:5] == (4, total_lines) and pooled[5].value == pytest.approx(4e6 / total_lines, abs=0.005)
-    assert median[1].text == "Per-project median (6 projects)"
+    assert pooled[1].text == "All 6 scanned projects, pooled (every occurrence counts once)"
+    assert median[1].text == "Per-project median (6 projects, every project counts once)"
     assert median[5].value == pytest.approx(pd.Series([w[2] for w in want.values()]).median(), abs=0.005)
+    # the intervals: the projects resampled, a rate per million (whole numbers from 100 up)
+    frame = subject.per_project(stored.records, stored.registry["return_in_finally"])
+    scanned = frame[frame["status"] == "scanned"]
+    from punstats.analysis import uncertainty
+    expected_pooled = uncertainty.pooled(scanned["count"], scanned["unit"], scale=1e6)
+    assert pooled_interval[1].text == "95% interval of the pooled (bootstrap over projects)"
+    assert pooled_interval[5] == Span(interval_text(expected_pooled, rate=True))
+    assert expected_pooled.estimate == pytest.approx(4e6 / total_lines)
+    assert median_interval[5] == Span(interval_text(uncertainty.median(scanned["count"], scanned["unit"], scale=1e6),
+                                                    rate=True))
+    assert "2,000 resamples of the projects with replacement, seed 0" in table.notes[0]
     assert table.header[5].text == "Per million lines of code" and "sha256" in table.notes[0]
 
 
@@ -266,3 +279,15 @@ def test_a_label_of_any_characters_keeps_the_kind_s_tables_and_heading_whole(tmp
     assert markdown_it.MarkdownIt("commonmark").render(heading) == \
         "<h1>a ` b ``c`` *d | e _f_ \\ g [x](y) &lt;b&gt; # in src</h1>\n"
     assert subject_report.prose("leaving `finally` (PEP 765)") == "leaving `finally` (PEP 765)"  # code stays code
+
+
+def test_a_run_s_report_about_a_kind_names_both_weightings_and_its_bootstrap(two, tmp_path, capsys):
+    path = tmp_path / "kind.md"
+    assert main(["report", two, "--kind", "return_in_finally", "--no-figures", "-o", str(path),
+                 "--seed", "7", "--resamples", "150"]) == 0
+    text = path.read_text()
+    headline = text.split("## Headline")[1].split("## Projects")[0]
+    assert "Pooled over the 6 scanned projects (every occurrence counts once, so big projects weigh more)" in headline
+    assert "Per project (every project counts once), the median" in headline
+    assert "95% interval of the pooled (bootstrap over projects)" in text
+    assert "150 resamples of the projects with replacement, seed 7" in text

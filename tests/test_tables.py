@@ -11,6 +11,7 @@ from docutils import nodes
 from docutils.core import publish_doctree
 
 import punstats
+from punstats.analysis.uncertainty import scan_intervals
 from punstats.cli import main
 from punstats.patterns.built_in import KINDS
 from punstats.present import tables, tidy
@@ -110,6 +111,13 @@ def table_cells(table):
 
 # -- the summary table -------------------------------------------------------------------------
 
+INTERVAL_LABEL = "95% interval (bootstrap over files, 2,000 resamples, seed 0)"
+
+
+def _interval(interval):
+    return "%.2f%% to %.2f%%" % (interval.low, interval.high)
+
+
 def test_summary_rst_has_the_pep_shape_and_the_stored_numbers(result, stdlib_subset_scan_dir):
     text = tables.render(tables.summary_table([result]), "rst")
     doctree = parse_rst(text)
@@ -117,10 +125,15 @@ def test_summary_rst_has_the_pep_shape_and_the_stored_numbers(result, stdlib_sub
     rows = table_cells(table)
     assert rows[0] == ["Statistic", "stdlib-subset"]
     counts = stored_counts(stdlib_subset_scan_dir)
+    intervals = scan_intervals(result.files)
+    # each share's interval: its parsed files resampled, the estimate inside it
+    assert intervals["punnable_pct"].low < counts["punnable_pct"] < intervals["punnable_pct"].high
     expected = [
         ["Keyword arguments of the form f(x=x)", format(counts["punnable"], ",")],
         ["% of all keyword arguments", "%.2f%%" % counts["punnable_pct"]],
+        [INTERVAL_LABEL, _interval(intervals["punnable_pct"])],
         ["% of keyword arguments outside tests", "%.2f%%" % independent_nontest_share(result.summary["root"])[2]],
+        [INTERVAL_LABEL, _interval(intervals["punnable_nontest_pct"])],
         ["All keyword arguments", format(counts["keywords"], ",")],
         ["Calls with at least one f(x=x) argument", format(counts["calls_with_punnable"], ",")],
         ["Long: identifier of 10 or more characters", format(counts["long"], ",")],
@@ -188,16 +201,18 @@ def test_markdown_csv_latex_hold_the_same_numbers(result):
     markdown = tables.render(table, "markdown").splitlines()
     assert [cell.strip() for cell in markdown[0].split("|")[1:-1]] == ["Statistic", "stdlib-subset[^1]"]
     assert re.fullmatch(r"\| -+ \| -+: \|", markdown[1])
-    body = {line.split("|")[1].strip(): line.split("|")[2].strip() for line in markdown[2:11]}
+    body = {line.split("|")[1].strip(): line.split("|")[2].strip() for line in markdown[2:13]}
     assert body["Keyword arguments of the form `f(x=x)`"] == format(summary["punnable"], ",")
     assert body["% of all keyword arguments"] == "%.2f%%" % summary["punnable_pct"]
     assert body["% of keyword arguments outside tests"] == "%.2f%%" % summary["punnable_nontest_pct"]
-    assert markdown[12].startswith("[^1]: stdlib-subset: ") and summary["revision"] in markdown[12]
+    assert body[INTERVAL_LABEL] == _interval(scan_intervals(result.files)["punnable_nontest_pct"])
+    assert markdown[14].startswith("[^1]: stdlib-subset: ") and summary["revision"] in markdown[14]
 
     frame = pd.read_csv(io.StringIO(tables.render(table, "csv")), comment="#", index_col=0)
-    assert frame.loc["Keyword arguments of the form f(x=x)", "stdlib-subset"] == summary["punnable"]
-    assert frame.loc["% of all keyword arguments", "stdlib-subset"] == round(summary["punnable_pct"], 2)
-    assert frame.loc["Long, outside tests", "stdlib-subset"] == summary["long_nontest"]
+    column = frame["stdlib-subset"]  # the intervals' rows are words: the column is read as text
+    assert int(column.loc["Keyword arguments of the form f(x=x)"]) == summary["punnable"]
+    assert float(column.loc["% of all keyword arguments"]) == round(summary["punnable_pct"], 2)
+    assert int(column.loc["Long, outside tests"]) == summary["long_nontest"]
 
     latex = tables.render(table, "latex")
     assert r"\begin{tabular}{lr}" in latex and r"\toprule" in latex and r"\bottomrule" in latex
@@ -357,7 +372,8 @@ def test_a_corpus_without_any_f_x_x_still_tabulates(tmp_path):
     for kind in tables.KINDS:
         parse_rst(tables.render_all(tables.tables_of(kind, [empty]), "rst"))
     rows = table_cells(next(parse_rst(tables.render(tables.summary_table([empty]), "rst")).findall(nodes.table)))
-    assert [row[1] for row in rows[1:]] == ["0", "0.00%", "0.00%", "1", "0", "0", "0", "1", "1"]
+    assert [row[1] for row in rows[1:]] == ["0", "0.00%", "0.00% to 0.00%", "0.00%", "0.00% to 0.00%", "1", "0", "0",
+                                            "0", "1", "1"]
 
 
 def test_cli_table_rows_choose_and_order_the_summary(stdlib_subset_scan_dir, result, capsys):
@@ -367,7 +383,7 @@ def test_cli_table_rows_choose_and_order_the_summary(stdlib_subset_scan_dir, res
     assert frame.at[0, "punnable"] == result.summary["punnable"]
     assert main(["table", stdlib_subset_scan_dir, "--rows", "punnable_nontest_pct,punnable"]) == 0
     rows = table_cells(next(parse_rst(capsys.readouterr().out).findall(nodes.table)))
-    assert [row[0] for row in rows[1:]] == ["% of keyword arguments outside tests",
+    assert [row[0] for row in rows[1:]] == ["% of keyword arguments outside tests", INTERVAL_LABEL,
                                             "Keyword arguments of the form f(x=x)"]
     assert main(["table", stdlib_subset_scan_dir, "--rows", "punnable,nope"]) == 2
     err = capsys.readouterr().err
@@ -461,3 +477,16 @@ def test_console_summary_shows_lines_and_lines_of_code_in_one_row(result):
     older = {k: v for k, v in summary.items() if k != "code_lines"}
     row = next(text for text in console.format_summary(older).splitlines() if text.startswith("lines "))
     assert row.split()[1:] == [format(summary["lines"], ",")]
+
+
+def test_a_scan_s_intervals_are_over_its_files_as_seed_and_resamples_ask(stdlib_subset_scan_dir, result, capsys):
+    from punstats.model.intervals import Bootstrap
+    assert main(["table", stdlib_subset_scan_dir, "--format", "markdown", "--seed", "5", "--resamples", "100"]) == 0
+    out = capsys.readouterr().out
+    method = Bootstrap(100, 5, "files")
+    got = scan_intervals(result.files, method)["punnable_nontest_pct"]
+    line = next(line for line in out.splitlines() if "outside tests" in line and "95%" not in line)
+    following = out.splitlines()[out.splitlines().index(line) + 1]
+    assert following.split("|")[1:3] == [" 95% interval (bootstrap over files, 100 resamples, seed 5) ",
+                                         " %s " % _interval(got).rjust(len(following.split("|")[2]) - 2)]
+    assert got != scan_intervals(result.files)["punnable_nontest_pct"]  # the default: 2,000 resamples, seed 0

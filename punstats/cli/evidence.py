@@ -11,9 +11,11 @@ import argparse
 import os
 from typing import Any, List, Optional, Sequence
 
+from punstats.cli.bootstrap import add_bootstrap_options, bootstrap
 from punstats.cli.common import UsageError, error_line, positive, write_output
 from punstats.model.errors import OptionError
 from punstats.model.escape import terminal
+from punstats.model.intervals import Bootstrap
 
 
 def _add_evidence_commands(commands: Any) -> None:
@@ -29,6 +31,7 @@ def _add_evidence_commands(commands: Any) -> None:
                             "(default: the rule the scan used)")
         p.add_argument("--long", type=positive, default=None, metavar="N",
                        help="re-apply the long threshold (default: the scan's)")
+        add_bootstrap_options(p)
 
     p = commands.add_parser("table", help="tables of stored scans (reST, Markdown, CSV, LaTeX)",
                             description="Print tables of stored scans: by default the PEP 736 style "
@@ -185,9 +188,10 @@ def _table_of_run(args: argparse.Namespace, stored: Any) -> str:
         return render_all([shown.kinds_table(stored.records, stored.ecosystem)], args.format, links=args.links)
     kind = _subject(stored.registry, args.kind)
     if kind is None:
-        return render_all([shown.project_table(stored.records, stored.ecosystem, top)], args.format, links=args.links)
+        return render_all([shown.project_table(stored.records, stored.ecosystem, top, bootstrap(args))], args.format,
+                          links=args.links)
     from punstats.present import subject
-    return render_all([subject.project_table(stored, kind, top)], args.format, links=args.links)
+    return render_all([subject.project_table(stored, kind, top, bootstrap(args))], args.format, links=args.links)
 
 
 def _subject(registry: Any, asked: Optional[str]) -> Any:
@@ -235,7 +239,8 @@ def cmd_table(args: argparse.Namespace) -> int:
             from punstats.present import tidy
             text = tidy.to_csv(tidy.frame_of(args.by, results, args.top, rows=args.rows, **labelled))
         else:
-            text = tables.render_all(tables.tables_of(args.by, results, args.top, rows=args.rows, **labelled),
+            text = tables.render_all(tables.tables_of(args.by, results, args.top, rows=args.rows,
+                                                      method=bootstrap(args, "files"), **labelled),
                                      args.format, links=args.links)
     except OptionError as exc:  # an unknown row
         raise UsageError(str(exc)) from None
@@ -291,7 +296,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
     results = _load_scans(args.dirs, args.test_rule, args.long) if stored is None else []
     try:
         if stored is not None:
-            paths = _plot_run(stored, args.kind, args.output or plots.DEFAULT_DIRECTORY, args.format)
+            paths = _plot_run(stored, args.kind, args.output or plots.DEFAULT_DIRECTORY, args.format, bootstrap(args))
         else:
             subject = _plot_subject(results, args.kind)  # an unknown kind: one line, before any figure
             paths = plots.write_plots(results, args.output or plots.DEFAULT_DIRECTORY, args.format)
@@ -305,12 +310,14 @@ def cmd_plot(args: argparse.Namespace) -> int:
     return 0
 
 
-def _plot_run(stored: Any, kind: Optional[str], directory: str, formats: Sequence[str]) -> List[str]:
-    """A run's figure, then that of its kind (``--kind``, by default its one pattern) per project."""
+def _plot_run(stored: Any, kind: Optional[str], directory: str, formats: Sequence[str],
+              method: Bootstrap) -> List[str]:
+    """A run's figure (its intervals bootstrapped as ``method`` says), then that of its kind
+    (``--kind``, by default its one pattern) per project."""
     from punstats.present import plots
     from punstats.present.ecosystem_figure import ecosystem_plot, kind_plot
     subject = _subject(stored.registry, kind)  # an unknown kind: one line, before any figure
-    paths = plots.save(ecosystem_plot(stored.records, stored.ecosystem), directory, formats)
+    paths = plots.save(ecosystem_plot(stored.records, stored.ecosystem, method), directory, formats)
     return paths + (plots.save(kind_plot(stored, subject), directory, formats) if subject is not None else [])
 
 
@@ -363,9 +370,10 @@ def _report_of_run(args: argparse.Namespace, stored: Any) -> int:
     options = {"figures": not args.no_figures, "figures_dir": args.figures_dir, "embed": args.embed,
                "links": args.links, "top": args.top}
     if kind is None:
-        path = _writing(lambda: ecosystem_report.write_report(stored, args.output, **options))
+        path = _writing(lambda: ecosystem_report.write_report(stored, args.output, method=bootstrap(args), **options))
     else:
-        path = _writing(lambda: subject_report.write_run_report(stored, kind, args.output, **options))
+        path = _writing(lambda: subject_report.write_run_report(stored, kind, args.output, method=bootstrap(args),
+                                                                **options))
     print(terminal(path))
     return 0
 

@@ -2,7 +2,8 @@
 
 The left panel is the per-project distribution of the share of keyword
 arguments that are ``f(x=x)`` (a box plot with every project as a point), in
-all code and outside tests; the right panel the share of the pooled
+all code and outside tests, beside the pooled share and the median, each with
+its 95 % interval as an error bar (``analysis.uncertainty``); the right panel the share of the pooled
 ``f(x=x)`` arguments whose identifier has at least n characters, for every n,
 as ``plots.length_cumulative`` draws it for a scan.  The colours of all code
 and outside tests are those of ``plots.projects``, and the caption states what
@@ -20,9 +21,11 @@ from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from punstats.analysis import subject, units
 from punstats.analysis.ecosystem import at_least, per_project, row_counts, shares
+from punstats.analysis.uncertainty import RunIntervals, run_intervals
 from punstats.model.escape import figure_text
+from punstats.model.intervals import DEFAULT_BOOTSTRAP, Bootstrap
 from punstats.model.kinds import Kind
-from punstats.present.ecosystem import run_provenance
+from punstats.present.ecosystem import PER_PROJECT_WORDS, POOLED_WORDS, run_provenance
 from punstats.present.figure import ALL_CODE_COLOUR, DPI, OUTSIDE_TESTS_COLOUR, STYLE, WIDTH, Plot, caption
 from punstats.store.ecosystem import population, run_name
 
@@ -54,6 +57,35 @@ def _per_project_panel(axes: Any, data: pd.DataFrame, ylabel: str = "% of keywor
     axes.set_title(title)
 
 
+#: What the caption says of the error bars.
+WEIGHTING_CAPTION = ("Error bars: 95%% intervals of the %s share and of the median of the projects' shares, %s."
+                     % (POOLED_WORDS, PER_PROJECT_WORDS))
+
+#: Where, beside a series' box, its pooled share and its median are drawn with their intervals.
+POOLED_OFFSET, MEDIAN_OFFSET = 0.36, -0.36
+
+
+def _interval_bars(axes: Any, intervals: RunIntervals) -> None:
+    """Each series' pooled share (a diamond) right of its box and its median (a square) left of it,
+    each with its 95 % interval as an error bar (``WEIGHTING_CAPTION`` names the weightings)."""
+    for position, (scope, colour, _) in enumerate(SERIES, 1):
+        measure = "pct" if scope == "all" else "nontest_pct"
+        for offset, by, marker, words in ((POOLED_OFFSET, intervals.pooled, "D", "pooled"),
+                                          (MEDIAN_OFFSET, intervals.median, "s", "median project")):
+            interval = by[measure]
+            if not interval.known:
+                continue
+            axes.errorbar([position + offset], [interval.estimate], capsize=4, fmt=marker, color=colour,
+                          markeredgecolor="#444444", ecolor="#444444",
+                          yerr=[[interval.estimate - interval.low], [interval.high - interval.estimate]],
+                          label="%s, 95%% interval" % words if position == 1 else None)
+    axes.set_xlim(0.4, len(SERIES) + 0.6)
+    if axes.containers:  # room above the points for the legend, so that it hides none
+        low, high = axes.get_ylim()
+        axes.set_ylim(low, high + 0.3 * (high - low))
+        axes.legend(loc="upper center", fontsize="small", framealpha=0.9)
+
+
 def _length_panel(axes: Any, ecosystem: Dict[str, Any]) -> None:
     longest = 1
     for scope, colour, label in SERIES:
@@ -74,19 +106,23 @@ def _length_panel(axes: Any, ecosystem: Dict[str, Any]) -> None:
         axes.legend(loc="upper right")
 
 
-def ecosystem_plot(records: Sequence[Dict[str, Any]], ecosystem: Dict[str, Any]) -> Plot:
-    """The run's figure (``kind`` ``ecosystem``) and the per-project shares it draws."""
+def ecosystem_plot(records: Sequence[Dict[str, Any]], ecosystem: Dict[str, Any],
+                   method: Bootstrap = DEFAULT_BOOTSTRAP) -> Plot:
+    """The run's figure (``kind`` ``ecosystem``) and the per-project shares it draws, with the pooled
+    share and the median of each series and their 95 % intervals (bootstrapped as ``method`` says)."""
     data = project_shares(records)
+    intervals = run_intervals(per_project(records), method)
     with matplotlib.rc_context(STYLE):
         figure = Figure(figsize=(WIDTH * 1.3, 5.6), dpi=DPI)
         FigureCanvasAgg(figure)
         left, right = figure.subplots(1, 2, gridspec_kw={"width_ratios": [1, 1.3]})
         _per_project_panel(left, data)
+        _interval_bars(left, intervals)
         _length_panel(right, ecosystem)
         figure.suptitle("f(x=x) in %s (list of %s)"
                         % (figure_text(population(ecosystem, short=True)),
                            figure_text(str(ecosystem["list"]["last_update"])[:10])))
-    caption(figure, [run_provenance(ecosystem)])
+    caption(figure, [run_provenance(ecosystem), "%s %s" % (WEIGHTING_CAPTION, method.words())])
     return Plot("ecosystem", run_name(ecosystem), figure, data)
 
 

@@ -18,7 +18,10 @@ import os
 import shlex
 from typing import Any, Callable, Dict, List, Optional
 
+from punstats.analysis.ecosystem import per_project
+from punstats.analysis.uncertainty import RunIntervals, run_intervals
 from punstats.model.escape import visible
+from punstats.model.intervals import DEFAULT_BOOTSTRAP, Bootstrap
 from punstats.present import ecosystem as shown
 from punstats.present.commands import rule_options
 from punstats.present.formats import Table, markdown_code, render
@@ -41,19 +44,29 @@ def report_path(stored: Any, directory: str = DEFAULT_DIRECTORY) -> str:
     return os.path.join(directory, stored.name + ".md")
 
 
-def headline(ecosystem: Dict[str, Any]) -> str:
-    """The pooled shares, outside tests first, and how projects differ."""
+def headline(ecosystem: Dict[str, Any], intervals: Optional[RunIntervals] = None) -> str:
+    """The pooled shares, outside tests first, and how projects differ; with ``intervals`` (the run's,
+    ``analysis.uncertainty.run_intervals``), each share's 95 % interval and how it was made."""
     a, n = ecosystem["all"], ecosystem["nontest"]
     per = n["per_project"]
     texts = {scope: shown.scope_shares(ecosystem[scope]) for scope in ("all", "nontest")}
     text = texts["nontest"]
-    return ("Pooled over the %d scanned projects, **%s** of the keyword arguments outside tests are "
-            "`f(x=x)` (%s of %s; test rule %s); in all code, **%s** (%s of %s). Per project, outside "
-            "tests: median %s (quartiles %s and %s) over the %d projects with keyword arguments."
-            % (ecosystem["scanned"], text["pooled_pct"], format(n["punnable"], ","), format(n["keywords"], ","),
-               markdown_code(str((ecosystem.get("rules") or {}).get("test_rule", "?"))), texts["all"]["pooled_pct"],
-               format(a["punnable"], ","), format(a["keywords"], ","), text["median_pct"], text["q1_pct"],
-               text["q3_pct"], per["projects"]))
+
+    def within(by: str, measure: str) -> str:
+        if intervals is None:
+            return ""
+        return "95%% interval %s; " % shown.interval_text(getattr(intervals, by)[measure])
+
+    method = " %s" % intervals.method.words() if intervals is not None else ""
+    return ("Pooled over the %d scanned projects (every occurrence counts once, so big projects weigh more), "
+            "**%s** of the keyword arguments outside tests are `f(x=x)` (%s%s of %s; test rule %s); in all "
+            "code, **%s** (%s%s of %s). Per project (every project counts once), outside tests: median %s "
+            "(%squartiles %s and %s) over the %d projects with keyword arguments.%s"
+            % (ecosystem["scanned"], text["pooled_pct"], within("pooled", "nontest_pct"), format(n["punnable"], ","),
+               format(n["keywords"], ","), markdown_code(str((ecosystem.get("rules") or {}).get("test_rule", "?"))),
+               texts["all"]["pooled_pct"], within("pooled", "pct"), format(a["punnable"], ","),
+               format(a["keywords"], ","), text["median_pct"], within("median", "nontest_pct"), text["q1_pct"],
+               text["q3_pct"], per["projects"], method))
 
 
 #: How many projects of each reason the report names.
@@ -121,18 +134,21 @@ def reproduce_commands(stored: Any) -> List[str]:
     return [shlex.join(run), shlex.join(["punstats", "report", directory])]
 
 
-def render_report(stored: Any, figure: Optional[str] = None, top: Optional[int] = None, links: bool = False) -> str:
+def render_report(stored: Any, figure: Optional[str] = None, top: Optional[int] = None, links: bool = False,
+                  method: Bootstrap = DEFAULT_BOOTSTRAP) -> str:
     """The report as Markdown; ``figure``: the figure's address (none when None); ``top``: the
-    projects listed (default: every project if the report then fits one post, else as many as fit).
-    Only the projects table depends on how many are listed: the rest is rendered once."""
+    projects listed (default: every project if the report then fits one post, else as many as fit);
+    ``method``: the bootstrap of its intervals.  Only the projects table depends on how many are
+    listed: the rest is rendered once."""
     def table(t: Table, notes: bool = True) -> str:
         return render(t, "markdown", notes=notes, links=links).rstrip("\n")
 
     records, ecosystem = stored.records, stored.ecosystem
+    intervals = run_intervals(per_project(records), method)
     head = ["# `f(x=x)` keyword arguments in %s" % population(ecosystem, short=True),
             "Written by `punstats report`. Keyword arguments of the form `f(x=x)` are the ones "
             "[PEP 736](https://peps.python.org/pep-0736/) proposed to shorten to `f(x=)`.",
-            "## Headline", headline(ecosystem), "## Projects"]
+            "## Headline", headline(ecosystem, intervals), "## Projects"]
     tail = ["![%s](%s)\n\n*%s*" % (CAPTION, figure, CAPTION) if figure else "",
             "## What was measured", "\n".join(measured_lines(stored)),
             "## Patterns", "Each pattern of the run (its own patterns too), pooled over the scanned projects "
@@ -143,7 +159,7 @@ def render_report(stored: Any, figure: Optional[str] = None, top: Optional[int] 
 
     def listing(shown_top: Optional[int], fitted: bool = False) -> str:
         note = fitted_note(stored, shown_top) if fitted and shown_top is not None else ""
-        parts = head + [note, table(shown.project_table(records, ecosystem, shown_top))] + tail
+        parts = head + [note, table(shown.project_table(records, ecosystem, shown_top, method))] + tail
         return "\n\n".join(part for part in parts if part) + "\n"
 
     return fitted(stored, listing, figure, top)
@@ -179,7 +195,8 @@ def fitted_note(stored: Any, top: int) -> str:
 
 
 def write_report(stored: Any, path: Optional[str] = None, figures: bool = True, figures_dir: Optional[str] = None,
-                 embed: bool = False, links: bool = False, top: Optional[int] = None) -> str:
+                 embed: bool = False, links: bool = False, top: Optional[int] = None,
+                 method: Bootstrap = DEFAULT_BOOTSTRAP) -> str:
     """Write the report of a run (``store.ecosystem.StoredRun``; default ``reports/top-pypi-N.md``), its
     figure in ``figures_dir`` (default ``<report>-figures``) or embedded; the path written."""
     from punstats.store.staging import check_writable
@@ -188,8 +205,8 @@ def write_report(stored: Any, path: Optional[str] = None, figures: bool = True, 
     address = None
     if figures:
         from punstats.present.ecosystem_figure import ecosystem_plot
-        address = figure_address(ecosystem_plot(stored.records, stored.ecosystem), path, figures_dir, embed)
-    return write_text(path, render_report(stored, address, top, links))
+        address = figure_address(ecosystem_plot(stored.records, stored.ecosystem, method), path, figures_dir, embed)
+    return write_text(path, render_report(stored, address, top, links, method))
 
 
 def figure_address(plot: Any, path: str, figures_dir: Optional[str], embed: bool) -> str:

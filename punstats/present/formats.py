@@ -65,6 +65,12 @@ class Label:
     text: str
 
 
+@dataclass(frozen=True)
+class Span(Label):
+    """An interval written by this module (``9.10% to 10.40%``): wording, aligned as the numbers
+    of its column."""
+
+
 Text = Union[str, Label, Code]  # a plain str is user data: always escaped
 
 Cell = Union[Text, int, Percent, Rate]
@@ -139,8 +145,8 @@ _BLANKS = (Label(""), Label(NOT_AVAILABLE))
 def _numeric(table: Table) -> List[bool]:
     """Per column, whether it holds numbers (right-aligned): at least one, and nothing else but blanks."""
     columns = list(zip(*table.rows)) if table.rows else [()] * len(table.header)
-    return [any(isinstance(c, NUMBERS) for c in col) and all(isinstance(c, NUMBERS) or c in _BLANKS for c in col)
-            for col in columns]
+    return [any(isinstance(c, NUMBERS) for c in col)
+            and all(isinstance(c, (*NUMBERS, Span)) or c in _BLANKS for c in col) for col in columns]
 
 
 def _width(text: str) -> int:

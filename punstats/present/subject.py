@@ -20,10 +20,19 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import pandas as pd
 
 from punstats.analysis import subject, units
+from punstats.analysis.uncertainty import run_intervals
+from punstats.model.intervals import DEFAULT_BOOTSTRAP, Bootstrap
 from punstats.model.kinds import Kind
 from punstats.present.commands import shown_source
-from punstats.present.ecosystem import list_url, not_scanned_text, not_scanned_words, run_provenance
-from punstats.present.formats import Cell, Code, Label, Percent, Rate, Table, Text
+from punstats.present.ecosystem import (
+    POOLED_WORDS,
+    interval_text,
+    list_url,
+    not_scanned_text,
+    not_scanned_words,
+    run_provenance,
+)
+from punstats.present.formats import Cell, Code, Label, Percent, Rate, Span, Table, Text
 from punstats.present.provenance import column_names, provenance, source_url
 from punstats.store.ecosystem import drawn_at_random, population
 
@@ -79,10 +88,11 @@ def _project_row(row: Dict[str, Any], kind: Kind) -> Tuple[Cell, ...]:
     return (row["rank"], Code(row["project"]), row["version"], *_cells(row, kind))
 
 
-def project_table(stored: Any, kind: Kind, top: Optional[int] = None) -> Table:
+def project_table(stored: Any, kind: Kind, top: Optional[int] = None, method: Bootstrap = DEFAULT_BOOTSTRAP) -> Table:
     """Every project of the run ``stored`` (or the first ``top``, then one row pooling the others),
     then the run pooled and the median of the projects' measures: the kind's count and measure
-    against its unit in all code and outside tests."""
+    against its unit in all code and outside tests; then the 95 % intervals of the pooled measures
+    and of the medians (bootstrapped over projects as ``method`` says)."""
     frame = subject.per_project(stored.records, kind)
     shown = frame if top is None else frame.head(top)
     rows: List[Tuple[Cell, ...]] = [_project_row(row, kind) for row in shown.to_dict("records")]
@@ -92,9 +102,9 @@ def project_table(stored: Any, kind: Kind, top: Optional[int] = None) -> Table:
         rows.append((Label(""), Label("%d more projects (%d scanned), pooled" % (len(rest), more["projects"])),
                      Label(""), *_cells(more, kind)))
     everything = subject.pooled(frame, kind)
-    rows.append((Label(""), Label("All %d scanned projects, pooled" % everything["projects"]), Label(""),
+    rows.append((Label(""), Label("All %d scanned projects, %s" % (everything["projects"], POOLED_WORDS)), Label(""),
                  *_cells(everything, kind)))
-    median = Label("Per-project median (%d projects)" % everything["measured"])
+    median = Label("Per-project median (%d projects, every project counts once)" % everything["measured"])
     rows.append((Label(""), median, Label(""), Label(""), Label(""), measure_cell(everything["median"], kind),
                  Label(""), measure_cell(everything["median_nontest"], kind)))
     ecosystem = stored.ecosystem
@@ -107,8 +117,25 @@ def project_table(stored: Any, kind: Kind, top: Optional[int] = None) -> Table:
     if labels is not None:  # the run holds a sheet of the kind: the share of each project's hits labelled
         header += (Label("Hits labelled"),)
         rows = [row + (cell,) for row, cell in zip(rows, _labelled_cells(labels, shown, rest))]
+    intervals = _interval_rows(frame, kind, method)
+    rows += [row + (Label(""),) * (len(header) - len(row)) for row in intervals]
+    notes = (notes[0] + " " + method.words(),)
     return Table(header=header, rows=tuple(rows), notes=notes, title_note=0, note_links=(list_url(ecosystem),),
                  title=(kind_text(kind), Label(" in %s" % population(ecosystem, short=True))))
+
+
+def _interval_rows(frame: pd.DataFrame, kind: Kind, method: Bootstrap) -> List[Tuple[Cell, ...]]:
+    """The rows of ``project_table`` giving the 95 % intervals of the pooled measure and of the median,
+    in all code and outside tests."""
+    scale, rate = (100.0, False) if units.is_share(kind.per) else (1e6, True)
+    intervals = run_intervals(frame, method, (("all", "count", "unit", scale),
+                                              ("nontest", "count_nontest", "unit_nontest", scale)))
+    rows: List[Tuple[Cell, ...]] = []
+    for words, by in (("pooled", intervals.pooled), ("median", intervals.median)):
+        rows.append((Label(""), Label("95%% interval of the %s (bootstrap over %s)" % (words, method.unit)),
+                     *[Label("")] * 3, Span(interval_text(by["all"], rate)), Label(""),
+                     Span(interval_text(by["nontest"], rate))))
+    return rows
 
 
 def _labels_by_project(stored: Any, kind: Kind) -> Optional[Dict[str, Tuple[int, int]]]:

@@ -21,6 +21,7 @@ from typing import Any, List, Optional, Sequence
 
 from punstats.analysis import subject, units
 from punstats.model.escape import markdown_code, markdown_text, visible
+from punstats.model.intervals import DEFAULT_BOOTSTRAP, Bootstrap
 from punstats.model.kinds import Kind
 from punstats.present import ecosystem_report
 from punstats.present.commands import commands, shown_source
@@ -117,23 +118,26 @@ def _n(value: Any) -> str:
 
 
 def render_run(stored: Any, kind: Kind, figure: Optional[str] = None, top: Optional[int] = None,
-               links: bool = False) -> str:
+               links: bool = False, method: Bootstrap = DEFAULT_BOOTSTRAP) -> str:
     """The report of a run about ``kind``; ``figure``: the figure's address; ``top``: the projects
-    listed (default: as many as fit one post, ``ecosystem_report.fitted``)."""
+    listed (default: as many as fit one post, ``ecosystem_report.fitted``); ``method``: the bootstrap
+    of its table's intervals."""
     def table(t: Table) -> str:
         return render(t, "markdown", links=links).rstrip("\n")
 
     ecosystem = stored.ecosystem
     pooled = subject.pooled(subject.per_project(stored.records, kind), kind)
     rule = str((ecosystem.get("rules") or {}).get("test_rule", "?"))
-    spread = ("%s of the %d scanned projects %s. Per project, the median is %s (outside tests, %s)."
+    spread = ("%s of the %d scanned projects %s. Per project (every project counts once), the median is %s "
+              "(outside tests, %s)."
               % (pooled["with_matches"] or "None", pooled["projects"],
                  "has one" if pooled["with_matches"] < 2 else "have at least one",
                  measure_text(pooled["median"], kind), measure_text(pooled["median_nontest"], kind)))
     head = ["# %s in %s" % (prose(kind.label), population(ecosystem, short=True)),
             "Written by `punstats report`: one kind over a run of `punstats corpus`.",
             "\n".join(definition_lines(kind)), "## Headline",
-            headline(pooled, kind, rule, "Pooled over the %d scanned projects, " % pooled["projects"]) + " " + spread,
+            headline(pooled, kind, rule, "Pooled over the %d scanned projects (every occurrence counts once, "
+                                           "so big projects weigh more), " % pooled["projects"]) + " " + spread,
             "## Projects"]
     caption = "Each project's %s, in all code and outside tests (a box plot, every project a point)." % (
         _measured(kind))
@@ -146,7 +150,7 @@ def render_run(stored: Any, kind: Kind, figure: Optional[str] = None, top: Optio
 
     def listing(shown_top: Optional[int], fitted: bool = False) -> str:
         note = ecosystem_report.fitted_note(stored, shown_top) if fitted and shown_top is not None else ""
-        parts = head + [note, table(project_table(stored, kind, shown_top))] + tail
+        parts = head + [note, table(project_table(stored, kind, shown_top, method))] + tail
         return "\n\n".join(part for part in parts if part) + "\n"
 
     return ecosystem_report.fitted(stored, listing, figure, top)
@@ -203,15 +207,16 @@ def render_scans(results: Sequence[Any], kind: Kind, scan_dirs: Sequence[Optiona
 
 def write_run_report(stored: Any, kind: Kind, path: Optional[str] = None, figures: bool = True,
                      figures_dir: Optional[str] = None, embed: bool = False, links: bool = False,
-                     top: Optional[int] = None) -> str:
+                     top: Optional[int] = None, method: Bootstrap = DEFAULT_BOOTSTRAP) -> str:
     """Write the report of a run about ``kind`` (default ``reports/<run>-<kind>.md``), its figure
-    (``present.ecosystem_figure.kind_plot``) beside it or embedded; the path written."""
+    (``present.ecosystem_figure.kind_plot``) beside it or embedded, its intervals bootstrapped as
+    ``method`` says; the path written."""
     path = path or report_path(stored.name, kind)
     address = None
     if figures:
         from punstats.present.ecosystem_figure import kind_plot
         address = ecosystem_report.figure_address(kind_plot(stored, kind), path, figures_dir, embed)
-    return ecosystem_report.write_text(path, render_run(stored, kind, address, top, links))
+    return ecosystem_report.write_text(path, render_run(stored, kind, address, top, links, method))
 
 
 def write_scans_report(results: Sequence[Any], kind: Kind, path: Optional[str] = None,

@@ -15,25 +15,29 @@ notes as ``#`` comment lines, for a reader of that one table.
 """
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from punstats import analysis
 from punstats.analysis import units as analysis_units
 from punstats.model.errors import OptionError
+from punstats.model.intervals import FILES_BOOTSTRAP, SCAN_SHARES, Bootstrap, Interval
 from punstats.model.kinds import Registry
 
 # part of this module's API since it held them: the renderers and the provenance slug
 from punstats.present.formats import (  # noqa: F401
     FORMATS,
+    NOT_AVAILABLE,
     Cell,
     Code,
     Label,
     Percent,
     Rate,
+    Span,
     Table,
     Text,
     markdown_code,
     markdown_text,
+    percent_text,
     render,
     render_all,
 )
@@ -107,9 +111,20 @@ def check_rows(rows: Optional[Sequence[str]]) -> None:
         raise OptionError("unknown row %r (choose from %s)" % (unknown[0], ", ".join(ROW_KEYS)))
 
 
-def summary_table(results: Sequence[Any], rows: Optional[Sequence[str]] = None) -> Table:
+def interval_row(intervals: Sequence[Interval], method: Bootstrap) -> Tuple[Cell, ...]:
+    """The row under a share of ``summary_table``: each scan's 95 % interval, labelled with how it
+    was made (over a scan's files)."""
+    return (Label("95%% interval (bootstrap over %s, %s resamples, seed %d)" % (
+        method.unit, format(method.resamples, ","), method.seed)),
+        *[Span("%s to %s" % (percent_text(i.low), percent_text(i.high)) if i.known else NOT_AVAILABLE)
+          for i in intervals])
+
+
+def summary_table(results: Sequence[Any], rows: Optional[Sequence[str]] = None,
+                  method: Bootstrap = FILES_BOOTSTRAP) -> Table:
     """The PEP 736 "Applicability" table: one column per scan; ``rows``
-    chooses and orders the rows by key (``ROW_KEYS``)."""
+    chooses and orders the rows by key (``ROW_KEYS``); under each share, its 95 % interval
+    (``analysis.uncertainty.scan_intervals``, bootstrapped as ``method`` says)."""
     summaries = [with_outside_tests(r) for r in results]
     if not summaries:
         raise OptionError("no scans to tabulate")
@@ -129,6 +144,9 @@ def summary_table(results: Sequence[Any], rows: Optional[Sequence[str]] = None) 
             values = [Percent(analysis_units.stored_share(s, key)) if key.endswith("_pct") else int(s[key])
                       for s in summaries]
         body.append((Label(labels[key].format(long=long_threshold)), *values))
+        if key in dict(SCAN_SHARES):  # numpy is imported only when a table is made, not for --help
+            from punstats.analysis.uncertainty import scan_intervals
+            body.append(interval_row([scan_intervals(r.files, method)[key] for r in results], method))
     return Table(header=(Label("Statistic"), *names), rows=tuple(body),
                  notes=tuple(provenance(s, name) for s, name in zip(summaries, names)),
                  note_links=tuple(source_url(s) for s in summaries),
@@ -248,16 +266,16 @@ def directory_table(result: Any, n: int = TOP_ROWS) -> Table:
 
 def tables_of(kind: str, results: Sequence[Any], n: int = TOP_ROWS,
               rows: Optional[Sequence[str]] = None, directories: Optional[Sequence[Optional[str]]] = None,
-              label_kind: Optional[str] = None) -> List[Table]:
-    """The tables of one kind: the summary, the kinds and (for several scans)
-    the lengths compare all scans in one table, the other kinds give one
-    table per scan (``label``: per scan and labelled kind, or ``label_kind``;
-    the labels are read from the scans' ``directories``)."""
+              label_kind: Optional[str] = None, method: Bootstrap = FILES_BOOTSTRAP) -> List[Table]:
+    """The tables of one kind: the summary (its intervals bootstrapped as ``method`` says), the
+    kinds and (for several scans) the lengths compare all scans in one table, the other kinds give
+    one table per scan (``label``: per scan and labelled kind, or ``label_kind``; the labels are
+    read from the scans' ``directories``)."""
     if kind == "label":
         from punstats.present.labels import label_tables
         return label_tables(results, directories or [getattr(r, "directory", None) for r in results], label_kind)
     if kind == "summary":
-        return [summary_table(results, rows)]
+        return [summary_table(results, rows, method)]
     if kind == "kinds":
         return [kinds_table(results)]
     if kind == "length":
