@@ -11,6 +11,7 @@ from fakerun import NAMES, make_run
 from punstats.patterns.built_in import KINDS
 from punstats.present import ecosystem as shown
 from punstats.present.formats import FORMATS, Code, Label, Percent, Rate, Span, render
+from punstats.present.intervals import interval_text
 from punstats.store.ecosystem import read_run
 
 
@@ -68,17 +69,17 @@ def test_the_run_table_shows_both_weightings_with_their_intervals_in_every_forma
     scanned = per_project(stored.records).query("status == 'scanned'")
     expected = pooled(scanned["punnable_nontest"], scanned["keywords_nontest"], method)
     assert pooled_interval[1] == Label("95% interval of the pooled (bootstrap over projects)")
-    assert pooled_interval[7] == Span(shown.interval_text(expected))
+    assert pooled_interval[7] == Span(interval_text(expected))
     assert expected.low <= table.rows[-4][7].value <= expected.high
     assert median_row[1] == Label("Median, per project (every project counts once)")
     expected = median(scanned["punnable"], scanned["keywords"], method)
-    assert median_row[6] == Percent(expected.estimate) and median_interval[6] == Span(shown.interval_text(expected))
+    assert median_row[6] == Percent(expected.estimate) and median_interval[6] == Span(interval_text(expected))
     again = shown.project_table(stored.records, stored.ecosystem, method=method)
     assert render(again, "markdown") == render(table, "markdown")  # seeded
     assert "500 resamples of the projects with replacement, seed 9" in table.notes[0]
     for fmt in FORMATS:
         text = render(table, fmt)
-        words = shown.interval_text(expected)
+        words = interval_text(expected)
         assert (words.replace("%", "\\%") if fmt == "latex" else words) in text, fmt
         assert "every project counts once" in text, fmt
 
@@ -212,7 +213,7 @@ def test_the_console_names_both_weightings_and_gives_their_intervals(stored):
     assert "  weighting: pooled (every occurrence counts once); per project (every project counts once)" in lines
     outside = next(line for line in lines if "outside tests 95% interval" in " ".join(line.split()))
     assert outside.endswith("pooled %s, per-project median %s" % (
-        shown.interval_text(intervals.pooled["nontest_pct"]), shown.interval_text(intervals.median["nontest_pct"])))
+        interval_text(intervals.pooled["nontest_pct"]), interval_text(intervals.median["nontest_pct"])))
     assert "  %s" % method.words() in lines
     assert not any("95%" in line for line in shown.summary_lines(stored.ecosystem))  # no projects: no intervals
 

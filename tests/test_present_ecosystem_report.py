@@ -73,7 +73,7 @@ def test_a_random_sample_s_report_says_which_list_it_was_drawn_from_and_how_to_d
 def test_the_headline_names_both_weightings_with_their_intervals_and_the_bootstrap(stored):
     from punstats.analysis.ecosystem import per_project
     from punstats.analysis.uncertainty import Bootstrap, run_intervals
-    from punstats.present.ecosystem import interval_text
+    from punstats.present.intervals import interval_text
     method = Bootstrap(resamples=300, seed=4)
     text = ecosystem_report.render_report(stored, method=method)
     headline = text.split("## Headline")[1].split("## Projects")[0]

@@ -15,8 +15,8 @@ from test_tables import parse_rst, table_cells
 from punstats.analysis import asked, subject
 from punstats.cli import main
 from punstats.present import subject_report
-from punstats.present.ecosystem import interval_text
 from punstats.present.formats import FORMATS, Span, rate_text, render
+from punstats.present.intervals import interval_text
 from punstats.present.report import POST_LIMIT
 from punstats.present.run_tidy import RUN_COLUMNS
 from punstats.present.subject import project_table

@@ -18,12 +18,13 @@ from dataclasses import replace
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from punstats.analysis.ecosystem import not_scanned_reason, per_project, pooled, pooled_summary, row_counts, shares
-from punstats.analysis.uncertainty import RunIntervals, run_intervals
+from punstats.analysis.uncertainty import run_intervals
 from punstats.analysis.units import is_share, share, stored_share, unit_words
 from punstats.model.escape import terminal
-from punstats.model.intervals import DEFAULT_BOOTSTRAP, Bootstrap, Interval
+from punstats.model.intervals import DEFAULT_BOOTSTRAP, Bootstrap
 from punstats.model.kinds import KIND_CALL, Kind
-from punstats.present.formats import Cell, Code, Label, Percent, Rate, Span, Table, percent_text, rate_text, render_all
+from punstats.present.formats import Cell, Code, Label, Percent, Rate, Table, percent_text, rate_text, render_all
+from punstats.present.intervals import PER_PROJECT_WORDS, POOLED_WORDS, WEIGHTING_NOTE, interval_lines, interval_rows
 from punstats.present.provenance import PUBLIC_SOURCE, rules_text
 from punstats.sources.pypi import PACKAGE_WORDS, REASON_WORDS
 from punstats.store.ecosystem import drawn_at_random, population, run_name
@@ -104,42 +105,6 @@ def project_table(records: Sequence[Dict[str, Any]], ecosystem: Dict[str, Any], 
 def pep_table(records: Sequence[Dict[str, Any]], ecosystem: Dict[str, Any], top: Optional[int] = None) -> Table:
     """The table a PEP quotes: ``project_table`` (its name before every project was listed)."""
     return project_table(records, ecosystem, top)
-
-
-#: How a run's two weightings are named wherever its share appears.
-POOLED_WORDS = "pooled (every occurrence counts once)"
-PER_PROJECT_WORDS = "per project (every project counts once)"
-
-#: What the two weightings mean, in a table's note.
-WEIGHTING_NOTE = ("Pooled: all the projects' occurrences over all their keyword arguments (or lines), so a big "
-                  "project weighs more; per project: the median of the projects' own shares, each project "
-                  "counting once (projects with none of the denominator left out).")
-
-
-def interval_text(interval: Interval, rate: bool = False) -> str:
-    """A 95 % interval in words: ``9.10% to 10.40%`` (a rate: ``1,234 to 1,560``), or n/a."""
-    if not interval.known:
-        return "n/a"
-    text = rate_text if rate else percent_text
-    return "%s to %s" % (text(interval.low), text(interval.high))
-
-
-def interval_rows(intervals: RunIntervals) -> List[Tuple[Cell, ...]]:
-    """The rows under a run's pooled row of ``project_table``: the pooled share's 95 % interval, the
-    median project's share and its interval, in the share, outside-tests and per-million columns."""
-    def cells(by: Dict[str, Interval], estimate: bool) -> List[Cell]:
-        if estimate:
-            return [Percent(by["pct"].estimate), Percent(by["nontest_pct"].estimate), Rate(by["per_million"].estimate)]
-        return [Span(interval_text(by["pct"])), Span(interval_text(by["nontest_pct"])),
-                Span(interval_text(by["per_million"], rate=True))]
-
-    blank: List[Cell] = [Label("")] * 3
-    unit = intervals.method.unit
-    return [(Label(""), Label("95%% interval of the pooled (bootstrap over %s)" % unit), *[Label("")] * 4,
-             *cells(intervals.pooled, False)),
-            (Label(""), Label("Median, %s" % PER_PROJECT_WORDS), Label(""), *blank, *cells(intervals.median, True)),
-            (Label(""), Label("95%% interval of the median (bootstrap over %s)" % unit), *[Label("")] * 4,
-             *cells(intervals.median, False))]
 
 
 def list_text(source: str) -> str:
@@ -351,16 +316,6 @@ def _also_counted(pool: Dict[str, Any], kind: Kind) -> str:
     others += ["%s %s" % (other.name, format(count(pool, other) or 0, ",")) for other in union([pool]).user
                if other.name != kind.name]
     return ", ".join(others) + "; --kind NAME for a summary about one"
-
-
-def interval_lines(intervals: RunIntervals) -> List[str]:
-    """The console lines of a run's 95 % intervals: pooled and per-project median, in all code and
-    outside tests, then how they were made."""
-    lines = []
-    for measure, label in (("pct", "all code"), ("nontest_pct", "outside tests")):
-        lines.append("  %-13s 95%% interval: pooled %s, per-project median %s" % (
-            label, interval_text(intervals.pooled[measure]), interval_text(intervals.median[measure])))
-    return lines + ["  %s" % intervals.method.words()]
 
 
 def scope_shares(s: Dict[str, Any]) -> Dict[str, Any]:

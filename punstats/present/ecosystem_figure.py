@@ -25,8 +25,9 @@ from punstats.analysis.uncertainty import RunIntervals, run_intervals
 from punstats.model.escape import figure_text
 from punstats.model.intervals import DEFAULT_BOOTSTRAP, Bootstrap
 from punstats.model.kinds import Kind
-from punstats.present.ecosystem import PER_PROJECT_WORDS, POOLED_WORDS, run_provenance
+from punstats.present.ecosystem import run_provenance
 from punstats.present.figure import ALL_CODE_COLOUR, DPI, OUTSIDE_TESTS_COLOUR, STYLE, WIDTH, Plot, caption
+from punstats.present.intervals import PER_PROJECT_WORDS, POOLED_WORDS
 from punstats.store.ecosystem import population, run_name
 
 #: (scope, colour, label) of the two series of both panels.

@@ -25,6 +25,7 @@ from punstats.model.intervals import DEFAULT_BOOTSTRAP, Bootstrap
 from punstats.present import ecosystem as shown
 from punstats.present.commands import rule_options
 from punstats.present.formats import Table, markdown_code, render
+from punstats.present.intervals import interval_text
 from punstats.present.provenance import PUBLIC_SOURCE
 from punstats.present.report import POST_LIMIT
 from punstats.present.run_labels import labels_section, sheets_in
@@ -55,7 +56,7 @@ def headline(ecosystem: Dict[str, Any], intervals: Optional[RunIntervals] = None
     def within(by: str, measure: str) -> str:
         if intervals is None:
             return ""
-        return "95%% interval %s; " % shown.interval_text(getattr(intervals, by)[measure])
+        return "95%% interval %s; " % interval_text(getattr(intervals, by)[measure])
 
     method = " %s" % intervals.method.words() if intervals is not None else ""
     return ("Pooled over the %d scanned projects (every occurrence counts once, so big projects weigh more), "

@@ -24,15 +24,9 @@ from punstats.analysis.uncertainty import run_intervals
 from punstats.model.intervals import DEFAULT_BOOTSTRAP, Bootstrap
 from punstats.model.kinds import Kind
 from punstats.present.commands import shown_source
-from punstats.present.ecosystem import (
-    POOLED_WORDS,
-    interval_text,
-    list_url,
-    not_scanned_text,
-    not_scanned_words,
-    run_provenance,
-)
+from punstats.present.ecosystem import list_url, not_scanned_text, not_scanned_words, run_provenance
 from punstats.present.formats import Cell, Code, Label, Percent, Rate, Span, Table, Text
+from punstats.present.intervals import POOLED_WORDS, interval_text
 from punstats.present.provenance import column_names, provenance, source_url
 from punstats.store.ecosystem import drawn_at_random, population
 
