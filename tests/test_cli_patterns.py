@@ -336,10 +336,30 @@ def test_a_history_measures_its_pattern_as_a_scan_of_each_revision_does(tmp_path
     assert [r["return_in_finally"] for r in rows] == [3, 6]
     assert sorted(p.name for p in out.iterdir() if p.suffix == ".png") == ["repo-return_in_finally-history.png"]
     assert main(["history", str(repo), "-q", "--every", "commit", "-o", str(tmp_path / "h2"),
-                 "--pattern", str(plugin), "--kind", "near_miss"]) == 2
-    assert capsys.readouterr().err == ("punstats: error: near_miss is not counted by a history (it counts f(x=x) "
-                                       "and its --pattern ones); a history counts call, return_in_finally\n")
+                 "--pattern", str(plugin), "--kind", "calls_mixed"]) == 2
+    assert capsys.readouterr().err == (
+        "punstats: error: calls_mixed is not counted by a history (it follows the kinds with places: f(x=x), "
+        "the other built-in kinds of occurrences and its --pattern ones); a history counts call, attribute, "
+        "near_miss, dict_literal, class, return_in_finally\n")
     assert not (tmp_path / "h2").exists()
+
+
+def test_a_history_follows_a_built_in_kind_as_a_scan_of_each_revision_counts_it(tmp_path, capsys):
+    repo = tmp_path / "repo"
+    init(repo)
+    commit(repo, {"a.py": "f(x=_x, y=self.y)\n"}, date="2023-01-01T12:00:00+00:00")
+    commit(repo, {"tests/test_b.py": "g(x=_x)\nh(z=z__)\n", "c.py": "k(q=q)\n"}, date="2023-02-01T12:00:00+00:00")
+    out = tmp_path / "h"
+    assert main(["history", str(repo), "-q", "--json", "--every", "commit", "-o", str(out), "--kind", "near_miss"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    for row in rows:  # each revision scanned whole, through the scan pipeline, not the sweep
+        scanned = scan_json(capsys, str(repo), "--rev", row["commit"])
+        assert (row["near_miss"], row["near_miss_nontest"]) == (scanned["kinds"]["near_miss"],
+                                                                scanned["kinds_nontest"]["near_miss"])
+        assert row["near_miss_pct"] == pytest.approx(100 * scanned["kinds"]["near_miss"] / scanned["keywords"])
+    assert [(r["near_miss"], r["near_miss_nontest"]) for r in rows] == [(1, 1), (3, 1)]
+    assert "pattern_errors" not in rows[0]
+    assert sorted(p.name for p in out.iterdir() if p.suffix == ".png") == ["repo-near_miss-history.png"]
 
 
 def test_a_history_whose_pattern_raises_ends_with_status_1(tmp_path, capsys):

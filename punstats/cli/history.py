@@ -45,8 +45,9 @@ def _add_history_command(commands: Any) -> None:
                    help="every commit, the last of each month (default), or every Nth commit")
     p.add_argument("-o", "--output", metavar="DIR", help="default: data/<repository>-history/")
     p.add_argument("--kind", metavar="NAME",
-                   help="what the figure and the rows printed are about: call (f(x=x)) or a --pattern's name "
-                        "(default: the one --pattern when given one, else call)")
+                   help="what the figure and the rows printed are about: call (f(x=x)), another built-in kind "
+                        "of occurrences (attribute, near_miss, ...) or a --pattern's name (default: the one "
+                        "--pattern when given one, else call)")
     p.set_defaults(handler=cmd_history)
 
 
@@ -91,15 +92,19 @@ def _figure(table: Any, name: str, kind: Any, about: Any = None) -> Optional[Cal
 
 
 def _subject(args: argparse.Namespace, patterns: Sequence[Any]) -> Any:
-    """The pattern the history's figure and printed rows are about (``--kind``, default
-    ``analysis.asked.default_kind``), or None for f(x=x): a history counts f(x=x) and its patterns only."""
+    """The kind the history's figure and printed rows are about (``--kind``, default
+    ``analysis.asked.default_kind``), or None for f(x=x): a history follows f(x=x), the built-in
+    kinds of occurrences and its patterns (a count without places, such as ``calls_mixed``, it
+    does not follow)."""
     from punstats.analysis.asked import chosen
     from punstats.model.kinds import KIND_CALL
     from punstats.patterns.built_in import KINDS
-    choices = [KIND_CALL, *(kind.name for kind in patterns)]
-    name = chosen(KINDS.with_kinds(patterns), args.kind, choices, "a history counts %s" % ", ".join(choices),
-                  "is not counted by a history (it counts f(x=x) and its --pattern ones)")
-    return None if name == KIND_CALL else next(kind for kind in patterns if kind.name == name)
+    registry = KINDS.with_kinds(patterns)
+    choices = [*registry.occurrence_kinds]
+    name = chosen(registry, args.kind, choices, "a history counts %s" % ", ".join(choices),
+                  "is not counted by a history (it follows the kinds with places: f(x=x), the other "
+                  "built-in kinds of occurrences and its --pattern ones)")
+    return None if name == KIND_CALL else registry[name]
 
 
 def _repository(args: argparse.Namespace) -> Tuple[str, str, Optional[str]]:
@@ -149,8 +154,10 @@ def cmd_history(args: argparse.Namespace) -> int:
     bar.start(len(commits))
     vanished: List[Any] = []
     try:
+        followed = (subject,) if subject is not None and not subject.user else ()
         table = histories.history(repo, commits, cache=not args.no_cache, options=options, gitdir=gitdir,
-                                  on_revision=lambda commit, row: bar.update(1), on_vanished=vanished.append)
+                                  on_revision=lambda commit, row: bar.update(1), on_vanished=vanished.append,
+                                  followed=followed)
     except BaseException:  # git over its deadline, no room: nothing of the history is left behind
         place.abort()
         raise

@@ -52,8 +52,10 @@ def pattern_counts(summary: Dict[str, Any]) -> Dict[str, Any]:
     and the files a pattern raised on (``pattern_errors``); a name that is a column already gets
     ``pattern_``."""
     counts: Dict[str, Any] = {}
-    user = registry_of(summary).user
-    for kind in user:
+    registry = registry_of(summary)
+    user = registry.user
+    followed = tuple(registry[name] for name in summary.get("followed") or () if name in registry)
+    for kind in (*user, *followed):
         column = pattern_column(kind.name)
         counts[column] = units.count(summary, kind)
         counts[column + "_nontest"] = units.count(summary, kind, nontest=True)
@@ -148,30 +150,33 @@ def commits_of(repo: str, since: str = "", until: str = "", rev_range: str = "HE
 def history(repo: str, commits: Sequence[gitsource.Commit], *, cache: Any = True,
             on_revision: Optional[Callable[[gitsource.Commit, Dict[str, Any]], None]] = None,
             options: Optional[ScanOptions] = None, gitdir: Optional[str] = None,
-            on_vanished: Optional[Callable[[gitsource.Commit], None]] = None, **settings: Any) -> pd.DataFrame:
+            on_vanished: Optional[Callable[[gitsource.Commit], None]] = None, followed: Sequence[Kind] = (),
+            **settings: Any) -> pd.DataFrame:
     """One row per commit (oldest first): its date, counts and how its files were got; ``options``
     (or ``settings``, ``punstats.scan``'s keywords) as each revision is scanned; ``gitdir``:
     ``repo``'s git directory, checked already (``sources.git.git_dir``).
 
     Each revision costs what changed since the one before (``runs.revisions``); its counts
     are those of a scan of it (``row``).  A commit no longer in the repository (rewritten and
-    pruned since ``commits`` were listed) has no row: ``on_vanished`` is told of it."""
+    pruned since ``commits`` were listed) has no row: ``on_vanished`` is told of it.  ``followed``:
+    built-in kinds of occurrences (``attribute``, ``near_miss``, ...) given columns as a pattern's."""
     options = ScanOptions.given(options, settings)
     if options.engine == "dask" and options.scheduler is None:  # one local cluster for every revision
         from punstats.engines.dask import local_cluster
         with local_cluster(options.jobs) as address:
             return history(repo, commits, cache=cache, on_revision=on_revision, gitdir=gitdir,
-                           on_vanished=on_vanished, options=dataclasses.replace(options, scheduler=address))
+                           on_vanished=on_vanished, options=dataclasses.replace(options, scheduler=address),
+                           followed=followed)
     options.check()
     options.check_revision()
-    check_columns(options.patterns)  # before any revision is read
+    check_columns(tuple(options.patterns) + tuple(followed))  # before any revision is read
     gitdir = gitdir or gitsource.git_dir(repo)
     listed, commits = len(commits), present(gitdir, commits, on_vanished)
     if listed and not commits:
         raise GitError("none of the %d commits listed is in %s any more (rewritten while history started?): "
                        "run it again" % (listed, printable(repo)))
     rows = []
-    with revisions.sweep(gitdir, options, cache) as sweep:
+    with revisions.sweep(gitdir, options, cache, followed) as sweep:
         try:
             for commit, (summary, counts) in zip(commits, sweep.revisions([commit.sha for commit in commits])):
                 rows.append(row(commit, summary, counts))

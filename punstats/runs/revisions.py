@@ -86,8 +86,9 @@ def unit_total(extraction: Extraction, unit: str) -> int:
 class Tally:
     """Running totals of a revision: the parts of its files added and taken out."""
 
-    def __init__(self, patterns: Sequence[Kind]) -> None:
-        self.patterns = tuple(patterns)
+    def __init__(self, patterns: Sequence[Kind], followed: Sequence[Kind] = ()) -> None:
+        # a built-in kind followed (``history --kind attribute``) is summed as a pattern's count is
+        self.patterns = tuple(patterns) + tuple(followed)
         self.names = tuple(kind.name for kind in self.patterns)  # what each file's pattern values count
         self.statuses: Counter = Counter()
         self.values = [0] * (len(COUNTED) + 4 * len(self.patterns))
@@ -119,7 +120,8 @@ class Tally:
             "kinds_nontest": {KIND_CALL: s["punnable_nontest"], **kinds_nontest},
             "units": {**units, "keywords": s["keywords"]},
             "units_nontest": {**units_nontest, "keywords": s["keywords_nontest"]},
-            "patterns": [kind.provenance() for kind in self.patterns],
+            "patterns": [kind.provenance() for kind in self.patterns if kind.user],
+            "followed": [kind.name for kind in self.patterns if not kind.user],
         }
 
 
@@ -127,13 +129,13 @@ class Sweep:
     """Revisions of one repository, one after the other (see the module's docstring)."""
 
     def __init__(self, gitdir: str, options: ScanOptions, cache: Optional[BlobCache], engine: Any,
-                 stack: contextlib.ExitStack) -> None:
+                 stack: contextlib.ExitStack, followed: Sequence[Kind] = ()) -> None:
         self.gitdir, self.options, self.cache, self.engine, self._stack = gitdir, options, cache, engine, stack
         self._reader: Optional[gitsource.BlobReader] = None
         self.tree: Dict[str, gitsource.TreeEntry] = {}  # the entries whose path has one of the extensions
         self.venvs: Set[str] = set()  # the paths of every pyvenv.cfg (their directories are skipped)
         self.files: Dict[str, FileCounts] = {}  # the counted files, by path
-        self.tally = Tally(options.patterns)
+        self.tally = Tally(options.patterns, followed)
         self.retry: Set[str] = set()
         self.previous: Optional[str] = None
 
@@ -226,14 +228,15 @@ class Sweep:
 
 
 @contextlib.contextmanager
-def sweep(gitdir: str, options: ScanOptions, cache: Any = True) -> Iterator[Sweep]:
+def sweep(gitdir: str, options: ScanOptions, cache: Any = True, followed: Sequence[Kind] = ()) -> Iterator[Sweep]:
     """A ``Sweep`` of ``gitdir`` (checked already: ``sources.git.git_dir``) with its engine
     and ``cache`` (as ``punstats.scan`` takes it) open, and its blob reader once started, all
-    closed at the end."""
+    closed at the end; ``followed``: built-in kinds of occurrences counted per revision besides
+    f(x=x)."""
     with contextlib.ExitStack() as stack:
         blob_cache = open_cache(cache, options.patterns)
         if blob_cache is not None and blob_cache is not cache:
             stack.callback(blob_cache.close)
         workers, _ = worker_pool(options, stack)  # one pool for every revision, forked when first needed
         engine = stack.enter_context(open_engine(options, None, workers))
-        yield Sweep(gitdir, options, blob_cache, engine, stack)
+        yield Sweep(gitdir, options, blob_cache, engine, stack, followed)
