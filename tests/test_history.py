@@ -175,13 +175,14 @@ def test_history_figure_plots_the_table(repo, tmp_path):
     assert share.get_ylim()[0] == 0 and count.get_ylim()[0] == 0
 
 
-def test_history_figure_caption_names_the_parser_and_every_rule(repo):
+def test_history_figure_caption_names_the_parser_and_every_rule(repo, tmp_path):
     from punstats.present import plots
     root, _ = repo
     table = history.history(root, history.select(history.commits_of(root), "month"), cache=False, jobs=1)
+    pattern = {"name": "ret", "source": str(tmp_path / "ret.py"), "sha256": "ab" * 32}
     about = {"python": "CPython 3.11.7", "punstats_version": "0.1.0",
              "rules": {"test_rule": "substring", "long_threshold": 12, "extensions": [".py", ".pyi"], "gitignore": True,
-                       "exclude": [], "patterns": [{"name": "ret", "source": "/home/x/ret.py", "sha256": "ab" * 32}]}}
+                       "exclude": [], "patterns": [pattern]}}
     captions = [" ".join(t.get_text().split()) for t in plots.history_trend(table, "repo", about).figure.texts]
     assert any("Parsed by CPython 3.11.7 with punstats 0.1.0; test rule substring; .py .pyi files, .gitignore "
                "honoured, nothing excluded, long identifiers from 12 characters, pattern ret (ret.py, sha256 "
