@@ -7,7 +7,7 @@ from typing import Any, Dict, List, Optional, Sequence
 from punstats.analysis import asked, units
 from punstats.model.escape import terminal
 from punstats.model.kinds import KIND_CALL, KIND_CLASS, Kind
-from punstats.present.formats import percent_text, rate_text
+from punstats.present.formats import count_text, percent_text, rate_text
 
 
 def _pct(s: Dict[str, Any], key: str) -> str:
@@ -15,8 +15,8 @@ def _pct(s: Dict[str, Any], key: str) -> str:
     return percent_text(units.stored_share(s, key))
 
 
-def commas(value: int) -> str:
-    return format(value, ",")
+#: A count with thousands separators (``formats.count_text``), as the commands print it.
+commas = count_text
 
 
 def format_summary(s: Dict[str, Any], kind: Optional[str] = None) -> str:
@@ -103,9 +103,9 @@ def _kind_rows(s: Dict[str, Any], kind: Kind) -> List[Any]:
     total, outside = units.count(s, kind), units.count(s, kind, nontest=True)
     rows = [("pattern" if kind.user else "kind", "%s: %s" % (kind.name, _label(kind.label)))]
     rows += definition_rows(kind)
-    rows += [("matches", "%s   (%s)" % (_count(total), measure_text(s, kind.per, total, False))),
-             ("outside tests", "%s   (%s; test rule: %s)" % (_count(outside), measure_text(s, kind.per, outside, True),
-                                                            s["test_rule"]) if outside is not None
+    rows += [("matches", "%s   (%s)" % (count_text(total), measure_text(s, kind.per, total, False))),
+             ("outside tests", "%s   (%s; test rule: %s)" % (
+                 count_text(outside), measure_text(s, kind.per, outside, True), s["test_rule"]) if outside is not None
               else "n/a   (not recorded outside tests: stored by an earlier punstats)")]
     files = (s.get("pattern_files") or {}).get(kind.name)
     if isinstance(files, dict) and isinstance(files.get("top"), list):
@@ -115,7 +115,7 @@ def _kind_rows(s: Dict[str, Any], kind: Kind) -> List[Any]:
         default = asked.default_kind(units.union([s])) == kind.name
         rows.append(("see them", "punstats hits %s%s" % (s["stored"], "" if default else " --kind " + kind.name)))
     others = ["f(x=x) %s (%s of keyword arguments)" % (commas(s["punnable"]), _pct(s, "punnable_pct"))]
-    others += ["%s %s" % (other.name, _count(units.count(s, other))) for other in units.union([s]).user
+    others += ["%s %s" % (other.name, count_text(units.count(s, other))) for other in units.union([s]).user
                if other.name != kind.name]
     rows.append(("also counted", ", ".join(others) + "; --kind NAME for a summary about one"))
     return rows
@@ -140,7 +140,7 @@ def _related_patterns(s: Dict[str, Any]) -> str:
             if not kind.user and kind.name not in (KIND_CALL, KIND_CLASS)]
     entries: List[str] = []
     for kind in rows:
-        text = "%s %s" % (_label(kind.label), _count(units.count(s, kind)))
+        text = "%s %s" % (_label(kind.label), count_text(units.count(s, kind)))
         if any(kind.part_of == shown.name for shown in rows):
             entries[-1] += " (%s)" % text
         else:
@@ -154,9 +154,9 @@ def _user_pattern_rows(s: Dict[str, Any]) -> List[Any]:
     rows = []
     for kind in units.union([s]).user:
         total, outside = units.count(s, kind), units.count(s, kind, nontest=True)
-        measures = "%s; outside tests %s, %s" % (measure_text(s, kind.per, total, False), _count(outside),
+        measures = "%s; outside tests %s, %s" % (measure_text(s, kind.per, total, False), count_text(outside),
                                                  measure_text(s, kind.per, outside, True))
-        rows.append(("pattern " + kind.name, "%s   (%s; %s)" % (_count(total), measures, _label(kind.label))))
+        rows.append(("pattern " + kind.name, "%s   (%s; %s)" % (count_text(total), measures, _label(kind.label))))
     return rows
 
 
@@ -176,10 +176,6 @@ def measure_text(s: Dict[str, Any], unit: str, part: Optional[int], nontest: boo
 
 def _label(label: str) -> str:
     return label.replace("`", "")
-
-
-def _count(value: Any) -> str:
-    return "n/a" if value is None else commas(value)
 
 
 def format_reproduction(r: Any) -> str:
@@ -280,7 +276,7 @@ def format_corpus_line(stored: Any, kind: Optional[Kind] = None) -> str:
 def kind_count_text(s: Dict[str, Any], kind: Kind) -> str:
     """``kind``'s count in the summary ``s`` and its measure: "try_finally 3 (1.25% of Try nodes)"."""
     total = units.count(s, kind)
-    return "%s %s (%s)" % (kind.name, _count(total), measure_text(s, kind.per, total, False))
+    return "%s %s (%s)" % (kind.name, count_text(total), measure_text(s, kind.per, total, False))
 
 
 def format_rewrite(results: Sequence[Any], s: Any, written: bool) -> str:

@@ -23,7 +23,18 @@ from punstats.analysis.units import is_share, share, stored_share, unit_words
 from punstats.model.escape import terminal
 from punstats.model.intervals import DEFAULT_BOOTSTRAP, Bootstrap
 from punstats.model.kinds import KIND_CALL, Kind
-from punstats.present.formats import Cell, Code, Label, Percent, Rate, Table, percent_text, rate_text, render_all
+from punstats.present.formats import (
+    Cell,
+    Code,
+    Label,
+    Percent,
+    Rate,
+    Table,
+    count_cell,
+    percent_text,
+    rate_text,
+    render_all,
+)
 from punstats.present.intervals import PER_PROJECT_WORDS, POOLED_WORDS, WEIGHTING_NOTE, interval_lines, interval_rows
 from punstats.present.provenance import PUBLIC_SOURCE, rules_text
 from punstats.sources.pypi import PACKAGE_WORDS, REASON_WORDS
@@ -49,14 +60,10 @@ def _rate(value: float) -> Cell:
     return Rate(value)  # NaN (no line of code): n/a
 
 
-def _count(value: Any) -> Cell:
-    return Label("n/a") if value is None else int(value)
-
-
 def _counts_cells(counts: Dict[str, Any]) -> List[Cell]:
     """Files, lines of code, ``f(x=x)``, share, share outside tests, per million lines of code."""
     rates = shares(counts)
-    return [_count(counts["files"]), _count(counts["code_lines"]), _count(counts["punnable"]),
+    return [count_cell(counts["files"]), count_cell(counts["code_lines"]), count_cell(counts["punnable"]),
             Percent(rates["pct"]), Percent(rates["nontest_pct"]), _rate(rates["per_million"])]  # NaN: n/a
 
 

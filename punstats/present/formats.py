@@ -7,7 +7,7 @@ import io
 import textwrap
 import unicodedata
 from dataclasses import dataclass
-from typing import List, Optional, Sequence, Tuple, Union
+from typing import Any, List, Optional, Sequence, Tuple, Union
 
 from punstats.model.errors import OptionError
 from punstats.model.escape import (
@@ -187,6 +187,17 @@ def rate_text(value: float) -> str:
     if rounded == 0 or abs(rounded) >= WHOLE_RATE:
         return format(round(value), ",")
     return "%.*f" % (RATE_FIGURES - 1 - math.floor(math.log10(abs(rounded))), rounded)
+
+
+def count_text(value: Any) -> str:
+    """A count as every output writes it: thousands separated (``3,715``); ``n/a`` for a count
+    not known (None, NaN: a kind a stored result did not count)."""
+    return NOT_AVAILABLE if value is None or value != value else format(int(value), ",")
+
+
+def count_cell(value: Any) -> "Cell":
+    """A count as a table cell: the number, or ``n/a`` when it is not known (None, NaN)."""
+    return Label(NOT_AVAILABLE) if value is None or value != value else int(value)
 
 
 def percent_text(value: float) -> str:

@@ -22,7 +22,7 @@ from punstats.analysis.units import stored_share
 from punstats.model.escape import visible
 from punstats.present import tables
 from punstats.present.commands import commands
-from punstats.present.formats import percent_text
+from punstats.present.formats import count_text, percent_text
 from punstats.present.provenance import column_names, source_text, subject_of
 from punstats.store.rules import TEST_DIRS, TEST_FILE_PATTERNS
 
@@ -67,12 +67,8 @@ def _text(text: str) -> str:
     return tables.markdown_text(text)
 
 
-def _n(value: int) -> str:
-    return format(int(value), ",")
-
-
 def _counts(mapping: Dict[str, int]) -> str:
-    return ", ".join("%s %s" % (key, _n(value)) for key, value in sorted(mapping.items())) or "none"
+    return ", ".join("%s %s" % (key, count_text(value)) for key, value in sorted(mapping.items())) or "none"
 
 
 def test_rule_text(label: str) -> str:
@@ -112,7 +108,8 @@ def what_was_measured(summaries: Sequence[Dict[str, Any]], scan_dirs: Sequence[O
             s.get("extractor_version", "?"))),
         ("Scanned", lambda s: s.get("created", "unknown")),
         ("Files", lambda s: "%s scanned: %s parsed, %s failed (%s)" % (
-            _n(s["files"]), _n(s["parsed"]), _n(s["failed"]), _counts(s.get("failed_by_reason", {})))),
+            count_text(s["files"]), count_text(s["parsed"]), count_text(s["failed"]),
+            _counts(s.get("failed_by_reason", {})))),
         ("Skipped", skipped),
         ("Extensions", lambda s: ", ".join(tables.markdown_code(e)
                                            for e in s.get("rules", {}).get("extensions", [".py"]))),
@@ -162,13 +159,13 @@ def _definitions(summaries: Sequence[Dict[str, Any]]) -> List[str]:
         "bodies. Files are parsed with `ast`, never imported or run." % definition,
         "- **All keyword arguments (the denominator):** every keyword argument of every call whose "
         "name is not None; `**mapping` unpackings (%s) are not keyword arguments."
-        % _per_scan(summaries, lambda s: _n(s["double_star"])),
+        % _per_scan(summaries, lambda s: count_text(s["double_star"])),
         "- **Outside tests:** the keyword arguments of files that the test rule does not count as test code.",
         "- **Calls with at least one `f(x=x)` argument:** distinct calls (by file, line and column) "
         "that pass one or more.",
         "- **Class keywords** such as `class A(metaclass=metaclass)` are not calls and are not counted "
         "(class keywords, punnable: %s)." % _per_scan(summaries, lambda s: "%s, %s" % (
-            _n(s["class_keywords"]), _n(s["class_punnable"]))),
+            count_text(s["class_keywords"]), count_text(s["class_punnable"]))),
         "- **Long:** an `f(x=x)` keyword argument whose identifier has at least %d characters."
         % first["long_threshold"],
     ] + ["- **Test code** (rule %s, decided from the path relative to the corpus root): %s"
@@ -295,9 +292,9 @@ def headline(result: Any, name: Optional[str] = None) -> str:
     return ("%s**%s** of the keyword arguments outside tests are `f(x=x)` (%s of %s; test rule %s); "
             "in all code, **%s** (%s of %s)." % (
                 "%s: " % _text(name) if name else "",
-                percent_text(stored_share(s, "punnable_nontest_pct")), _n(s["punnable_nontest"]),
-                _n(s["keywords_nontest"]), tables.markdown_code(s["test_rule"]),
-                percent_text(stored_share(s, "punnable_pct")), _n(s["punnable"]), _n(s["keywords"])))
+                percent_text(stored_share(s, "punnable_nontest_pct")), count_text(s["punnable_nontest"]),
+                count_text(s["keywords_nontest"]), tables.markdown_code(s["test_rule"]),
+                percent_text(stored_share(s, "punnable_pct")), count_text(s["punnable"]), count_text(s["keywords"])))
 
 
 def write_report(results: Any, path: Optional[str] = None, figures: bool = True,

@@ -25,7 +25,7 @@ from punstats.model.intervals import DEFAULT_BOOTSTRAP, Bootstrap
 from punstats.model.kinds import Kind
 from punstats.present.commands import shown_source
 from punstats.present.ecosystem import list_url, not_scanned_text, not_scanned_words, run_provenance
-from punstats.present.formats import Cell, Code, Label, Percent, Rate, Span, Table, Text
+from punstats.present.formats import Cell, Code, Label, Percent, Rate, Span, Table, Text, count_cell
 from punstats.present.intervals import POOLED_WORDS, interval_text
 from punstats.present.provenance import column_names, provenance, source_url
 from punstats.store.ecosystem import drawn_at_random, population
@@ -66,14 +66,10 @@ def _capital(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def _count(value: Any) -> Cell:
-    return Label("n/a") if value is None or pd.isna(value) else int(value)
-
-
 def _cells(counts: Dict[str, Any], kind: Kind) -> List[Cell]:
     """Count, the unit's total, the measure; the count and the measure outside tests."""
-    return [_count(counts["count"]), _count(counts["unit"]), measure_cell(counts["measure"], kind),
-            _count(counts["count_nontest"]), measure_cell(counts["measure_nontest"], kind)]
+    return [count_cell(counts["count"]), count_cell(counts["unit"]), measure_cell(counts["measure"], kind),
+            count_cell(counts["count_nontest"]), measure_cell(counts["measure_nontest"], kind)]
 
 
 def _project_row(row: Dict[str, Any], kind: Kind) -> Tuple[Cell, ...]:
@@ -202,13 +198,13 @@ def scans_table(results: Sequence[Any], kind: Kind) -> Table:
     counts = [scan_counts(s, kind) for s in summaries]
     unit = _capital(units.unit_words(kind.per))
     rows: List[Tuple[Cell, ...]] = [
-        (Label("Count"), *[_count(c["count"]) for c in counts]),
+        (Label("Count"), *[count_cell(c["count"]) for c in counts]),
         (measure_header(kind), *[measure_cell(c["measure"], kind) for c in counts]),
-        (Label("Count outside tests"), *[_count(c["count_nontest"]) for c in counts]),
+        (Label("Count outside tests"), *[count_cell(c["count_nontest"]) for c in counts]),
         (measure_header(kind, True), *[measure_cell(c["measure_nontest"], kind) for c in counts]),
-        (Label(unit), *[_count(c["unit"]) for c in counts]),
-        (Label(unit + " outside tests"), *[_count(c["unit_nontest"]) for c in counts])]
-    rows += [(Label(words), *[_count(units.denominator(s, key)) for s in summaries])
+        (Label(unit), *[count_cell(c["unit"]) for c in counts]),
+        (Label(unit + " outside tests"), *[count_cell(c["unit_nontest"]) for c in counts])]
+    rows += [(Label(words), *[count_cell(units.denominator(s, key)) for s in summaries])
              for key, words in (("files", "Files parsed"), ("code_lines", "Lines of code")) if key != kind.per]
     notes = tuple(provenance(s, name) for s, name in zip(summaries, names)) + (definition_note(kind),)
     return Table(header=(Label("Statistic"), *names), rows=tuple(rows), notes=notes,

@@ -25,7 +25,7 @@ from punstats.model.intervals import DEFAULT_BOOTSTRAP, Bootstrap
 from punstats.model.kinds import Kind
 from punstats.present import ecosystem_report
 from punstats.present.commands import commands, shown_source
-from punstats.present.formats import Table, percent_text, rate_text, render
+from punstats.present.formats import Table, count_text, percent_text, rate_text, render
 from punstats.present.provenance import column_names
 from punstats.present.report import REPRODUCE, portable, what_was_measured
 from punstats.present.run_labels import labels_section, sheets_in
@@ -83,14 +83,15 @@ def headline(counts: dict, kind: Kind, test_rule: str, where: str) -> str:
     """The sentence a PEP author quotes: the measure outside tests, then in all code; for none
     found, the upper bound the lines (or nodes) read put on it."""
     text = ("%s**%s** outside tests (%s in %s %s; test rule %s); in all code, **%s** (%s in %s)." % (
-        where, measure_text(counts["measure_nontest"], kind), _n(counts["count_nontest"]), _n(counts["unit_nontest"]),
+        where, measure_text(counts["measure_nontest"], kind), count_text(counts["count_nontest"]),
+        count_text(counts["unit_nontest"]),
         units.unit_words(kind.per), markdown_code(test_rule), measure_text(counts["measure"], kind),
-        _n(counts["count"]), _n(counts["unit"])))
+        count_text(counts["count"]), count_text(counts["unit"])))
     if counts["count"] == 0 and counts["unit"]:
         bound = (100.0 if units.is_share(kind.per) else 1e6) * NONE_FOUND_BOUND / counts["unit"]
         text += (" None was found: with none in %s %s, the rate is below %s at 95%% confidence (the rule of "
                  "three, 3/n, treating each as an independent chance)." % (
-                     _n(counts["unit"]), units.unit_words(kind.per), measure_text(bound, kind)))
+                     count_text(counts["unit"]), units.unit_words(kind.per), measure_text(bound, kind)))
     return text
 
 
@@ -111,10 +112,6 @@ def prose(text: str) -> str:
         start = match.end()
     rest = text[start:]
     return markdown_text(text) if "`" in rest else "".join(parts) + markdown_text(rest)
-
-
-def _n(value: Any) -> str:
-    return "n/a" if value is None else format(int(value), ",")
 
 
 def render_run(stored: Any, kind: Kind, figure: Optional[str] = None, top: Optional[int] = None,
