@@ -377,3 +377,12 @@ def scan_options(args: argparse.Namespace, **settings: Any) -> Any:
         values["test_rule"] = parse_test_rule(args.test_rule)
     values.update(settings)
     return ScanOptions.of(**values)
+
+
+class Given(argparse.Action):
+    """An option's value, and ``<dest>_given`` True: whether it was given, not only its default."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: Optional[str] = None) -> None:
+        setattr(namespace, self.dest, values)
+        setattr(namespace, self.dest + "_given", True)

@@ -11,8 +11,9 @@ import argparse
 import os
 from typing import Any, List, Optional, Sequence
 
+from punstats.cli import compare
 from punstats.cli.bootstrap import add_bootstrap_options, bootstrap
-from punstats.cli.common import UsageError, error_line, positive, write_output
+from punstats.cli.common import Given, UsageError, error_line, positive, write_output
 from punstats.model.errors import OptionError
 from punstats.model.escape import terminal
 from punstats.model.intervals import Bootstrap
@@ -24,8 +25,10 @@ def _add_evidence_commands(commands: Any) -> None:
 
     def stored_scans(p: argparse.ArgumentParser, several: bool = True) -> None:
         p.add_argument("dirs", nargs="+" if several else 1, metavar="DIR",
-                       help="a stored scan, as written by punstats scan, or (alone) the directory of a "
-                            "punstats corpus top-pypi:N run")
+                       help="a stored scan (punstats scan -o), an ecosystem run (punstats corpus top-pypi:N) "
+                            "or a stored history (punstats history); several of any sort are compared side "
+                            "by side, with a difference column, when one of them is a run or a history "
+                            "(scans alone: --by compare)")
         p.add_argument("--test-rule", metavar="RULE", default=None,
                        help="re-classify test code first: components, substring, none or regex:PATTERN "
                             "(default: the rule the scan used)")
@@ -38,8 +41,10 @@ def _add_evidence_commands(commands: Any) -> None:
                                         "summary, one column per scan, as a reST simple table.")
     stored_scans(p)
     p.add_argument("--format", choices=tables.FORMATS, default="rst", help="default: %(default)s")
-    p.add_argument("--by", choices=tables.BY, default="summary",
-                   help="summary (one column per scan, the default), or per scan: identifier length, "
+    p.add_argument("--by", choices=(*tables.BY, compare.COMPARE), default="summary",
+                   help="summary (one column per scan, the default), compare (the inputs side by side with "
+                        "95%% intervals and a difference column; the default when a run or a history is "
+                        "among them), or per scan: identifier length, "
                         "most common identifiers or callees (these three of a run: pooled), top-level "
                         "directories, counts per label (punstats label)")
     p.add_argument("--kinds", dest="by", action="store_const", const="kinds",
@@ -48,7 +53,7 @@ def _add_evidence_commands(commands: Any) -> None:
                    help="the kind the summary table (of a run: its projects table) is about, e.g. a pattern's "
                         "name or call for f(x=x) (default: the one pattern given with --pattern, else call); "
                         "with --by label: the labels of this occurrence kind only (default: every labelled kind)")
-    p.add_argument("-n", "--top", type=positive, default=tables.TOP_ROWS, metavar="N", action=_Given,
+    p.add_argument("-n", "--top", type=positive, default=tables.TOP_ROWS, metavar="N", action=Given,
                    help="rows of the identifier, callee and directory tables (default: %(default)s); of an "
                         "ecosystem run: the first N projects, then one row pooling the others "
                         "(default: every project)")
@@ -101,15 +106,6 @@ def _add_plot_and_report(commands: Any, stored_scans: Any) -> None:
     p.set_defaults(handler=cmd_report)
 
 
-class _Given(argparse.Action):
-    """An option's value, and ``<dest>_given`` True: whether it was given, not only its default."""
-
-    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
-                 option_string: Optional[str] = None) -> None:
-        setattr(namespace, self.dest, values)
-        setattr(namespace, self.dest + "_given", True)
-
-
 def _keys(text: str) -> List[str]:
     parts = [part.strip() for part in text.split(",") if part.strip()]
     if not parts:
@@ -157,9 +153,6 @@ def _ecosystem_run(args: argparse.Namespace) -> Any:
     runs = [directory for directory in args.dirs if is_run(directory)]
     if not runs:
         return None
-    if len(args.dirs) > 1:
-        raise UsageError("%s is an ecosystem run: give it alone (a run is not compared with other directories)"
-                         % runs[0])
     if args.test_rule is not None or args.long is not None:
         raise UsageError("%s is an ecosystem run: its projects keep the rules they were scanned with "
                          "(--test-rule and --long re-classify a stored scan)" % runs[0])
@@ -212,6 +205,9 @@ def cmd_table(args: argparse.Namespace) -> int:
     check_table_options(args, any(is_run(directory) for directory in args.dirs))
     if args.by == "label":  # scans and ecosystem runs alike, alone or together
         write_output(_label_table(args), args.output)
+        return 0
+    if compare.comparing(args):
+        write_output(compare.table_of_comparison(args), args.output)
         return 0
     stored = _ecosystem_run(args)
     if stored is not None:
@@ -292,10 +288,13 @@ def cmd_plot(args: argparse.Namespace) -> int:
     unknown = [fmt for fmt in args.format if fmt not in plots.FORMATS]
     if unknown:
         raise UsageError("unknown figure format %r (choose from %s)" % (unknown[0], ", ".join(plots.FORMATS)))
-    stored = _ecosystem_run(args)
-    results = _load_scans(args.dirs, args.test_rule, args.long) if stored is None else []
+    comparing = compare.comparing(args)
+    stored = None if comparing else _ecosystem_run(args)
+    results = [] if comparing or stored is not None else _load_scans(args.dirs, args.test_rule, args.long)
     try:
-        if stored is not None:
+        if comparing:
+            paths = compare.plot_of_comparison(args)
+        elif stored is not None:
             paths = _plot_run(stored, args.kind, args.output or plots.DEFAULT_DIRECTORY, args.format, bootstrap(args))
         else:
             subject = _plot_subject(results, args.kind)  # an unknown kind: one line, before any figure
@@ -337,6 +336,9 @@ def cmd_report(args: argparse.Namespace) -> int:
     check_figure_options(args)
     if not args.no_figures:
         _plots_module()
+    if compare.comparing(args):
+        print(terminal(_writing(lambda: compare.report_of_comparison(args))))
+        return 0
     stored = _ecosystem_run(args)
     if stored is not None:
         return _report_of_run(args, stored)

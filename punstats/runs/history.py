@@ -293,3 +293,38 @@ def store(place: Staging, table: pd.DataFrame, about: Dict[str, Any],
     place.commit(about)
     return [os.path.join(place.name, name) for name in names]
 
+
+
+def is_history(directory: str) -> bool:
+    """Whether ``directory`` holds a stored history (its ``history.json`` and table)."""
+    return all(os.path.isfile(os.path.join(directory, name)) for name in ("history.json", "history.parquet"))
+
+
+def read_history(directory: str) -> Tuple[pd.DataFrame, Dict[str, Any]]:
+    """A stored history's table (oldest revision first) and ``history.json``; a history never
+    finished, unreadable or without a revision is a ``StoreError`` naming the file."""
+    import json
+
+    from punstats.model.errors import one_line
+    from punstats.store.staging import StoreError
+    if os.path.exists(os.path.join(directory, WRITING_FILE)):
+        raise StoreError("%s is a stored history that was never finished; run punstats history again" % directory)
+    path = os.path.join(directory, "history.json")
+    try:
+        with open(path, "rb") as handle:
+            about = json.loads(handle.read(MAX_ABOUT_BYTES + 1)[:MAX_ABOUT_BYTES])
+        table = pd.read_parquet(os.path.join(directory, "history.parquet"))
+    except (OSError, ValueError) as exc:
+        raise StoreError("%s: %s" % (path if isinstance(exc, json.JSONDecodeError) else directory, one_line(exc))
+                         ) from None
+    missing = [column for column in ("commit", "keywords", "punnable", "punnable_nontest_pct")
+               if column not in table.columns]
+    if not isinstance(about, dict) or missing or not len(table):
+        raise StoreError("%s is not a history punstats can read (%s)" % (
+            directory, "no revision" if not missing and isinstance(about, dict) and not len(table)
+            else "missing columns %s" % ", ".join(missing) if missing else "history.json is not an object"))
+    return table, about
+
+
+#: ``history.json`` is read up to this size: it holds provenance, a few kilobytes.
+MAX_ABOUT_BYTES = 16 * 1024 * 1024
