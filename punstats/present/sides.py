@@ -225,20 +225,25 @@ def _parts(measure: str) -> Tuple[str, str]:
 
 def headline(comparison: Comparison) -> str:
     """The sentence a forum post quotes: the outside-tests measure of each input with its interval,
-    then each difference from the first with its interval and p-value."""
+    then each difference from the first with its interval and p-value, then each run's median."""
     kind = comparison.kind
     measure = "measure_nontest"
-    words = _measure_words(kind, measure)
+    name = kind.label if not kind.user else "`%s`" % kind.name
+    unit = units.unit_words(kind.per)
+    subject = ("the share of %s that are %s" % (unit, name) if units.is_share(kind.per)
+               else "%s per million %s" % (name, unit))
     parts = ["**%s** in %s (95%% interval %s)" % (
         _value_text(c.pooled[measure].estimate, measure, kind), c.side.name,
         interval_words(c.pooled[measure], measure, kind)) for c in comparison.sides]
-    text = "Pooled (every occurrence counts once), the %s of %s is %s." % (
-        words, kind.label if not kind.user else "`%s`" % kind.name, "; ".join(parts))
+    text = "Outside tests, pooled (every occurrence counts once), %s is %s." % (subject, "; ".join(parts))
     for compared, by_measure in zip(comparison.sides[1:], comparison.differences):
         found = by_measure[measure]
-        text += " %s minus %s: **%s** (95%% interval %s; permutation test p = %s)." % (
+        tested = "permutation test p = %s" % p_words(found) if found.p_value == found.p_value else \
+            "no permutation test: %s against %s" % (comparison.sides[0].side.unit or "no units",
+                                                    compared.side.unit or "no units")
+        text += " %s minus %s: **%s** (95%% interval %s; %s)." % (
             comparison.sides[0].side.name, compared.side.name, _signed(found.estimate, measure, kind),
-            difference_words(found, measure, kind), p_words(found))
+            difference_words(found, measure, kind), tested)
     medians = [c for c in comparison.sides if c.side.sort == RUN]
     if medians:
         text += " Per project (every project counts once), the median is %s." % "; ".join(
