@@ -153,14 +153,17 @@ def stored_tables(out):
 
 
 def test_the_dask_engine_counts_a_pattern_as_the_local_engine_and_shares_the_blob_cache(tmp_path, capsys, setup):
-    pytest.importorskip("distributed")
+    distributed = pytest.importorskip("distributed")
     command, plugin = setup
     runs = {}
-    for name, engine in (("first", "dask"), ("again", "dask"), ("local", "local")):
-        args = command("--pattern", str(plugin), "--engine", engine, "--json", "-q")
-        args[args.index("-o") + 1] = str(tmp_path / name)
-        assert main(args + (["--no-cache"] if engine == "local" else [])) == 0
-        runs[name] = json.loads(capsys.readouterr().out)["ecosystem"]
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                                  scheduler_kwargs={"dashboard_address": ":0"}) as cluster:
+        dask = "dask:" + cluster.scheduler_address
+        for name, engine in (("first", dask), ("again", dask), ("local", "local")):
+            args = command("--pattern", str(plugin), "--engine", engine, "--json", "-q")
+            args[args.index("-o") + 1] = str(tmp_path / name)
+            assert main(args + (["--no-cache"] if engine == "local" else [])) == 0
+            runs[name] = json.loads(capsys.readouterr().out)["ecosystem"]
     assert stored_tables(tmp_path / "first") == stored_tables(tmp_path / "local")
     assert stored_tables(tmp_path / "again") == stored_tables(tmp_path / "local")
     # the workers see the run's blob cache (one disk): the second run extracts nothing again
