@@ -184,18 +184,12 @@ def test_bad_patterns_are_one_line_usage_errors(tmp_path, fixture_dir, capsys, n
     assert not out.exists()
 
 
-def test_a_name_clash_and_dask_are_refused(tmp_path, fixture_dir, capsys):
+def test_a_name_clash_is_refused(tmp_path, fixture_dir, capsys):
     (tmp_path / "a.py").write_text(TRIES)
     (tmp_path / "b.py").write_text(TRIES)
     assert main(["scan", "-q", "--no-save", str(fixture_dir), "--pattern", str(tmp_path / "a.py"),
                  "--pattern", str(tmp_path / "b.py")]) == 2
     assert "two patterns are named 'try_finally'" in capsys.readouterr().err
-    assert main(["scan", "-q", "--no-save", "--engine", "dask", str(fixture_dir),
-                 "--pattern", str(tmp_path / "a.py")]) == 2
-    err = capsys.readouterr().err
-    if "not installed" not in err:  # without dask[distributed], --engine dask is refused first
-        assert err == "punstats: error: --pattern needs the local engine: Dask workers cannot load your " \
-                      "pattern files\n"
 
 
 @pytest.mark.parametrize("cache", [False, True])

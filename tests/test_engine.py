@@ -8,6 +8,7 @@ from punstats.discover import read as read_module
 from punstats.discover.tree import discover
 from punstats.engines import local
 from punstats.engines.local import batches, extract_candidate, run
+from punstats.extract.plugins import load
 from punstats.model.discovery import Candidate
 from punstats.model.statuses import UNREADABLE
 
@@ -25,6 +26,32 @@ def test_pool_and_in_process_give_the_same_results_in_the_same_order(tmp_path, m
     pooled = run(candidates, jobs=2)
     assert pooled == run(candidates, jobs=1)
     assert [e.record.path for e in pooled] == [c.path for c in candidates]
+
+
+PATTERN = """\
+import ast
+
+import punstats
+
+
+@punstats.pattern("named_calls", per="calls", on=ast.Call)
+def match(node, parents):
+    return {"name": node.func.id} if isinstance(node.func, ast.Name) else False
+"""
+
+
+def test_a_daemon_process_matches_patterns_itself_as_a_pool_would(tmp_path, monkeypatch):
+    (tmp_path / "tree").mkdir()
+    make_tree(tmp_path / "tree", 5)
+    (tmp_path / "named.py").write_text(PATTERN)
+    candidates = discover(str(tmp_path / "tree")).candidates
+    patterns = load([str(tmp_path / "named.py")])
+    pooled = run(candidates, jobs=2, patterns=patterns)
+    assert sum(o.kind == "named_calls" for e in pooled for o in e.occurrences) == 15
+    # a Dask worker is a daemon: it may start no process, so it extracts in its own
+    monkeypatch.setattr(local.multiprocessing.current_process(), "daemon", True)
+    monkeypatch.setattr(local, "new_pool", lambda jobs: pytest.fail("a daemon started a pool"))
+    assert run(candidates, jobs=2, patterns=patterns) == pooled
 
 
 def _workers_seen(monkeypatch):

@@ -2,6 +2,7 @@
 
 Skipped when ``distributed`` is not installed (it is in the ``test`` extra).
 """
+import ast
 import json
 import os
 import sys
@@ -18,11 +19,28 @@ from punstats import engines as engine
 from punstats.discover.tree import discover
 from punstats.engines.base import EngineError
 from punstats.engines.dask import run_dask
-from punstats.engines.local import run
+from punstats.engines.local import candidate_fields, run
+from punstats.extract.plugins import load
+from punstats.extract.shipping import ship
 from punstats.model.discovery import Candidate
+from punstats.model.kinds import PatternError
 
 STDLIB = sysconfig.get_path("stdlib")
 TABLES = ("occurrences.parquet", "files.parquet", "functions.parquet")
+
+#: A user pattern with fields (``field_<key>`` columns): calls of a name, with the name and its length.
+NAMED_CALLS = '''\
+import ast
+
+import punstats
+
+
+@punstats.pattern("named_calls", label="calls of a name", per="calls", on=ast.Call)
+def match(node, parents):
+    if isinstance(node.func, ast.Name):
+        return {"name": node.func.id, "n": len(node.func.id)}
+    return False
+'''
 
 
 @pytest.fixture(scope="module")
@@ -122,6 +140,73 @@ def test_engine_errors_are_one_line_usage_errors(tmp_path, monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "distributed", None)  # as if not installed
     assert cli.main(["scan", str(tmp_path), "--engine", "dask", "--no-save"]) == 2
     assert "needs dask[distributed], which is not installed" in capsys.readouterr().err
+
+
+def stored_bytes(directory):
+    """Each stored table's file, as bytes."""
+    return {name: open(os.path.join(directory, name), "rb").read() for name in TABLES}
+
+
+def test_patterns_are_sent_by_source_and_the_stored_tables_are_the_local_engine_s_bytes(cluster, tmp_path, capsys):
+    plugin = tmp_path / "named.py"
+    plugin.write_text(NAMED_CALLS)
+    root = os.path.join(STDLIB, "email")
+    patterns = ["--pattern", str(plugin), "--pattern", "punstats.patterns.return_in_finally"]
+    assert cli.main(["scan", root, "-q", "--no-cache", "--engine", "dask", "--scheduler", cluster.scheduler_address,
+                     "-o", str(tmp_path / "dask"), *patterns]) == 0
+    assert cli.main(["scan", root, "-q", "--no-cache", "-j", "2", "-o", str(tmp_path / "local"), *patterns]) == 0
+    assert stored_bytes(tmp_path / "dask") == stored_bytes(tmp_path / "local")
+    assert_same_stored_scan(str(tmp_path / "dask"), str(tmp_path / "local"))
+    occurrences = pd.read_parquet(tmp_path / "dask" / "occurrences.parquet")
+    assert (occurrences["kind"] == "named_calls").sum() > 500 and occurrences["field_name"].notna().any()
+    capsys.readouterr()
+
+
+def shipped_named_calls(tmp_path):
+    """The pattern ``NAMED_CALLS`` as ``ship`` sends it, its file then gone: workers load the bytes sent."""
+    plugin = tmp_path / "named.py"
+    plugin.write_text(NAMED_CALLS)
+    shipped = ship(load([str(plugin)]))
+    plugin.unlink()
+    return shipped
+
+
+def test_a_worker_loads_the_source_sent_not_the_file(cluster, tmp_path):
+    (tmp_path / "a.py").write_text("f(x=x)\nprint(len(y))\n")
+    batch = [candidate_fields(c) for c in discover(str(tmp_path)).candidates]
+    shipped = shipped_named_calls(tmp_path)
+    with distributed.Client(cluster.scheduler_address, set_as_default=False) as client:
+        [extraction] = client.submit(engine.dask.extract_shipped, batch, 10**6, shipped, pure=False).result()
+    assert extraction.record.status == "ok"
+    assert sorted(json.loads(o.fields)["name"] for o in extraction.occurrences if o.kind == "named_calls") == [
+        "f", "len", "print"]
+
+
+def test_source_that_is_not_the_scan_s_is_refused_on_the_workers(cluster, tmp_path, monkeypatch):
+    (tmp_path / "a.py").write_text("f(x=x)\n")
+    (source, name, digest, path, data), = shipped_named_calls(tmp_path)
+    tampered = ((source, name, digest, path, data.replace(b"len(node.func.id)", b"0")),)
+    batch = [candidate_fields(c) for c in discover(str(tmp_path)).candidates]
+    with distributed.Client(cluster.scheduler_address, set_as_default=False) as client:
+        [extraction] = client.submit(engine.dask.extract_shipped, batch, 10**6, tampered, pure=False).result()
+    assert extraction.record.status == "pattern_error"
+    assert "the source the Dask worker received has sha256 " in extraction.record.error
+    assert "not the scan's %s; not loaded" % digest[:12] in extraction.record.error
+    monkeypatch.setattr(engine.dask, "ship", lambda kinds: tampered)
+    with pytest.raises(EngineError, match=r"^Dask worker tcp://\S+ cannot load the patterns: pattern \S+named.py: "
+                                          r"the source the Dask worker received has sha256 "):
+        run_dask(discover(str(tmp_path)).candidates, scheduler=cluster.scheduler_address, patterns=load([]))
+
+
+def test_a_pattern_given_as_a_python_function_is_refused_in_one_line(tmp_path):
+    @punstats.pattern("local_calls", per="calls", on=ast.Call)
+    def match(node, parents):
+        return True
+
+    (tmp_path / "a.py").write_text("f(x=x)\n")
+    with pytest.raises(PatternError, match=r"^pattern 'local_calls' cannot be sent to the Dask workers: .*"
+                                           r"give it as --pattern FILE.py or module:name$"):
+        punstats.scan(str(tmp_path), engine="dask", scheduler="tcp://127.0.0.1:9", patterns=[match])
 
 
 def test_workers_with_another_extractor_or_python_are_refused():

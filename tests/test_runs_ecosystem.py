@@ -12,7 +12,7 @@ from fakerun import TRIES  # the user pattern file the runs count (try with fina
 
 from punstats.cli import main
 from punstats.runs import ecosystem as run
-from punstats.runs.options import DASK_PATTERNS
+from punstats.runs.ecosystem_dask import shared_cache
 
 FINALLY = "def f():\n    try:\n        pass\n    finally:\n        return 1\n"
 EXCEPT = "try:\n    x = 1\nexcept E:\n    pass\n"
@@ -146,12 +146,46 @@ def test_rules_changed_names_what_differs():
         "other patterns (p from a/p.py, sha256 abababababab; now none)")
 
 
-def test_the_dask_engine_refuses_a_pattern_before_any_work(tmp_path, capsys, setup, index):
-    pytest.importorskip("distributed")
+def stored_tables(out):
+    """Each project's stored tables, as bytes."""
+    return {str(path.relative_to(out)): path.read_bytes() for table in run.TABLES
+            for path in sorted((out / table).glob("*.parquet"))}
+
+
+def test_the_dask_engine_counts_a_pattern_as_the_local_engine_and_shares_the_blob_cache(tmp_path, capsys, setup):
+    distributed = pytest.importorskip("distributed")
     command, plugin = setup
-    assert main(command("--pattern", str(plugin), "--engine", "dask", "-q")) == 2
-    assert capsys.readouterr().err == "punstats: error: %s\n" % DASK_PATTERNS
-    assert not os.path.exists(tmp_path / "out") and index.requests == []
+    runs = {}
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                                  scheduler_kwargs={"dashboard_address": ":0"}) as cluster:
+        dask = "dask:" + cluster.scheduler_address
+        for name, engine in (("first", dask), ("again", dask), ("local", "local")):
+            args = command("--pattern", str(plugin), "--engine", engine, "--json", "-q")
+            args[args.index("-o") + 1] = str(tmp_path / name)
+            assert main(args + (["--no-cache"] if engine == "local" else [])) == 0
+            runs[name] = json.loads(capsys.readouterr().out)["ecosystem"]
+    assert stored_tables(tmp_path / "first") == stored_tables(tmp_path / "local")
+    assert stored_tables(tmp_path / "again") == stored_tables(tmp_path / "local")
+    # the workers see the run's blob cache (one disk): the second run extracts nothing again
+    assert runs["first"]["cache"] == {"cached": 0, "extracted": 6} and runs["again"]["cache"] == {
+        "cached": 6, "extracted": 0}
+    assert {k: v for k, v in runs["first"].items() if k not in ("cache", "list")} == {
+        k: v for k, v in runs["local"].items() if k not in ("cache", "list")}
+
+
+def test_workers_that_do_not_see_the_blob_cache_run_without_it(tmp_path):
+    class Client:
+        def run(self, function, *args):
+            return {"tcp://w1": function(*args), "tcp://w2": False}  # w2: another machine
+
+    class Everywhere(Client):
+        def run(self, function, *args):
+            return {"tcp://w1": function(*args), "tcp://w2": function(*args)}
+
+    path = str(tmp_path / "cache" / "blobs.sqlite3")
+    assert shared_cache(Everywhere(), path) == path
+    assert shared_cache(Client(), path) is None and shared_cache(Everywhere(), False) is None
+    assert os.listdir(tmp_path / "cache") == []  # the token it wrote is gone
 
 
 #: A pattern whose fields differ by project: alpha's calls (f) have no ``g`` and an int ``n``,

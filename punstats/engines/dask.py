@@ -17,9 +17,18 @@ from punstats.engines.base import (
     default_jobs,
     distributed_module,
 )
-from punstats.engines.local import BATCH_BYTES, batches, candidate_fields, collector, extract_batch
+from punstats.engines.local import (
+    BATCH_BYTES,
+    batches,
+    candidate_fields,
+    collector,
+    extract_kinds,
+    pattern_failures,
+)
+from punstats.extract.shipping import Shipped, receive, ship
 from punstats.model.discovery import Candidate
 from punstats.model.errors import one_line
+from punstats.model.kinds import Kind, PatternError
 from punstats.model.limits import DEFAULT_MAX_BYTES
 from punstats.model.records import Extraction
 
@@ -104,6 +113,40 @@ def check_workers(client, timeout: float) -> None:
                               "on %s %s: results would differ" % (worker, *identity, *mine))
 
 
+def extract_shipped(batch: Sequence[tuple], max_bytes: int, shipped: Sequence[Shipped] = (),
+                    timeout: Optional[float] = None) -> List[Extraction]:
+    """A worker's task: ``engines.local.extract_batch``'s, its patterns loaded from the source sent
+    (``extract.shipping``); bytes that are not the scan's are each file's ``pattern_error``."""
+    candidates = [Candidate(*fields) for fields in batch]
+    try:
+        kinds = receive(shipped)
+    except PatternError as exc:
+        return pattern_failures(candidates, exc)
+    return extract_kinds(candidates, max_bytes, kinds, timeout)
+
+
+def _received(shipped: Sequence[Shipped]) -> str:
+    """On a worker: why the patterns sent cannot be loaded there ("" when they are)."""
+    try:
+        receive(shipped)
+    except PatternError as exc:
+        return str(exc)
+    return ""
+
+
+def check_patterns(client, shipped: Sequence[Shipped]) -> None:
+    """Every worker loads the patterns sent (a worker that joins later loads them at its first task)."""
+    if not shipped:
+        return
+    try:
+        problems = client.run(_received, shipped)
+    except Exception as exc:  # noqa: BLE001 -- a lost connection, a worker that cannot unpickle the call
+        raise EngineError("the Dask workers cannot load the patterns: %s" % one_line(exc)) from None
+    for worker, problem in sorted(problems.items()):
+        if problem:
+            raise EngineError("Dask worker %s cannot load the patterns: %s" % (worker, problem))
+
+
 @contextlib.contextmanager
 def local_cluster(jobs: Optional[int] = None) -> Iterator[str]:
     """A Dask ``LocalCluster`` of ``jobs`` single-threaded worker processes; yields its address.
@@ -120,7 +163,8 @@ def local_cluster(jobs: Optional[int] = None) -> Iterator[str]:
 def run_dask(candidates: Sequence[Candidate], scheduler: Optional[str] = None, jobs: Optional[int] = None,
              max_bytes: int = DEFAULT_MAX_BYTES, progress: Optional[Progress] = None,
              timeout: Optional[float] = None, batch_bytes: Optional[int] = None,
-             on_batch: Optional[Sink] = None, keep: bool = True) -> List[Extraction]:
+             on_batch: Optional[Sink] = None, keep: bool = True, patterns: Sequence[Kind] = (),
+             pattern_timeout: Optional[float] = None) -> List[Extraction]:
     """Extract every candidate on a Dask cluster; same results, same order as ``run``.
 
     ``scheduler``: the address of a running scheduler (``tcp://host:8786``);
@@ -132,11 +176,15 @@ def run_dask(candidates: Sequence[Candidate], scheduler: Optional[str] = None, j
     ``timeout``: seconds to connect and to wait for a first worker (default
     ``CONNECT_TIMEOUT``);
     ``batch_bytes``: source bytes per task (default ``BATCH_BYTES``);
-    ``on_batch``, ``keep``: as ``run``.
+    ``on_batch``, ``keep``: as ``run``;
+    ``patterns``: user patterns, sent as their files' source (``extract.shipping``) and
+    matched on the workers (``pattern_timeout`` seconds per file where a worker can keep it: in its
+    main thread; Dask runs tasks in others, so a matcher that never returns holds its task).
     """
     distributed = distributed_module()
     if not candidates:
         return []
+    shipped = ship(patterns)
     timeout = CONNECT_TIMEOUT if timeout is None else timeout
     if scheduler is not None:
         probe_scheduler(scheduler, timeout)
@@ -148,8 +196,9 @@ def run_dask(candidates: Sequence[Candidate], scheduler: Optional[str] = None, j
         except Exception as exc:  # noqa: BLE001 -- it answered the probe, then went away
             raise EngineError("cannot connect to the Dask scheduler at %s: %s" % (address, one_line(exc))) from None
         check_workers(client, timeout)
-        futures = {client.submit(extract_batch, [candidate_fields(candidates[i]) for i in group], max_bytes,
-                                 pure=False): group
+        check_patterns(client, shipped)
+        futures = {client.submit(extract_shipped, [candidate_fields(candidates[i]) for i in group], max_bytes,
+                                 shipped, pattern_timeout or None, pure=False): group
                    for group in batches(candidates, batch_bytes or BATCH_BYTES)}
         try:
             for future in distributed.as_completed(futures, loop=client.loop):

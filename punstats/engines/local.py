@@ -39,7 +39,8 @@ retried alone as after a death; a batch that stalls again is recorded as
 ``pattern_timeout``.  A worker's address space is limited at its first batch of
 patterns (``memory`` megabytes more than it held, ``model.processes.limit_memory``), so a
 matcher that leaks meets ``MemoryError`` (its file's ``pattern_error``) before the machine
-runs out.
+runs out.  A process that may start none (a daemon, as a Dask worker is: ``may_fork``)
+extracts in itself, patterns too, without a pool to kill.
 """
 from __future__ import annotations
 
@@ -127,7 +128,18 @@ def extract_batch(batch: Sequence[tuple], max_bytes: int, patterns: Sequence[Wir
     try:
         kinds = plugins.resolve(patterns)
     except PatternError as exc:  # e.g. the plugin file was edited while the scan ran
-        return [failure(c.path, PATTERN_ERROR, str(exc), size=c.size) for c in candidates]
+        return pattern_failures(candidates, exc)
+    return extract_kinds(candidates, max_bytes, kinds, timeout)
+
+
+def pattern_failures(candidates: Sequence[Candidate], exc: PatternError) -> List[Extraction]:
+    """Each candidate's ``pattern_error``: its patterns could not be loaded where it was to be extracted."""
+    return [failure(c.path, PATTERN_ERROR, str(exc), size=c.size) for c in candidates]
+
+
+def extract_kinds(candidates: Sequence[Candidate], max_bytes: int, kinds: Sequence[Kind],
+                  timeout: Optional[float] = None) -> List[Extraction]:
+    """A worker's batch with its patterns loaded (``extract_batch``, ``engines.dask``)."""
     pid = os.getpid()
     done = []
     for candidate in candidates:
@@ -142,6 +154,12 @@ def extract_batch(batch: Sequence[tuple], max_bytes: int, patterns: Sequence[Wir
 
 #: ``candidate`` as the tuple ``extract_batch`` takes (``Candidate(*fields)``), in field order.
 candidate_fields = operator.attrgetter(*(field.name for field in dataclasses.fields(Candidate)))
+
+
+def may_fork() -> bool:
+    """This process may start worker processes: it is not a daemon (as a Dask worker is, which
+    then extracts in this process, matching patterns too: without their deadline or memory limit)."""
+    return not multiprocessing.current_process().daemon
 
 
 def _context():
@@ -266,9 +284,10 @@ def run(candidates: Sequence[Candidate], jobs: Optional[int] = None,
     if jobs < 1:
         raise ValueError("jobs must be at least 1")
     slots, take = collector(len(candidates), progress, on_batch, keep)
-    if not patterns and (jobs == 1 or len(candidates) < MIN_FILES_FOR_POOL):
+    if not patterns and (jobs == 1 or len(candidates) < MIN_FILES_FOR_POOL) or not may_fork():
         for index, candidate in enumerate(candidates):
-            take([index], [extract_candidate(candidate, max_bytes)])
+            take([index], extract_kinds([candidate], max_bytes, patterns, timeout) if patterns
+                 else [extract_candidate(candidate, max_bytes)])
         return slots  # type: ignore[return-value]
     if workers is not None and workers.pool is None and jobs > 1:  # started for this run and the next
         workers.start()

@@ -102,7 +102,8 @@ def _dask(setup: Setup) -> Iterator[Opened]:
 
     def extract(chunk: Sequence[Candidate], sink: Optional[Sink] = None) -> List[Extraction]:
         return run_dask(chunk, scheduler=setup.argument, jobs=setup.jobs, max_bytes=setup.max_bytes,
-                        progress=setup.progress, on_batch=sink, keep=False)
+                        progress=setup.progress, on_batch=sink, keep=False, patterns=setup.patterns,
+                        pattern_timeout=setup.pattern_timeout)
     yield Opened(extract, _this_python())
 
 

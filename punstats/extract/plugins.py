@@ -193,6 +193,13 @@ def _load_file(spec: str) -> List[Kind]:
     """Run the file as a module named after its path and take what it defined."""
     data = _read_plugin(spec)
     name = "punstats_pattern_%s" % hashlib.sha256(os.path.abspath(spec).encode()).hexdigest()[:16]
+    return run_source(spec, data, name)
+
+
+def run_source(spec: str, data: bytes, name: str) -> List[Kind]:
+    """The patterns ``data`` (the bytes of the pattern file ``spec``) defines, run as the module
+    ``name``, each with ``spec`` as its source and the digest of ``data``; a one-line ``PatternError``
+    for whatever running it raises."""
     module_spec = importlib.util.spec_from_file_location(name, spec)
     if module_spec is None or module_spec.loader is None:
         raise PatternError("pattern file %s: not a Python file" % spec)

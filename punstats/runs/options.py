@@ -23,10 +23,6 @@ from punstats.store.rules import DEFAULT_LONG_THRESHOLD, DEFAULT_TEST_RULE, Test
 DEFINITION = "ast.keyword of ast.Call, arg not None, value ast.Name with id == arg"
 
 
-#: Why the Dask engine takes no user pattern.
-DASK_PATTERNS = "--pattern needs the local engine: Dask workers cannot load your pattern files"
-
-
 def as_rule(test_rule: Union[str, TestRule]) -> TestRule:
     return test_rule if isinstance(test_rule, TestRule) else parse_test_rule(test_rule)
 
@@ -101,8 +97,9 @@ class ScanOptions:
             raise EngineError("a scheduler address needs the dask engine (--engine dask)")
         if self.python is not None and self.engine != "python":
             raise EngineError("--python runs its own worker processes; it needs the local engine")
-        if self.patterns and self.engine == "dask":
-            raise EngineError(DASK_PATTERNS)
+        if self.patterns and self.engine == "dask":  # sent to the workers by their source
+            from punstats.extract.shipping import ship
+            ship(self.patterns)
         if self.scheduler is not None:  # before any work, even when the cache would leave none to do
             from punstats.engines import dask
             dask.probe_scheduler(self.scheduler, dask.CONNECT_TIMEOUT)

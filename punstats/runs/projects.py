@@ -112,8 +112,9 @@ def top_pypi_run(argument: str, top_list: Optional[str] = None, *, output: Optio
 
     The function takes ``on_done`` (and ``timing``) and returns (records, ecosystem summary);
     ``top_list``: the list to read (``--top-pypi-list``, ``--random-pypi-list``); ``scan``: each
-    project's ``ScanOptions`` (or give their fields among ``options``), user patterns included (not
-    with the Dask engine: ``ScanOptions.check``); ``options`` are ``ecosystem.Options`` fields;
+    project's ``ScanOptions`` (or give their fields among ``options``), user patterns included
+    (with the Dask engine, those that can be sent by their source: ``ScanOptions.check``);
+    ``options`` are ``ecosystem.Options`` fields;
     ``output`` defaults to ``data/top-pypi-N`` (``data/random-pypi-N-seed-S``).
     """
     from punstats.runs import ecosystem
@@ -124,7 +125,7 @@ def top_pypi_run(argument: str, top_list: Optional[str] = None, *, output: Optio
     scan = ScanOptions.given(scan, {key: options.pop(key) for key in list(options) if key in names})
     # every project is an unpacked archive: its own .gitignore does not apply, and the run says so
     scan = dataclasses.replace(scan, gitignore=False)
-    scan.check()  # the engine, and user patterns only where they can run (not on Dask workers)
+    scan.check()  # the engine, and user patterns only where they can run (Dask: sent by their source)
     getter = get or pypi.http_get
     if options.get("index_url") is None:
         options["index_url"] = pypi.INDEX_URL
