@@ -60,7 +60,7 @@ def made(tmp_path_factory):
         run_cli("table", root / "a", root / "b", "--format", "csv", "-o", paths[name], *options)
     for name, options in {"run_projects": [], "run_call": ["--kind", "call"], "run_try": ["--kind", "try_finally"],
                           "run_seeded": ["--kind", "call", "--seed", "3", "--resamples", "500"],
-                          "run_kinds": ["--kinds"],
+                          "run_top": ["--top", "2"], "run_kinds": ["--kinds"],
                           "run_length": ["--by", "length"], "run_identifier": ["--by", "identifier"],
                           "run_callee": ["--by", "callee"]}.items():
         paths[name] = root / (name + ".csv")
@@ -127,6 +127,7 @@ EXPECTED = {
                 "patterns": "str"},
     "run_seeded": {"project": "str", "pooled_pct_of_keywords_low": "float", "bootstrap_resamples": "int",
                    "bootstrap_seed": "int"},
+    "run_top": STACKED,
     "run_kinds": {"pattern": "str", "count": "int", "pct": "float", "per_million_code_lines": "float", "run": "str"},
     "run_length": {"name_len": "int", "total": "int", "at_least_pct": "float", "run": "str"},
     "run_identifier": {"identifier": "str", "total": "int", "projects": "int", "run": "str"},
@@ -178,6 +179,13 @@ def test_a_run_s_csv_has_one_row_per_project_and_kind_and_its_provenance(made):
     assert not any(column.startswith("share") for column in projects)  # no display headers, no duplicated Share
     kinds_table = pd.read_csv(made["run_kinds"]).set_index("pattern")
     assert kinds_table.loc["call", "count"] == 82 and kinds_table.loc["call", "pct"] == pytest.approx(7.6707)
+
+
+def test_top_cuts_a_run_s_projects_not_its_pooled_measures(made):
+    stacked, top = pd.read_csv(made["run_projects"]), pd.read_csv(made["run_top"])
+    assert top.groupby("kind")["project"].apply(list).map(tuple).unique().tolist() == [("alpha", "beta")]
+    first = stacked.groupby("kind", sort=False).head(2).reset_index(drop=True)
+    pd.testing.assert_frame_equal(top, first, check_dtype=False)  # the pooled and median: the whole run's
 
 
 @pytest.mark.parametrize("kind, name", [("call", "run_call"), ("try_finally", "run_try")])
