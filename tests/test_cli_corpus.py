@@ -132,6 +132,8 @@ def test_a_run_about_call_is_the_f_x_x_summary(capsys, kind_run):
     (("--kind", "functions"), "punstats: error: functions is a count without a unit (no rate to show); choose from"),
     (("--kind", "call", "--json"), "punstats: error: --kind chooses what the printed summary is about; --json prints "
                                    "every count (drop --kind, or --json)"),
+    (("--csv",), "punstats: error: --csv copies the tables of each project of a CORPUS.toml; top-pypi stores one "
+                 "dataset: write its tables with punstats table DIR --format csv\n"),
 ])
 def test_a_kind_that_cannot_be_summarised_is_refused_before_any_download(tmp_path, capsys, kind_run, extra, message):
     from punstats.cli import main

@@ -126,7 +126,10 @@ def test_the_csv_is_tidy_for_plain_read_csv(two, capsys):
     assert list(frame.columns[:11]) == ["rank", "project", "release", "status", "kind", "count", "code_lines",
                                         "per_million_code_lines", "count_nontest", "code_lines_nontest",
                                         "per_million_code_lines_nontest"]
-    assert list(frame.columns[11:]) == list(RUN_COLUMNS)  # what the run measured, in columns of its own
+    run = ["%s_per_million_code_lines%s%s" % (words, suffix, end) for words in ("pooled", "median")
+           for suffix in ("", "_nontest") for end in ("", "_low", "_high")]  # the run's, with 95 % intervals
+    assert list(frame.columns[11:]) == run + ["bootstrap_resamples", "bootstrap_seed", "bootstrap_unit",
+                                              *RUN_COLUMNS]  # what the run measured, in columns of its own
     assert list(frame["project"]) == NAMES and frame["rank"].dtype == "int64"
     assert all(pd.api.types.is_float_dtype(frame[c]) for c in ("count", "code_lines", "per_million_code_lines"))
     want = expected(two, "return_in_finally")

@@ -379,7 +379,8 @@ def test_a_corpus_without_any_f_x_x_still_tabulates(tmp_path):
 def test_cli_table_rows_choose_and_order_the_summary(stdlib_subset_scan_dir, result, capsys):
     assert main(["table", stdlib_subset_scan_dir, "--rows", "punnable_nontest_pct,punnable", "--format", "csv"]) == 0
     frame = pd.read_csv(io.StringIO(capsys.readouterr().out))
-    assert list(frame.columns[:3]) == ["scan", "punnable_nontest_pct", "punnable"]
+    assert list(frame.columns[:5]) == ["scan", "punnable_nontest_pct", "punnable_nontest_pct_low",
+                                       "punnable_nontest_pct_high", "punnable"]  # an interval under its share
     assert frame.at[0, "punnable"] == result.summary["punnable"]
     assert main(["table", stdlib_subset_scan_dir, "--rows", "punnable_nontest_pct,punnable"]) == 0
     rows = table_cells(next(parse_rst(capsys.readouterr().out).findall(nodes.table)))

@@ -88,6 +88,9 @@ def cmd_corpus(args: argparse.Namespace) -> int:
 
     check_engine_options(args)
     if args.corpus_file.startswith(("top-pypi:", "random-pypi:")):
+        if args.csv:  # accepted and ignored, a user would look for CSV copies that were never written
+            raise UsageError("--csv copies the tables of each project of a CORPUS.toml; %s stores one dataset: "
+                             "write its tables with punstats table DIR --format csv" % args.corpus_file.split(":")[0])
         return cmd_top(args)
     options = scan_options(args)
     kind = _asked_kind(args, options)

@@ -171,10 +171,11 @@ def _table_of_run(args: argparse.Namespace, stored: Any) -> str:
         raise UsageError("--kind chooses the kind of a run's projects table: drop --%s"
                          % ("kinds" if args.by == "kinds" else "by " + args.by))
     top = args.top if args.top_given else None  # a run lists every project unless told
-    if args.format == "csv":  # for other tools: one tidy table, one row per project, no pooled rows or notes
+    if args.format == "csv":  # for other tools: one tidy table, a row per project and kind, no notes
+        from punstats.analysis import asked
         from punstats.present import run_tidy, tidy
-        kind = _subject(stored.registry, args.kind) if args.by == "summary" else None
-        return tidy.to_csv(run_tidy.frame_of(stored, args.by, args.top, kind, top))
+        kind = asked.subject(stored.registry, args.kind) if args.kind is not None else None  # None: every kind
+        return tidy.to_csv(run_tidy.frame_of(stored, args.by, args.top, kind, top, bootstrap(args)))
     if args.by in shown.POOLED_BY:
         return render_all([shown.pooled_table(stored, args.by, args.top)], args.format, links=args.links)
     if args.by == "kinds":
@@ -233,7 +234,8 @@ def cmd_table(args: argparse.Namespace) -> int:
         labelled = {"directories": list(args.dirs), "label_kind": args.kind}
         if args.format == "csv":  # for other tools: one tidy table, provenance in columns
             from punstats.present import tidy
-            text = tidy.to_csv(tidy.frame_of(args.by, results, args.top, rows=args.rows, **labelled))
+            text = tidy.to_csv(tidy.frame_of(args.by, results, args.top, rows=args.rows,
+                                             method=bootstrap(args, "files"), **labelled))
         else:
             text = tables.render_all(tables.tables_of(args.by, results, args.top, rows=args.rows,
                                                       method=bootstrap(args, "files"), **labelled),

@@ -19,6 +19,7 @@ import pandas as pd
 from punstats import analysis
 from punstats.analysis import units
 from punstats.model.errors import OptionError
+from punstats.model.intervals import FILES_BOOTSTRAP, SCAN_SHARES, Bootstrap, Interval
 from punstats.model.kinds import Kind, Registry
 from punstats.present.provenance import column_names, rule_columns, scan_patterns, source_text
 
@@ -42,6 +43,18 @@ def provenance_columns(summary: Dict[str, Any]) -> Dict[str, Any]:
             **rule_columns(summary.get("rules"), scan_patterns(summary))}
 
 
+def bootstrap_columns(method: Bootstrap) -> Dict[str, Any]:
+    """How a table's 95 % intervals were made, as columns: ``bootstrap_resamples``,
+    ``bootstrap_seed`` and ``bootstrap_unit`` (what was resampled: files, projects)."""
+    return {"bootstrap_resamples": method.resamples, "bootstrap_seed": method.seed, "bootstrap_unit": method.unit}
+
+
+def interval_columns(name: str, interval: Interval) -> Dict[str, float]:
+    """A 95 % interval as the columns ``<name>_low`` and ``<name>_high`` (empty: not defined), to
+    4 decimals as a stored share."""
+    return {name + "_low": round(interval.low, 4), name + "_high": round(interval.high, 4)}
+
+
 def _stack(results: Sequence[Any], frame_of) -> pd.DataFrame:
     """``frame_of(result)`` for each scan, with its name first and its provenance last."""
     from punstats.present.tables import with_outside_tests
@@ -56,25 +69,44 @@ def _stack(results: Sequence[Any], frame_of) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True)
 
 
-def summary_frame(results: Sequence[Any], rows: Optional[Sequence[str]] = None) -> pd.DataFrame:
-    """One row per scan, one column per statistic of the summary table (``rows`` chooses them)."""
+def summary_frame(results: Sequence[Any], rows: Optional[Sequence[str]] = None,
+                  method: Bootstrap = FILES_BOOTSTRAP) -> pd.DataFrame:
+    """One row per scan, one column per statistic of the summary table (``rows`` chooses them);
+    after each share the table gives an interval of, its 95 % interval (``<share>_low``,
+    ``<share>_high``: its files resampled as ``method`` says, named in ``bootstrap_columns``)."""
     from punstats.present.tables import SUMMARY_ROWS, check_rows, with_outside_tests
     check_rows(rows)
     keys = list(rows) if rows else [key for _, key in SUMMARY_ROWS] + ["keywords_nontest", "punnable_nontest"]
 
     def one(result: Any) -> pd.DataFrame:
         s = with_outside_tests(result)
+        intervals = _scan_intervals(result, [key for key in keys if key in dict(SCAN_SHARES)], method)
         values: Dict[str, Any] = {}
         for key in keys:
-            if key == "lines_saved":
-                values[key] = s["lines_saved"]["lines_saved"] if "lines_saved" in s else None
-            else:
-                values[key] = units.stored_share(s, key) if key.endswith("_pct") else int(s[key])
+            values[key] = _summary_value(s, key)
+            values.update(interval_columns(key, intervals[key]) if key in intervals else {})
+        values.update(bootstrap_columns(method) if intervals else {})
         return pd.DataFrame([values])
     frame = _stack(results, one).drop(columns="index")
     if "lines_saved" in frame:
         frame["lines_saved"] = frame["lines_saved"].astype("Int64")
     return frame
+
+
+def _summary_value(summary: Dict[str, Any], key: str) -> Any:
+    """A statistic of the summary table: a count, a share in % (None: of nothing), lines saved."""
+    if key == "lines_saved":
+        return summary["lines_saved"]["lines_saved"] if "lines_saved" in summary else None
+    return units.stored_share(summary, key) if key.endswith("_pct") else int(summary[key])
+
+
+def _scan_intervals(result: Any, shares: Sequence[str], method: Bootstrap) -> Dict[str, Interval]:
+    """The 95 % intervals of a scan's ``shares`` (of ``SCAN_SHARES``), its files resampled; none asked: {}."""
+    if not shares:
+        return {}
+    from punstats.analysis.uncertainty import scan_intervals
+    intervals = scan_intervals(result.files, method)
+    return {key: intervals[key] for key in shares}
 
 
 def kinds_frame(results: Sequence[Any], registry: Optional[Registry] = None) -> pd.DataFrame:
@@ -140,12 +172,13 @@ def labels_frame(results: Sequence[Any], directories: Sequence[Optional[str]],
 
 
 def frame_of(kind: str, results: Sequence[Any], n: int, rows: Optional[Sequence[str]] = None,
-             directories: Optional[Sequence[Optional[str]]] = None, label_kind: Optional[str] = None) -> pd.DataFrame:
-    """The tidy frame of a ``table --by`` kind over ``results``."""
+             directories: Optional[Sequence[Optional[str]]] = None, label_kind: Optional[str] = None,
+             method: Bootstrap = FILES_BOOTSTRAP) -> pd.DataFrame:
+    """The tidy frame of a ``table --by`` kind over ``results`` (``method``: the summary's intervals)."""
     if kind == "label":
         return labels_frame(results, directories or [getattr(r, "directory", None) for r in results], label_kind)
     if kind == "summary":
-        return summary_frame(results, rows)
+        return summary_frame(results, rows, method)
     if kind == "kinds":
         return kinds_frame(results)
     if kind == "length":
@@ -164,5 +197,5 @@ def to_csv(frame: pd.DataFrame) -> str:
     return csv_ready(frame).to_csv(index=False, lineterminator="\n")
 
 
-__all__: List[str] = ["PROVENANCE_COLUMNS", "RULE_COLUMNS", "frame_of", "kind_frame", "kinds_frame", "labels_frame",
-                      "provenance_columns", "summary_frame", "to_csv"]
+__all__: List[str] = ["PROVENANCE_COLUMNS", "RULE_COLUMNS", "bootstrap_columns", "frame_of", "interval_columns",
+                      "kind_frame", "kinds_frame", "labels_frame", "provenance_columns", "summary_frame", "to_csv"]

@@ -132,6 +132,14 @@ def _storing(staging: Staging, function: Callable) -> Callable:
     return guarded
 
 
+def csv_columns(described: Dict[str, Any]) -> Dict[str, Any]:
+    """What a scan measured (its provenance and ``rules``) as the columns its CSV copies end with,
+    those of ``table --format csv`` (``present.tidy.provenance_columns``)."""
+    from punstats.present.tidy import provenance_columns
+    rules = described["rules"]
+    return provenance_columns(dict(described, test_rule=rules["test_rule"], long_threshold=rules["long_threshold"]))
+
+
 class _Output:
     """The raw rows of one scan on their way to the stored tables and the totals."""
 
@@ -144,7 +152,9 @@ class _Output:
         self.rule = options.test_rule
         self.totals = Totals(options.long_threshold, options.patterns)
         units = node_units(options.patterns)  # nodes of the ast classes the patterns count per
-        self.files = TableFiles(staging.path, dict(provenance, rules=options.rules()), csv=csv, units=units)
+        described = dict(provenance, rules=options.rules())
+        self.files = TableFiles(staging.path, described, csv=csv, units=units,
+                                csv_columns=csv_columns(described) if csv else None)
         self.raw = RawOutput(staging.path, count, _storing(staging, self.consume), units)
         self.add = _storing(staging, self.raw.add)
         self.finish = _storing(staging, self.raw.finish)

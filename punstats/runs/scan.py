@@ -124,8 +124,10 @@ class ScanResult:
         """Store the scan in ``directory`` (replacing a stored scan there whole)."""
         if self.directory is not None and not csv and _same(self.directory, directory):
             return  # stored there already
+        from punstats.present.tidy import provenance_columns
         store.write(directory, *(self._whole(name) for name in ("occurrences", "files")), self.summary,
-                    csv=csv, functions=self._whole("functions"))
+                    csv=csv, functions=self._whole("functions"),
+                    csv_columns=provenance_columns(self.summary) if csv else None)
 
     def with_rules(self, test_rule: Union[str, TestRule, None] = None,
                    long_threshold: Optional[int] = None) -> "ScanResult":

@@ -90,14 +90,17 @@ class ParquetTable:
 
 class TableFiles:
     """The tables of one stored scan, each written as its pieces arrive (and
-    copied to CSV with ``csv``, through pandas, as ``DataFrame.to_csv``).  The
+    copied to CSV with ``csv``, through pandas, as ``DataFrame.to_csv``, each
+    row followed by ``csv_columns``: what was measured, one value per column,
+    which a Parquet file keeps in its metadata and a CSV cannot).  The
     occurrences' ``fields`` (user patterns' dicts) become ``field_<key>`` columns
     when the tables close (``store.fields``); ``fields``: such columns known beforehand."""
 
     def __init__(self, directory: str, provenance: Dict[str, Any], csv: bool = False,
-                 functions: bool = True, units: Sequence[str] = (), fields: schema.Columns = ()) -> None:
+                 functions: bool = True, units: Sequence[str] = (), fields: schema.Columns = (),
+                 csv_columns: Optional[Dict[str, Any]] = None) -> None:
         names = [name for name in schema.RAW if functions or name != "functions"]
-        self.directory, self.csv = directory, csv
+        self.directory, self.csv, self.csv_columns = directory, csv, dict(csv_columns or {})
         self.raw = schema.raw(units)  # with units: the node-class columns of user patterns
         known = {"occurrences": fields}  # field columns of the occurrences, last
         self.tables = {name: ParquetTable(os.path.join(directory, TABLE_FILES[name]),
@@ -117,7 +120,9 @@ class TableFiles:
     def _put_csv(self, name: str, table: pa.Table) -> None:
         path = os.path.join(self.directory, TABLE_FILES[name].replace(".parquet", ".csv"))
         parquet = self.tables[name]
-        frame = csv_ready(table.replace_schema_metadata(parquet.metadata(parquet.columns)).to_pandas())
+        frame = table.replace_schema_metadata(parquet.metadata(parquet.columns)).to_pandas()
+        # a column of the table's own (the rows' test rule) keeps its values
+        frame = csv_ready(frame.assign(**{k: v for k, v in self.csv_columns.items() if k not in frame.columns}))
         frame.to_csv(path, index=False, mode="a" if name in self._csv_started else "w",
                      header=name not in self._csv_started)
         self._csv_started.add(name)
@@ -233,14 +238,16 @@ def _pandas_metadata(name: str, stored: pa.Schema) -> Dict[bytes, bytes]:
 
 
 def write(directory: str, occurrences: Any, files: Any, summary: Dict[str, Any], csv: bool = False,
-          functions: Any = None) -> Dict[str, int]:
-    """Store DataFrames (with their rule columns) as a scan in ``directory``, replacing it whole."""
+          functions: Any = None, csv_columns: Optional[Dict[str, Any]] = None) -> Dict[str, int]:
+    """Store DataFrames (with their rule columns) as a scan in ``directory``, replacing it whole
+    (``csv``: with CSV copies, ``csv_columns`` after each row's own: ``TableFiles``)."""
     root = summary.get("root")
     staging = Staging(directory, [("the corpus", root)] if isinstance(root, str) else ())
     out = None
     try:
         out = TableFiles(staging.path, summary, csv=csv, functions=functions is not None,
-                         units=schema.node_units(list(files.columns)), fields=spreading.frame_columns(occurrences))
+                         units=schema.node_units(list(files.columns)), fields=spreading.frame_columns(occurrences),
+                         csv_columns=csv_columns)
         frames = {"occurrences": occurrences, "files": files, "functions": functions}
         for name, table in out.tables.items():
             columns = table.schema.remove_metadata()
