@@ -78,6 +78,10 @@ def made(tmp_path_factory):
     commit(repo, TREE, date="2023-02-01T12:00:00+00:00")
     run_cli("history", repo, "-q", "--every", "commit", "-o", root / "h", "--pattern", plugin)
     paths["history"] = root / "h" / "history.csv"
+    compared = {"compared_run_scan": [run_dir, root / "a"], "compared_history": [root / "h", root / "b"]}
+    for name, dirs in compared.items():
+        paths[name] = root / (name + ".csv")
+        run_cli("table", *dirs, "--kind", "call", "--format", "csv", "--resamples", "200", "-o", paths[name])
     paths["_run"] = run_dir  # not a CSV: the run itself, for its footnotes
     return paths
 
@@ -94,6 +98,12 @@ STACKED = {"rank": "int", "project": "str", "status": "str", "kind": "str", "uni
            "median_measure_nontest_high": "float", "bootstrap_resamples": "int", "bootstrap_seed": "int",
            "bootstrap_unit": "str", "run": "str", "list_sha256": "str", "python": "str", "test_rule": "str",
            "long_threshold": "int", "gitignore": "bool", "patterns": "str"}
+
+#: The columns of inputs side by side (``table A B`` of a run or a history), every input's provenance included.
+COMPARED = {"input": "str", "sort": "str", "kind": "str", "measure": "str", "count": "num", "pooled": "float",
+            "pooled_low": "float", "pooled_high": "float", "difference": "float", "resamples": "int", "seed": "int",
+            "source": "str", "python": "str", "punstats_version": "str", "test_rule": "str", "long_threshold": "int",
+            "extensions": "str", "gitignore": "bool", "patterns": "str"}
 
 #: Per CSV: columns that must be there, with the dtype family a plain read gives them.
 EXPECTED = {
@@ -136,6 +146,8 @@ EXPECTED = {
     "run_labels_sheet": {"key": "str", "rank": "int", "project": "str", "source": "str"},
     "scans_labels": {"scan": "str", "label": "str", "total": "int", "test_rule": "str"},
     "run_and_scan_labels": {"scan": "str", "label": "str", "total": "int"},
+    "compared_run_scan": {**COMPARED, "count": "int", "median": "float", "q1": "float", "p_value": "float"},
+    "compared_history": COMPARED,
     "history": {"commit": "str", "punnable": "int", "punnable_pct": "float", "try_finally": "int",
                 "repo": "str", "python": "str", "test_rule": "str", "long_threshold": "int", "patterns": "str"},
 }

@@ -62,10 +62,10 @@ def table_of_comparison(args: argparse.Namespace) -> str:
         if given:
             raise UsageError("%s chooses rows of one input's tables; the comparison has its own rows: drop %s"
                              % (option, option))
-    comparison, _ = compared(args)
+    comparison, inputs = compared(args)
     if args.format == "csv":
         from punstats.present import tidy
-        return tidy.to_csv(sides.comparison_frame(comparison))
+        return tidy.to_csv(sides.comparison_frame(comparison, inputs))
     return render_all([sides.comparison_table(comparison)], args.format, links=args.links)
 
 
@@ -137,7 +137,7 @@ def load(directories: Sequence[str], asked: Optional[str] = None, test_rule: Opt
             raise OptionError("%s counts %s per %s, the others per %s: they cannot be compared"
                               % (directory, kind.name, side.kind.per, kind.per))
         inputs.append(Input(directory, side, tuple(_commands(sort, value, directory)),
-                            tuple(_measured(sort, value, side))))
+                            tuple(_measured(sort, value, side)), _columns(sort, value)))
     return kind, inputs
 
 
@@ -238,3 +238,22 @@ def _measured(sort: str, value: Any, side: "Side") -> List[str]:
     return ["- **%s**" % side.name] + ["  %s" % line for line in measured_lines(value)]
 
 
+def _columns(sort: str, value: Any) -> Dict[str, Any]:
+    """What an input measured as the tidy columns every CSV gives (``present.tidy.PROVENANCE_COLUMNS``):
+    a scan's own; a run's list, parser and rules; a history's repository, newest commit, parser and rules."""
+    from punstats.present.provenance import rule_columns
+    from punstats.present.tidy import provenance_columns
+
+    if sort == SCAN:
+        return provenance_columns(value.summary)
+    if sort == RUN:
+        about, source, revision, date = value.ecosystem, str(value.ecosystem["list"]["list"]), "", ""
+        python = "%s %s" % (about.get("python_implementation", "Python"), about.get("python", ""))
+    else:
+        table, about = value
+        source, revision, date = str(about.get("repo", "")), str(table["commit"].iloc[-1]), str(table["date"].iloc[-1])
+        python = str(about.get("python", ""))
+    rules = about.get("rules") or {}
+    return {"source": source, "revision": revision, "commit_date": date, "python": python,
+            "punstats_version": about.get("punstats_version", ""), "test_rule": rules.get("test_rule", ""),
+            "long_threshold": rules.get("long_threshold", ""), **rule_columns(rules, rules.get("patterns") or ())}

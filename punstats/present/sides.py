@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import shlex
 from dataclasses import dataclass
-from typing import Any, List, Sequence, Tuple
+from typing import Any, Dict, List, Sequence, Tuple
 
 import pandas as pd
 
@@ -36,6 +36,8 @@ class Input:
     side: Side
     commands: Tuple[str, ...]
     measured: Tuple[str, ...]
+    #: What it measured as tidy columns (``present.tidy.PROVENANCE_COLUMNS``).
+    columns: Dict[str, Any]
 
 
 def _measure_cell(value: float, measure: str, kind: Kind) -> Cell:
@@ -183,10 +185,11 @@ def method_note(comparison: Comparison) -> str:
                 if no_interval else ""))
 
 
-def comparison_frame(comparison: Comparison) -> pd.DataFrame:
+def comparison_frame(comparison: Comparison, inputs: Sequence[Input] = ()) -> pd.DataFrame:
     """The comparison as a tidy table: one row per input and measure, with its counts, the pooled
     value (``pooled``, ``pooled_low``, ``pooled_high``), a run's median, its interval and quartiles, the
-    difference of the first input minus it with its interval and p-value, and how all were made."""
+    difference of the first input minus it with its interval and p-value, and how all were made
+    (with ``inputs``, also what each measured, in ``present.tidy.PROVENANCE_COLUMNS``)."""
     rows = []
     first = comparison.sides[0].side.name
     for index, compared in enumerate(comparison.sides):
@@ -210,7 +213,7 @@ def comparison_frame(comparison: Comparison) -> pd.DataFrame:
                 "p_value": found.p_value if found else float("nan"),
                 "permutations": found.permutations if found else 0, "resampled": side.unit,
                 "resamples": comparison.method.resamples, "seed": comparison.method.seed,
-                "provenance": side.provenance})
+                "provenance": side.provenance, **(inputs[index].columns if inputs else {})})
     frame = pd.DataFrame(rows)
     for column in ("count", "of", "files"):
         frame[column] = frame[column].astype("Int64")
