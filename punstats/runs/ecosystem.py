@@ -85,6 +85,7 @@ class Options:
     skip_existing: bool = False
     strict: bool = False
     limits: Limits = field(default_factory=Limits)  # made when the run starts: the limits of that moment
+    year: Optional[int] = None  # None: each project's latest release; else the one at the end of that year
 
 
 @dataclass
@@ -106,6 +107,8 @@ def _prepare(output: str, top: Listing, options: Options) -> None:
     """The output directory, checked against an earlier run in it."""
     run: Dict[str, Any] = {"list": top.provenance(), "rules": options.scan.rules(),
                            "punstats_version": __version__, "index": options.index_url}
+    if options.year is not None:  # one year of a run over years (runs.years): its releases as they stood
+        run["releases"] = {"year": options.year}
     path = os.path.join(output, RUN_FILE)
     _check_own(output)
     if os.path.exists(os.path.join(output, JOURNAL)):
@@ -115,8 +118,8 @@ def _prepare(output: str, top: Listing, options: Options) -> None:
         edited = _edited_list(before.get("list"), run["list"])
         if edited:
             raise RunError("%s was made with %s; use another -o, or put the list back" % (output, edited))
-        for key in ("list", "index"):
-            if before.get(key) != _as_recorded(run[key], before.get(key)):
+        for key in ("list", "index", "releases"):
+            if before.get(key) != _as_recorded(run.get(key), before.get(key)):
                 raise RunError("%s was made with another %s (%s); use another -o"
                                % (output, "project list" if key == "list" else key, before.get(key)))
         changed = rules_changed(rules, run["rules"])
@@ -238,7 +241,7 @@ def _scanned(project: Ranked, release: Any, result: Any) -> Dict[str, Any]:
     from punstats.analysis.ecosystem import measures
     return {"rank": project.rank, "project": project.name, "downloads": project.downloads,
             "status": "scanned", "distribution": release.packagetype, "version": release.version,
-            "file": release.filename, "lines": result.summary["lines"],
+            "file": release.filename, "uploaded": release.upload_time, "lines": result.summary["lines"],
             "summary": _compact(result.summary), "measures": measures(result.occurrences, result.files)}
 
 
@@ -292,6 +295,8 @@ def _finish(output: str, project: Ranked, record: Dict[str, Any], tables: Dict[s
     if record["status"] == "failed" and options.strict:
         raise RunError("project %d (%s) failed: %s" % (project.rank, project.name, record["message"]))
     _check_own(output)
+    if options.year is not None:
+        record["year"] = options.year
     for name, data in tables.items():
         write_atomic(os.path.join(output, name, project.name + ".parquet"), data)
     _commit(output, record)
@@ -362,8 +367,10 @@ def run_top(top: Listing, projects: Sequence[Ranked], options: Options,
         harmonize(os.path.join(output, "occurrences"))
     ecosystem = aggregate(load_record(output, p.name) for p in projects)  # one record at a time
     with open(os.path.join(output, RUN_FILE), encoding="utf-8") as handle:
-        ecosystem.update(list=top.provenance(), asked=len(projects), rules=json.load(handle)["rules"],
-                         punstats_version=__version__, python=platform.python_version(),
-                         python_implementation=platform.python_implementation(), index=options.index_url)
+        recorded = json.load(handle)
+    ecosystem.update(list=top.provenance(), asked=len(projects), rules=recorded["rules"],
+                     punstats_version=__version__, python=platform.python_version(),
+                     python_implementation=platform.python_implementation(), index=options.index_url,
+                     **{key: recorded[key] for key in ("releases",) if key in recorded})  # a year of a run over years
     write_atomic(os.path.join(output, ECOSYSTEM_FILE), _json_bytes(ecosystem))
     return [brief(load_record(output, p.name)) for p in projects], ecosystem
