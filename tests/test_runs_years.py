@@ -179,8 +179,13 @@ def test_table_plot_and_report_show_the_trend(tmp_path, index, capsys, monkeypat
     report = tmp_path / "report.md"
     assert main(["report", out, "-o", str(report)]) == 0
     text = report.read_text()
-    assert text.startswith("# `f(x=x)` per year in the top 3 PyPI projects") or "per year" in text.splitlines()[0]
-    assert "| 2021 |" in text and "![call per year](" in text
+    assert text.splitlines()[0] == "# `f(x=x)` (the headline) per year in the top 3 PyPI projects"
+    assert "| 2021 |" in text and "![call per year](" in text and "| `wheely` |" in text
+    assert main(["table", out, "-n", "2"]) == 0  # the projects per year: the first two
+    projects = capsys.readouterr().out.split("per project and year")[1]
+    assert [line.split() for line in projects.splitlines() if line[:1].isdigit()] == [
+        ["1", "``old``", "66.67%", "66.67%", "75.00%", "75.00%"], ["2", "``new``", "50.00%", "50.00%"]]
+    assert "The first 2 of the 3 projects" in " ".join(projects.split())
     assert main(["table", os.path.join(out, "2021")]) == 0  # one year alone: an ordinary run
     alone = capsys.readouterr().out
     assert "old" in alone and "2.1" in alone
@@ -201,6 +206,20 @@ def test_releases_is_refused_for_a_corpus_file_and_other_table_choices(tmp_path,
     assert main(["corpus", str(spec), "--releases", "yearly:2019..2020"]) == 2
     assert "a corpus file pins its releases" in capsys.readouterr().err
     run_years(tmp_path, index, releases="yearly:2020..2021")
-    assert main(["table", str(tmp_path / "out"), "--kinds"]) == 2
-    assert "one table, its trend per year" in capsys.readouterr().err
-    assert main(["table", str(tmp_path / "out"), "--kind", "nope"]) == 2
+    out = str(tmp_path / "out")
+    assert main(["table", out, "--kinds"]) == 2
+    assert "its trend per year and its projects per year" in capsys.readouterr().err
+    assert main(["table", out, "--kind", "nope"]) == 2
+    assert main(["table", out, os.path.join(out, "2020")]) == 2
+    assert "is a run over years: give it alone" in capsys.readouterr().err
+    assert main(["plot", out, "--test-rule", "none"]) == 2
+    assert "keep the rules they were scanned with" in capsys.readouterr().err
+    os.unlink(tmp_path / "out" / "2021" / "ecosystem.json")  # as a kill before the year finished
+    assert main(["table", out]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "the run of 2021 does not read" in err[0]
+    assert "--releases yearly:2020..2021 and --skip-existing" in err[0]
+    shutil.rmtree(tmp_path / "out" / "2021")
+    assert main(["table", out]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "the run of 2021 is missing" in err[0] and "--skip-existing" in err[0]

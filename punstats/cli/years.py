@@ -45,15 +45,17 @@ def _table(args: argparse.Namespace, stored: Any) -> int:
     from punstats.present import years
     from punstats.present.formats import render_all
     check_table_options(args, True)
-    if args.by != "summary" or args.rows is not None or args.top_given:
-        raise UsageError("a run over years has one table, its trend per year (--kind chooses its kind); show one "
-                         "year's projects, --kinds or --by with punstats table %s/YEAR" % stored.directory)
+    if args.by != "summary" or args.rows is not None:
+        raise UsageError("a run over years has its trend per year and its projects per year (--kind chooses the "
+                         "kind, -n the projects); one year's --kinds or --by: punstats table %s/YEAR"
+                         % stored.directory)
     kind = _kind(stored, args.kind)
-    if args.format == "csv":
+    if args.format == "csv":  # one tidy row per year; a year's projects: that year's own CSV
         from punstats.present import tidy
         write_output(tidy.to_csv(years.trend_frame(stored, kind)), args.output)
-    else:
-        write_output(render_all([years.trend_table(stored, kind)], args.format, links=args.links), args.output)
+        return 0
+    tables = [years.trend_table(stored, kind), years.projects_table(stored, kind, args.top if args.top_given else None)]
+    write_output(render_all(tables, args.format, links=args.links), args.output)
     return 0
 
 
@@ -75,13 +77,10 @@ def _report(args: argparse.Namespace, stored: Any) -> int:
     from punstats.present import years
     check_report_output(args)
     check_figure_options(args)
-    if args.top is not None:
-        raise UsageError("--top lists the first N projects of one run; a run over years shows its years "
-                         "(one year's projects: punstats report %s/YEAR)" % stored.directory)
     kind = _kind(stored, args.kind)
     try:
         path = years.write_report(stored, kind, args.output, figures=not args.no_figures,
-                                  figures_dir=args.figures_dir, embed=args.embed, links=args.links)
+                                  figures_dir=args.figures_dir, embed=args.embed, links=args.links, top=args.top)
     except OSError as exc:
         raise UsageError("cannot write the report: %s" % error_line(exc)) from None
     print(terminal(path))

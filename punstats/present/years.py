@@ -3,8 +3,8 @@
 ``trend_table`` has one row per year (``analysis.years.trend``): how many of the run's projects
 had a release by the end of the year and how many were scanned, how many of those use the kind,
 its pooled count and measure against its unit in all code and outside tests, the per-project
-median, and the files the blob cache answered.  ``trend_frame`` is the same, tidy, for CSV, and
-``projects_frame`` one row per project and year.  ``trend_plot`` draws the pooled measure and
+median, and the files the blob cache answered.  ``trend_frame`` is the same, tidy, for CSV (one
+row per project and year: ``analysis.years.per_project``).  ``trend_plot`` draws the pooled measure and
 the median per year above the share of projects using the kind; ``write_report`` writes both in
 Markdown.
 """
@@ -19,9 +19,11 @@ from punstats.analysis import units, years
 from punstats.model.escape import figure_text
 from punstats.model.kinds import Kind
 from punstats.present.ecosystem import run_provenance
-from punstats.present.formats import Cell, Label, Percent, Table, count_cell, render
+from punstats.present.formats import Cell, Code, Label, Percent, Table, count_cell, render_all
+from punstats.present.run_tidy import with_run_columns
 from punstats.present.subject import capital, column_words, definition_note, kind_text, measure_cell, measure_header
-from punstats.store.ecosystem import population
+from punstats.sources.pypi import NO_RELEASE_YET
+from punstats.store.ecosystem import drawn_at_random, population
 
 #: How a run over years chose each release, in words (``sources.releases``).
 RELEASE_WORDS = ("release as it stood at the end of each year (the highest version with a file uploaded by then "
@@ -58,6 +60,25 @@ def trend_table(stored: Any, kind: Kind) -> Table:
                  title_note=0, title=(kind_text(kind), Label(" per year in %s" % population(first, short=True))))
 
 
+def projects_table(stored: Any, kind: Kind, top: Optional[int] = None) -> Table:
+    """Each project of ``stored`` (the first ``top``) and its measure of the kind in each year: blank
+    where it had no release by the end of that year, n/a where it was not scanned or had none of the unit."""
+    frame = years.per_project(stored, kind)
+    absent = frame["reason"] == NO_RELEASE_YET
+    cells = {(row["rank"], year): Label("") if gone else measure_cell(row["measure"], kind)
+             for (year, gone), row in zip(zip(frame["year"], absent), frame.to_dict("records"))}
+    first = stored.runs[0][1].records
+    shown = first if top is None else first[:top]
+    rows = tuple((r["rank"], Code(r["project"]), *[cells[r["rank"], year] for year, _ in stored.runs]) for r in shown)
+    rank = Label("Drawn" if drawn_at_random(stored.runs[0][1].ecosystem) else "Rank")
+    header = (rank, Label("Project"), *[Label(str(year)) for year, _ in stored.runs])
+    note = ("%s of each project at the end of each year: blank, no release by then; n/a, not scanned or none of "
+            "the unit.%s" % (measure_header(kind).text, "" if len(shown) == len(first) else
+                             " The first %d of the %d projects." % (len(shown), len(first))))
+    return Table(header=header, rows=rows, notes=(note,), title_note=0,
+                 title=(kind_text(kind), Label(" per project and year")))
+
+
 def trend_frame(stored: Any, kind: Kind) -> pd.DataFrame:
     """``trend_table`` as a tidy frame: one row per year, snake_case names, numbers as numbers."""
     frame = years.trend(stored, kind)
@@ -67,14 +88,8 @@ def trend_frame(stored: Any, kind: Kind) -> pd.DataFrame:
                                   "median_nontest": "median_%s_nontest" % measured})
     frame.insert(1, "kind", kind.name)
     frame.insert(0, "run", stored.name)
-    return frame
-
-
-def projects_frame(stored: Any, kind: Kind) -> pd.DataFrame:
-    """One tidy row per project and year: year, rank, project, release, status, reason, the counts and measures."""
-    frame = years.per_project(stored, kind).rename(columns={"version": "release"})
-    frame.insert(0, "kind", kind.name)
-    return frame
+    frame["releases"] = stored.description["releases"]
+    return with_run_columns(frame, stored.runs[0][1].ecosystem)  # what was measured, as a run's CSV says it
 
 
 def trend_plot(stored: Any, kind: Kind) -> Any:
@@ -94,7 +109,7 @@ def trend_plot(stored: Any, kind: Kind) -> Any:
         label = figure_text(kind.label.replace("`", ""))
         figure.suptitle("%s per year in %s" % (label, figure_text(population(stored.runs[0][1].ecosystem,
                                                                                    short=True))))
-    caption(figure, [_provenance(stored), "Under each bar: projects scanned / projects with a release that year."])
+    caption(figure, [_provenance(stored), "Above each bar: projects scanned / projects with a release that year."])
     return Plot("%s-trend" % kind.name, stored.name, figure, frame.set_index("year"))
 
 
@@ -110,31 +125,40 @@ def _draw(axes: Any, below: Any, frame: pd.DataFrame, kind: Kind) -> None:
     axes.set_ylabel(("%% of %s" if share else "per million %s") % words)
     axes.set_ylim(bottom=0)
     axes.legend(loc="best", fontsize="small")
-    below.bar(frame["year"], frame["using_pct"], color=ALL_CODE_COLOUR)
-    below.set_ylabel("% of scanned projects using it")
-    below.set_ylim(0, 100)
-    below.set_xlabel("year (releases at its end)")
-    for x, (scanned, released) in zip(frame["year"], zip(frame["scanned"], frame["released"])):
-        below.annotate("%d/%d" % (scanned, released), (x, 2), ha="center", fontsize="x-small")
+    using = frame["using_pct"].fillna(0.0)  # no project scanned: no bar
+    below.bar(frame["year"], using, color=ALL_CODE_COLOUR)
+    below.set_ylabel("% of projects using it")
+    below.set_ylim(0, 115)  # room for the counts above a full bar
+    below.set_xlabel("year (each project's release at its end)")
+    below.set_xticks(list(frame["year"]))
+    for x, height, scanned, released in zip(frame["year"], using, frame["scanned"], frame["released"]):
+        below.annotate("%d/%d" % (scanned, released), (x, height + 2), ha="center", fontsize="x-small")
 
 
-def report_text(stored: Any, kind: Kind, figure: Optional[str] = None, links: bool = False) -> str:
+#: The projects a report lists by default (it fits one forum post); ``--top`` chooses another number.
+REPORT_PROJECTS = 20
+
+
+def report_text(stored: Any, kind: Kind, figure: Optional[str] = None, links: bool = False,
+                top: Optional[int] = None) -> str:
     """The Markdown report of a run over years: the trend table and its figure."""
     from punstats.present.subject_report import prose
     lines: List[str] = ["# %s per year in %s" % (prose(kind.label), population(stored.runs[0][1].ecosystem, True)),
                         ""]
     if figure:
         lines += ["![%s per year](%s)" % (kind.name, figure), ""]
-    lines += [render(trend_table(stored, kind), "markdown", links=links).rstrip("\n"), "",
+    tables = [trend_table(stored, kind), projects_table(stored, kind, top or REPORT_PROJECTS)]
+    lines += [render_all(tables, "markdown", links=links).rstrip("\n"), "",
               "Each year is an ordinary run in its own folder (`%s/YEAR`): `punstats table`, `plot` and `report` "
               "of that folder show the year alone, project by project." % stored.name, ""]
     return "\n".join(lines)
 
 
 def write_report(stored: Any, kind: Kind, path: Optional[str] = None, figures: bool = True,
-                 figures_dir: Optional[str] = None, embed: bool = False, links: bool = False) -> str:
+                 figures_dir: Optional[str] = None, embed: bool = False, links: bool = False,
+                 top: Optional[int] = None) -> str:
     """The report of ``stored`` about ``kind`` written to ``path`` (default ``reports/<name>.md``); the path."""
     from punstats.present.ecosystem_report import DEFAULT_DIRECTORY, figure_address, write_text
     path = path or os.path.join(DEFAULT_DIRECTORY, "%s.md" % stored.name)
     figure = figure_address(trend_plot(stored, kind), path, figures_dir, embed) if figures else None
-    return write_text(path, report_text(stored, kind, figure, links))
+    return write_text(path, report_text(stored, kind, figure, links, top))

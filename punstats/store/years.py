@@ -80,5 +80,10 @@ def read_years(directory: str) -> StoredYears:
         if not os.path.isdir(folder) or os.path.islink(folder):
             raise StoreError("%s: the run of %d is missing (%s): the run over years never finished; resume it "
                              "with --skip-existing" % (directory, year, folder))
-        runs.append((int(year), read_run(folder)))
+        try:
+            runs.append((int(year), read_run(folder)))
+        except StoreError as exc:  # its own advice would resume one year alone, which a run over years refuses
+            raise StoreError("%s: the run of %d does not read: resume the run over years with the same command, "
+                             "--releases %s and --skip-existing (%s)" % (directory, year, description["releases"],
+                                                                         str(exc).split(": resume")[0])) from None
     return StoredYears(directory, description, tuple(runs))
