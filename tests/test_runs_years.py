@@ -223,3 +223,30 @@ def test_releases_is_refused_for_a_corpus_file_and_other_table_choices(tmp_path,
     assert main(["table", out]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "the run of 2021 is missing" in err[0] and "--skip-existing" in err[0]
+
+
+def test_a_year_folder_that_is_a_link_is_refused_before_anything_is_written(tmp_path, index):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (tmp_path / "out").mkdir()
+    os.symlink(elsewhere, tmp_path / "out" / "2020")
+    with pytest.raises(RunError, match="2020 is a symbolic link"):
+        run_years(tmp_path, index, releases="yearly:2019..2020")
+    assert os.listdir(elsewhere) == [] and sorted(os.listdir(tmp_path / "out")) == ["2020"]
+
+
+def test_a_random_draw_over_years_holds_the_same_projects_each_year_and_resumes_with_them(tmp_path, index):
+    index.simple(NAMES + ["gone"])
+
+    def draw(**options):
+        go, _ = projects.top_pypi_run("random-pypi:2", None, seed="7", output=str(tmp_path / "out"),
+                                      releases="yearly:2020..2021", index_url=index.index_url, jobs=1,
+                                      downloads=str(tmp_path / "downloads"), cache=str(tmp_path / "c.sqlite3"),
+                                      **options)
+        return go()
+    done = draw()
+    drawn = [[r["project"] for r in year.records] for year in done]
+    assert drawn[0] == drawn[1] and len(drawn[0]) == 2
+    index.simple(["other", "names"])  # the index's list changed since: a resumed run keeps its draw
+    again = draw(skip_existing=True)
+    assert [[r["project"] for r in year.records] for year in again] == drawn

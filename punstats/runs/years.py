@@ -44,6 +44,11 @@ def _prepare(output: str, top: Listing, years: Sequence[int], skip_existing: boo
     """``output`` checked against what it holds, and ``years.json`` written."""
     description = {"releases": releases_text(tuple(years)), "years": list(years), "list": top.provenance(),
                    "punstats_version": __version__}
+    for year in years:  # a run writes only inside its folder: a year's folder that is a link leads outside
+        folder = year_folder(output, year)
+        if os.path.islink(folder) or (os.path.lexists(folder) and not os.path.isdir(folder)):
+            raise RunError("%s is a symbolic link or no directory, and a run writes only inside its folder; "
+                           "remove it, or choose another -o" % folder)
     if os.path.isfile(os.path.join(output, YEARS_FILE)):
         if not skip_existing:
             raise RunError("%s already holds a run over years: resume it with --skip-existing, or choose another -o"
