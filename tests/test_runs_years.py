@@ -214,6 +214,10 @@ def test_releases_is_refused_for_a_corpus_file_and_other_table_choices(tmp_path,
     assert "is a run over years: give it alone" in capsys.readouterr().err
     assert main(["plot", out, "--test-rule", "none"]) == 2
     assert "keep the rules they were scanned with" in capsys.readouterr().err
+    assert main(["hits", out]) == 2  # a command that shows one run: one year's folder is meant
+    assert "is a run over years" in capsys.readouterr().err
+    assert main(["hits", os.path.join(out, "2021")]) == 0
+    capsys.readouterr()
     os.unlink(tmp_path / "out" / "2021" / "ecosystem.json")  # as a kill before the year finished
     assert main(["table", out]) == 2
     err = capsys.readouterr().err.strip().splitlines()
