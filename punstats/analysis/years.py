@@ -38,7 +38,8 @@ def _year_row(year: int, frame: pd.DataFrame, ecosystem: Dict[str, Any], kind: K
     pooled = subject.pooled(frame, kind)
     released = int((frame["reason"] != NO_RELEASE_YET).sum())
     cache = ecosystem.get("cache") or {}
-    row = {key: pooled[key] for key in TREND if key in pooled}  # its "projects" are those scanned
+    # the pool's "projects" are those scanned; the year's are every project of the list
+    row = {key: pooled[key] for key in TREND if key in pooled}
     row.update(year=year, projects=int(len(frame)), released=released, scanned=pooled["projects"],
                using_pct=units.share(pooled["with_matches"], pooled["projects"]),
                files_cached=int(cache.get("cached", 0)), files_extracted=int(cache.get("extracted", 0)))

@@ -223,7 +223,8 @@ def cmd_years(args: argparse.Namespace) -> int:
         print(json.dumps([{"year": y.year, "projects": y.records, "ecosystem": y.ecosystem} for y in finished],
                          indent=1, ensure_ascii=False))
         return failures
-    for year in finished:  # what each year cost in this session: later years reuse the blob cache
+    # what each year cost in this session: later years reuse the blob cache
+    for year in finished:
         cache = year.ecosystem.get("cache") or {}
         print(terminal("%d: %.1f s, %d files scanned now; files of the year from the cache %d, extracted %d"
                        % (year.year, year.seconds, year.files, cache.get("cached", 0), cache.get("extracted", 0))))

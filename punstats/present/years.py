@@ -89,7 +89,8 @@ def trend_frame(stored: Any, kind: Kind) -> pd.DataFrame:
     frame.insert(1, "kind", kind.name)
     frame.insert(0, "run", stored.name)
     frame["releases"] = stored.description["releases"]
-    return with_run_columns(frame, stored.runs[0][1].ecosystem)  # what was measured, as a run's CSV says it
+    # what was measured, in the columns a run's CSV says it in
+    return with_run_columns(frame, stored.runs[0][1].ecosystem)
 
 
 def trend_plot(stored: Any, kind: Kind) -> Any:
@@ -125,10 +126,12 @@ def _draw(axes: Any, below: Any, frame: pd.DataFrame, kind: Kind) -> None:
     axes.set_ylabel(("%% of %s" if share else "per million %s") % words)
     axes.set_ylim(bottom=0)
     axes.legend(loc="best", fontsize="small")
-    using = frame["using_pct"].fillna(0.0)  # no project scanned: no bar
+    # a year with no project scanned has no bar
+    using = frame["using_pct"].fillna(0.0)
     below.bar(frame["year"], using, color=ALL_CODE_COLOUR)
     below.set_ylabel("% of projects using it")
-    below.set_ylim(0, 115)  # room for the counts above a full bar
+    # room for the counts above a full bar
+    below.set_ylim(0, 115)
     below.set_xlabel("year (each project's release at its end)")
     below.set_xticks(list(frame["year"]))
     for x, height, scanned, released in zip(frame["year"], using, frame["scanned"], frame["released"]):

@@ -107,7 +107,8 @@ def _prepare(output: str, top: Listing, options: Options) -> None:
     """The output directory, checked against an earlier run in it."""
     run: Dict[str, Any] = {"list": top.provenance(), "rules": options.scan.rules(),
                            "punstats_version": __version__, "index": options.index_url}
-    if options.year is not None:  # one year of a run over years (runs.years): its releases as they stood
+    # one year of a run over years (runs.years): a resumed year must read the releases of the same year
+    if options.year is not None:
         run["releases"] = {"year": options.year}
     path = os.path.join(output, RUN_FILE)
     _check_own(output)
@@ -368,9 +369,10 @@ def run_top(top: Listing, projects: Sequence[Ranked], options: Options,
     ecosystem = aggregate(load_record(output, p.name) for p in projects)  # one record at a time
     with open(os.path.join(output, RUN_FILE), encoding="utf-8") as handle:
         recorded = json.load(handle)
+    # a year of a run over years says which (its tables, figures and reports name it)
     ecosystem.update(list=top.provenance(), asked=len(projects), rules=recorded["rules"],
                      punstats_version=__version__, python=platform.python_version(),
                      python_implementation=platform.python_implementation(), index=options.index_url,
-                     **{key: recorded[key] for key in ("releases",) if key in recorded})  # a year of a run over years
+                     **{key: recorded[key] for key in ("releases",) if key in recorded})
     write_atomic(os.path.join(output, ECOSYSTEM_FILE), _json_bytes(ecosystem))
     return [brief(load_record(output, p.name)) for p in projects], ecosystem

@@ -119,7 +119,8 @@ def top_pypi_run(argument: str, top_list: Optional[str] = None, *, output: Optio
     the function returns), in ``data/top-pypi-N-yearly-A-B`` by default.
     """
     from punstats.sources.releases import parse_releases
-    years = parse_releases(releases) if releases is not None else None  # a bad value: one line, before any work
+    # a bad value is one line, before any work
+    years = parse_releases(releases) if releases is not None else None
     from punstats.runs import ecosystem
     from punstats.sources import pypi
     if options.get("index_url") is not None and not pypi.fetchable(options["index_url"]):

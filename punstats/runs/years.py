@@ -44,7 +44,8 @@ def _prepare(output: str, top: Listing, years: Sequence[int], skip_existing: boo
     """``output`` checked against what it holds, and ``years.json`` written."""
     description = {"releases": releases_text(tuple(years)), "years": list(years), "list": top.provenance(),
                    "punstats_version": __version__}
-    for year in years:  # a run writes only inside its folder: a year's folder that is a link leads outside
+    # a run writes only inside its folder: a year's folder that is a link would lead outside it
+    for year in years:
         folder = year_folder(output, year)
         if os.path.islink(folder) or (os.path.lexists(folder) and not os.path.isdir(folder)):
             raise RunError("%s is a symbolic link or no directory, and a run writes only inside its folder; "
@@ -59,7 +60,8 @@ def _prepare(output: str, top: Listing, years: Sequence[int], skip_existing: boo
         return
     if os.path.isdir(output):
         others = sorted(set(os.listdir(output)) - {str(year) for year in years})
-        if others:  # a run over years writes, and cleans, only what is its own
+        # a run over years writes, and cleans, only what is its own
+        if others:
             raise RunError("%s holds other files than a run over years (%s); choose an empty or new -o"
                            % (output, ", ".join(others[:3]) + (", ..." if len(others) > 3 else "")))
     try:

@@ -82,7 +82,8 @@ def read_years(directory: str) -> StoredYears:
                              "with --skip-existing" % (directory, year, folder))
         try:
             runs.append((int(year), read_run(folder)))
-        except StoreError as exc:  # its own advice would resume one year alone, which a run over years refuses
+        # the year's own advice would resume it alone, which a run over years refuses
+        except StoreError as exc:
             raise StoreError("%s: the run of %d does not read: resume the run over years with the same command, "
                              "--releases %s and --skip-existing (%s)" % (directory, year, description["releases"],
                                                                          str(exc).split(": resume")[0])) from None
