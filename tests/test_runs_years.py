@@ -125,6 +125,9 @@ def test_the_trend_is_the_stored_tables_counted_with_pandas(tmp_path, index):
                 assert row["measure"] == pytest.approx(100.0 * count / files["keywords"].sum(), abs=1e-4)
                 shares = 100.0 * files.groupby("project")["punnable"].sum() / files.groupby("project")["keywords"].sum()
                 assert row["median"] == pytest.approx(shares.median())
+    every = pd.concat([pd.read_parquet(tmp_path / "out" / str(year) / "occurrences") for year in range(2019, 2023)])
+    by_year = every[every["kind"] == "call"].groupby("year").size()
+    assert by_year.to_dict() == trends.trend(stored, KINDS["call"]).set_index("year")["count"].to_dict()
     call = trends.trend(stored, KINDS["call"]).set_index("year")
     assert list(call["released"]) == [1, 2, 3, 3] and list(call["projects"]) == [3, 3, 3, 3]
     walrus = trends.trend(stored, stored.registry["walrus"]).set_index("year")
@@ -217,6 +220,8 @@ def test_releases_is_refused_for_a_corpus_file_and_other_table_choices(tmp_path,
     assert main(["hits", out]) == 2  # a command that shows one run: one year's folder is meant
     assert "is a run over years" in capsys.readouterr().err
     assert main(["hits", os.path.join(out, "2021")]) == 0
+    assert main(["label", os.path.join(out, "2021"), "--kind", "call"]) == 0  # its tables hold a year column
+    assert os.path.isfile(os.path.join(out, "2021", "labels-call.csv"))
     capsys.readouterr()
     os.unlink(tmp_path / "out" / "2021" / "ecosystem.json")  # as a kill before the year finished
     assert main(["table", out]) == 2

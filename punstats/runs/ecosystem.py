@@ -20,7 +20,7 @@ The output directory::
     projects/<name>.json     each project: rank, status, reason, release used, summary, measures
     occurrences/<name>.parquet, files/<name>.parquet
                              the combined dataset: pd.read_parquet(DIR/occurrences)
-                             (a ``project`` and a ``rank`` column)
+                             (a ``project`` and a ``rank`` column; a year of a run over years: ``year``)
     ecosystem.json           the ecosystem summary (analysis.ecosystem)
 
 ``store.ecosystem`` names these files and reads a finished run back (``read_run``: what
@@ -217,9 +217,10 @@ def _compact(summary: Dict[str, Any]) -> Dict[str, Any]:
     return {k: v for k, v in summary.items() if k not in drop}
 
 
-def _table_bytes(project: Ranked, result: Any) -> Dict[str, bytes]:
+def _table_bytes(project: Ranked, result: Any, year: Optional[int] = None) -> Dict[str, bytes]:
     """The project's rows of the combined dataset: its stored tables (as the scan wrote
-    them, in the stored types), with ``project`` and ``rank`` columns."""
+    them, in the stored types), with ``project`` and ``rank`` columns (and ``year``, for one
+    year of a run over years: the years' datasets concatenate into one)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -230,6 +231,8 @@ def _table_bytes(project: Ranked, result: Any) -> Dict[str, bytes]:
         table = pq.read_table(os.path.join(result.directory, TABLE_FILES[name]))
         table = table.append_column("project", pa.array([project.name] * len(table), pa.string()))
         table = table.append_column("rank", pa.array([project.rank] * len(table), pa.int32()))
+        if year is not None:
+            table = table.append_column("year", pa.array([year] * len(table), pa.int32()))
         metadata = dict(table.schema.metadata or {})
         metadata[b"punstats"] = json.dumps(provenance_metadata(result.summary), sort_keys=True).encode()
         sink = pa.BufferOutputStream()
@@ -278,7 +281,7 @@ def outcome(project: Ranked, fetched: Tuple[Any, Any, float], fetcher: Fetcher, 
     start = time.perf_counter()
     try:
         result = _scan(corpus, options, cache)
-        tables, record = _table_bytes(project, result), _scanned(project, release, result)
+        tables, record = _table_bytes(project, result, options.year), _scanned(project, release, result)
         if timing is not None:
             timing.files += int(result.summary["files"])
             timing.bytes += int(corpus.archive.get("bytes", 0))
