@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 from typing import Any, List, Optional, Sequence
 
-from punstats.cli import years as over_years
 from punstats.cli.bootstrap import add_bootstrap_options, bootstrap
 from punstats.cli.common import UsageError, error_line, positive, write_output
 from punstats.model.errors import OptionError
@@ -60,7 +59,7 @@ def _add_evidence_commands(commands: Any) -> None:
                    help="Markdown: link each scan's column to its public source and write the provenance "
                         "under the table, instead of footnotes (for Discourse)")
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
-    p.set_defaults(handler=over_years.handler("table", cmd_table))
+    p.set_defaults(handler=_over_years("table", cmd_table))
 
     _add_plot_and_report(commands, stored_scans)
 
@@ -78,7 +77,7 @@ def _add_plot_and_report(commands: Any, stored_scans: Any) -> None:
     p.add_argument("--kind", metavar="NAME",
                    help="also draw this kind per scan, against its unit (default: the scans' one --pattern, "
                         "when they were given one)")
-    p.set_defaults(handler=over_years.handler("plot", cmd_plot))
+    p.set_defaults(handler=_over_years("plot", cmd_plot))
 
     p = commands.add_parser("report", help="a Markdown report of stored scans, sized for one forum post",
                             description="Write a Markdown report of stored scans (tables, figures, "
@@ -99,7 +98,15 @@ def _add_plot_and_report(commands: Any, stored_scans: Any) -> None:
     p.add_argument("--top", type=positive, default=None, metavar="N",
                    help="an ecosystem run: list the first N projects, then one row pooling the others "
                         "(default: every project, or as many as fit one post; punstats table lists them all)")
-    p.set_defaults(handler=over_years.handler("report", cmd_report))
+    p.set_defaults(handler=_over_years("report", cmd_report))
+
+
+def _over_years(command: str, otherwise: Any) -> Any:
+    """``command`` of a run over years (``cli.years``, loaded when the command runs), else ``otherwise``."""
+    def handle(args: argparse.Namespace) -> int:
+        from punstats.cli import years
+        return years.handler(command, otherwise)(args)
+    return handle
 
 
 class _Given(argparse.Action):
