@@ -1,8 +1,8 @@
 """A fake PyPI on 127.0.0.1 for tests: the JSON API and the files, served by http.server in a thread.
 
 Tests build the sdists and wheels (``sdist``, ``wheel``), register projects
-(``FakePyPI.project``), the simple API's project list (``FakePyPI.simple``) or raw
-answers (``FakePyPI.raw``), and point punstats at
+(``FakePyPI.project``; with dated releases, ``FakePyPI.history``), the simple API's
+project list (``FakePyPI.simple``) or raw (``FakePyPI.raw``), and point punstats at
 ``FakePyPI.index_url``.  ``hold(path)`` makes one answer wait until
 ``release(path)``, so that a test can stop a run at a known point.
 """
@@ -87,6 +87,23 @@ class FakePyPI:
         document = {"info": {"name": name, "version": version}, "urls": entries, "releases": {version: entries}}
         self.raw("/pypi/%s/json" % name, json.dumps(document))
         return entries
+
+    def history(self, name, releases):
+        """``releases``: {version: [(filename, bytes, packagetype, upload time, yanked)]}; the project
+        document lists them all, its latest the highest version listed last."""
+        listed = {}
+        for version, files in releases.items():
+            listed[version] = []
+            for filename, data, packagetype, uploaded, yanked in files:
+                digest = hashlib.sha256(data).hexdigest()
+                path = "/files/%s/%s" % (digest[:8], filename)
+                self.raw(path, data)
+                listed[version].append({"filename": filename, "packagetype": packagetype, "url": self.base + path,
+                                        "digests": {"sha256": digest}, "size": len(data),
+                                        "upload_time_iso_8601": uploaded, "yanked": yanked})
+        latest = list(releases)[-1]
+        document = {"info": {"name": name, "version": latest}, "urls": listed[latest], "releases": listed}
+        self.raw("/pypi/%s/json" % name, json.dumps(document))
 
     def simple(self, names):
         """The simple API's root (PEP 503 HTML) listing ``names`` as given; its bytes."""

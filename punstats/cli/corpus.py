@@ -77,6 +77,9 @@ def _add_corpus_commands(commands: Any) -> None:
                      help="keep at most this many MB of downloaded archives (default: %(default)s)")
     top.add_argument("--index-url", default=None, metavar="URL",
                      help="a PyPI JSON API mirror (default: https://pypi.org/pypi)")
+    top.add_argument("--releases", metavar="yearly:FIRST..LAST",
+                     help="scan each project as it stood at the end of each year, e.g. yearly:2015..2025 "
+                          "(its last release by then), one run per year (default: the latest release)")
     top.add_argument("--no-figure", action="store_true", help="do not draw ecosystem.png")
     p.set_defaults(handler=cmd_corpus)
 
@@ -91,7 +94,9 @@ def cmd_corpus(args: argparse.Namespace) -> int:
         if args.csv:  # accepted and ignored, a user would look for CSV copies that were never written
             raise UsageError("--csv copies the tables of each project of a CORPUS.toml; %s stores one dataset: "
                              "write its tables with punstats table DIR --format csv" % args.corpus_file.split(":")[0])
-        return cmd_top(args)
+        return cmd_top(args) if args.releases is None else cmd_years(args)
+    if args.releases is not None:
+        raise UsageError("--releases scans top-pypi:N or random-pypi:N over years; a corpus file pins its releases")
     options = scan_options(args)
     kind = _asked_kind(args, options)
     spec = corpora.load(args.corpus_file)
@@ -138,7 +143,6 @@ def cmd_top(args: argparse.Namespace) -> int:
     """``corpus top-pypi:N`` (``random-pypi:N``): the streaming ecosystem run."""
     from punstats.model.kinds import KIND_CALL
     from punstats.present.ecosystem import project_line
-    from punstats.runs import projects as corpora
     scan = scan_options(args, lines_saved=False)
     kind = _asked_kind(args, scan)
     bar = progress_bar(args.quiet, args.corpus_file, unit="project")  # total and time left, on a terminal
@@ -147,23 +151,7 @@ def cmd_top(args: argparse.Namespace) -> int:
         bar.update(1)
         if not args.json:
             bar.print(project_line(record, reused, kind))
-    try:
-        random = args.corpus_file.startswith("random-pypi:")
-        other = args.top_pypi_list if random else args.random_pypi_list
-        if other is not None:
-            raise UsageError("--%s-pypi-list reads the list of %s-pypi:N, not of %s"
-                             % (("top", "top", args.corpus_file) if random else ("random", "random", args.corpus_file)))
-        run, options = corpora.top_pypi_run(
-            args.corpus_file, args.random_pypi_list if random else args.top_pypi_list, seed=args.seed,
-            output=args.output, scan=scan,
-            cache=not args.no_cache, download_jobs=args.download_jobs, download_cap=args.download_cap * 1024 * 1024,
-            index_url=args.index_url, keep=args.keep, skip_existing=args.skip_existing, strict=args.strict)
-        records, ecosystem = run(on_done=done, on_start=bar.start, on_begin=bar.note)  # the one in work
-    except OSError as exc:  # the output directory became unwritable (a full disk): what is journaled stays
-        raise UsageError("cannot write %s: %s" % (getattr(exc, "filename", None) or args.output,
-                                                  exc.strerror or exc)) from None
-    finally:
-        bar.close()
+    (records, ecosystem), options = _top_run(args, scan, done, bar)
     failures = pattern_errors_said([(r["project"], r["summary"]) for r in records
                                     if r["status"] == "scanned" and isinstance(r.get("summary"), dict)])
     default_place_said(args.output, options.output)
@@ -191,6 +179,63 @@ def cmd_top(args: argparse.Namespace) -> int:
             print("figure: %s" % terminal(figure))
         except ImportError:
             print("figure: not drawn (matplotlib is not installed: pip install punstats[plot])")
+    return failures
+
+
+def _top_run(args: argparse.Namespace, scan: Any, done: Any, bar: Any) -> Any:
+    """(what running ``top-pypi:N`` or ``random-pypi:N`` as ``args`` say gave, its options): ``done``
+    sees each project as it finishes, ``bar`` shows the progress."""
+    from punstats.runs import projects as corpora
+    random = args.corpus_file.startswith("random-pypi:")
+    other = args.top_pypi_list if random else args.random_pypi_list
+    try:
+        if other is not None:
+            raise UsageError("--%s-pypi-list reads the list of %s-pypi:N, not of %s" % (
+                ("top", "top", args.corpus_file) if random else ("random", "random", args.corpus_file)))
+        run, options = corpora.top_pypi_run(
+            args.corpus_file, args.random_pypi_list if random else args.top_pypi_list, seed=args.seed,
+            output=args.output, scan=scan, releases=args.releases,
+            cache=not args.no_cache, download_jobs=args.download_jobs, download_cap=args.download_cap * 1024 * 1024,
+            index_url=args.index_url, keep=args.keep, skip_existing=args.skip_existing, strict=args.strict)
+        return run(on_done=done, on_start=bar.start, on_begin=bar.note), options  # on_begin: the one in work
+    except OSError as exc:  # the output directory became unwritable (a full disk): what is journaled stays
+        raise UsageError("cannot write %s: %s" % (getattr(exc, "filename", None) or args.output,
+                                                  exc.strerror or exc)) from None
+    finally:
+        bar.close()
+
+
+def cmd_years(args: argparse.Namespace) -> int:
+    """``corpus top-pypi:N --releases yearly:A..B``: one run per year, then the trend table."""
+    from punstats.present import years as shown
+    from punstats.present.ecosystem import project_line
+    from punstats.store.years import read_years
+    scan = scan_options(args, lines_saved=False)
+    kind = _asked_kind(args, scan)
+    bar = progress_bar(args.quiet, args.corpus_file, unit="project")
+
+    def done(record: Any, reused: bool) -> None:
+        bar.update(1)
+        if not args.json:
+            bar.print("%s %s" % (record.get("year", ""), project_line(record, reused, kind)))
+    finished, options = _top_run(args, scan, done, bar)
+    failures = pattern_errors_said([("%s (%d)" % (r["project"], y.year), r["summary"]) for y in finished for r in
+                                    y.records if r["status"] == "scanned" and isinstance(r.get("summary"), dict)])
+    default_place_said(args.output, options.output)
+    if args.json:
+        print(json.dumps([{"year": y.year, "projects": y.records, "ecosystem": y.ecosystem} for y in finished],
+                         indent=1, ensure_ascii=False))
+        return failures
+    # what each year cost in this session: later years reuse the blob cache
+    for year in finished:
+        cache = year.ecosystem.get("cache") or {}
+        print(terminal("%d: %.1f s, %d files scanned now; files of the year from the cache %d, extracted %d"
+                       % (year.year, year.seconds, year.files, cache.get("cached", 0), cache.get("extracted", 0))))
+    from punstats.present.formats import render_all
+    for line in render_all([shown.trend_table(read_years(options.output), kind)], "rst").rstrip("\n").split("\n"):
+        print(terminal(line))
+    print(terminal("show it again: punstats table %s, punstats plot %s, punstats report %s (each year alone: %s)"
+                   % ((shlex.quote(options.output),) * 3 + (shlex.quote(os.path.join(options.output, "YEAR")),))))
     return failures
 
 

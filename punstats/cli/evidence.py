@@ -3,12 +3,12 @@
 A directory holding an ecosystem run (``corpus top-pypi:N -o DIR``: its
 ``run.json`` and journal, ``store.ecosystem``) is shown by
 ``present.ecosystem`` (its projects and patterns), ``present.ecosystem_figure``
-and ``present.ecosystem_report``; any other directory must be a stored scan.
+and ``present.ecosystem_report``; one holding a run over years, by ``cli.years``; any other
+directory must be a stored scan.
 """
 from __future__ import annotations
 
 import argparse
-import os
 from typing import Any, List, Optional, Sequence
 
 from punstats.cli import compare
@@ -64,7 +64,7 @@ def _add_evidence_commands(commands: Any) -> None:
                    help="Markdown: link each scan's column to its public source and write the provenance "
                         "under the table, instead of footnotes (for Discourse)")
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
-    p.set_defaults(handler=cmd_table)
+    p.set_defaults(handler=_over_years("table", cmd_table))
 
     _add_plot_and_report(commands, stored_scans)
 
@@ -82,7 +82,7 @@ def _add_plot_and_report(commands: Any, stored_scans: Any) -> None:
     p.add_argument("--kind", metavar="NAME",
                    help="also draw this kind per scan, against its unit (default: the scans' one --pattern, "
                         "when they were given one)")
-    p.set_defaults(handler=cmd_plot)
+    p.set_defaults(handler=_over_years("plot", cmd_plot))
 
     p = commands.add_parser("report", help="a Markdown report of stored scans, sized for one forum post",
                             description="Write a Markdown report of stored scans (tables, figures, "
@@ -103,7 +103,15 @@ def _add_plot_and_report(commands: Any, stored_scans: Any) -> None:
     p.add_argument("--top", type=positive, default=None, metavar="N",
                    help="an ecosystem run: list the first N projects, then one row pooling the others "
                         "(default: every project, or as many as fit one post; punstats table lists them all)")
-    p.set_defaults(handler=cmd_report)
+    p.set_defaults(handler=_over_years("report", cmd_report))
+
+
+def _over_years(command: str, otherwise: Any) -> Any:
+    """``command`` of a run over years (``cli.years``, loaded when the command runs), else ``otherwise``."""
+    def handle(args: argparse.Namespace) -> int:
+        from punstats.cli import years
+        return years.handler(command, otherwise)(args)
+    return handle
 
 
 def _keys(text: str) -> List[str]:
@@ -153,9 +161,8 @@ def _ecosystem_run(args: argparse.Namespace) -> Any:
     runs = [directory for directory in args.dirs if is_run(directory)]
     if not runs:
         return None
-    if args.test_rule is not None or args.long is not None:
-        raise UsageError("%s is an ecosystem run: its projects keep the rules they were scanned with "
-                         "(--test-rule and --long re-classify a stored scan)" % runs[0])
+    from punstats.cli.ignored import check_run_alone
+    check_run_alone(args, runs[0])
     return read_run(runs[0])  # a StoreError (a run that never finished): cli.main
 
 
@@ -329,12 +336,9 @@ def _plot_subject(results: Sequence[Any], kind: Optional[str]) -> Any:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    from punstats.cli.ignored import check_figure_options, check_report_output
     from punstats.present import report
-
-    if args.output is not None and not args.output.lower().endswith(".md"):  # it would hold Markdown all the same
-        raise UsageError("a report is Markdown: give -o a file ending in .md, e.g. -o %s.md"
-                         % (os.path.splitext(args.output)[0].rstrip("/") or "report"))
-    from punstats.cli.ignored import check_figure_options
+    check_report_output(args)
     check_figure_options(args)
     if not args.no_figures:
         _plots_module()

@@ -9,6 +9,7 @@ format than Markdown, a figure option with ``--no-figures``, and
 from __future__ import annotations
 
 import argparse
+import os
 
 from punstats.cli.common import UsageError
 
@@ -37,3 +38,21 @@ def check_figure_options(args: argparse.Namespace) -> None:
         raise UsageError("--no-figures writes no figure, so %s has nothing to do: drop one of them" % given[0])
     if len(given) == 2:
         raise UsageError("--embed puts the figures into the report, so --figures-dir has nothing to do: drop one")
+
+
+def check_report_output(args: argparse.Namespace) -> None:
+    """One line for ``-o`` of a report not ending in ``.md``: it would hold Markdown all the same."""
+    if args.output is not None and not args.output.lower().endswith(".md"):
+        raise UsageError("a report is Markdown: give -o a file ending in .md, e.g. -o %s.md"
+                         % (os.path.splitext(args.output)[0].rstrip("/") or "report"))
+
+
+def check_run_alone(args: argparse.Namespace, directory: str, what: str = "an ecosystem run",
+                    why: str = "a run is not compared with other directories") -> None:
+    """One line when ``directory``, a run (``what``), is given with other directories or with rules
+    to re-apply: its projects keep the rules they were scanned with."""
+    if len(args.dirs) > 1:
+        raise UsageError("%s is %s: give it alone (%s)" % (directory, what, why))
+    if args.test_rule is not None or args.long is not None:
+        raise UsageError("%s is %s: its projects keep the rules they were scanned with "
+                         "(--test-rule and --long re-classify a stored scan)" % (directory, what))

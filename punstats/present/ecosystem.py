@@ -41,16 +41,19 @@ from punstats.sources.pypi import PACKAGE_WORDS, REASON_WORDS
 from punstats.store.ecosystem import drawn_at_random, population, run_name
 
 
-def run_provenance(ecosystem: Dict[str, Any]) -> str:
-    """One sentence saying what a run measured: the list (its source and date), the releases,
-    the parser and punstats versions, the test rule and every other rule that changes a count
-    (``provenance.rules_text``), as a scan's footnote or caption does."""
+def run_provenance(ecosystem: Dict[str, Any], release: Optional[str] = None) -> str:
+    """One sentence saying what a run measured: the list (its source and date), the releases
+    (``release``: which one of each project, in words), the parser and punstats versions, the
+    test rule and every other rule that changes a count (``provenance.rules_text``), as a scan's
+    footnote or caption does."""
     listed = ecosystem["list"]
     rules = ecosystem.get("rules") or {}
     source = list_text(str(listed["list"]))
-    return ("%s: %s, list %s of %s, each project's latest "
-            "release, its sdist or else its pure-Python wheel; parsed by %s %s with punstats %s; test rule %s; %s."
-            % (run_name(ecosystem), population(ecosystem), source, str(listed["last_update"])[:10],
+    year = (ecosystem.get("releases") or {}).get("year")  # one year of a run over years (runs.years)
+    release = release or ("latest release" if year is None else "release as it stood at the end of %s" % year)
+    return ("%s: %s, list %s of %s, each project's %s, its sdist or else its pure-Python wheel; parsed by %s %s "
+            "with punstats %s; test rule %s; %s."
+            % (run_name(ecosystem), population(ecosystem), source, str(listed["last_update"])[:10], release,
                ecosystem.get("python_implementation", "Python"), ecosystem.get("python", "?"),
                ecosystem.get("punstats_version", "?"), rules.get("test_rule", "?"),
                rules_text(rules, rules.get("long_threshold", "?"), rules.get("patterns") or ())))

@@ -60,7 +60,7 @@ def definition_note(kind: Kind) -> str:
         ("as a share of " if units.is_share(kind.per) else "per million ") + words)
 
 
-def _capital(text: str) -> str:
+def capital(text: str) -> str:
     """``text`` with its first letter a capital, the rest as written (a node class keeps its
     capitals: "`Try` nodes", where ``str.capitalize`` gives "`try` nodes")."""
     return text[:1].upper() + text[1:]
@@ -101,7 +101,7 @@ def project_table(stored: Any, kind: Kind, top: Optional[int] = None, method: Bo
     notes = ("%s Not scanned: %s. %s" % (run_provenance(ecosystem), not_scanned_text(ecosystem) or "none",
                                          definition_note(kind)),)
     header: Tuple[Label, ...] = (Label("Drawn" if drawn_at_random(ecosystem) else "Rank"), Label("Project"),
-                                 Label("Release"), Label("Count"), Label(_capital(units.unit_words(kind.per))),
+                                 Label("Release"), Label("Count"), Label(capital(units.unit_words(kind.per))),
                                  measure_header(kind), Label("Count outside tests"), measure_header(kind, True))
     labels = _labels_by_project(stored, kind)
     if labels is not None:  # the run holds a sheet of the kind: the share of each project's hits labelled
@@ -196,7 +196,7 @@ def scans_table(results: Sequence[Any], kind: Kind) -> Table:
     summaries = [r.summary for r in results]
     names = column_names(summaries)
     counts = [scan_counts(s, kind) for s in summaries]
-    unit = _capital(units.unit_words(kind.per))
+    unit = capital(units.unit_words(kind.per))
     rows: List[Tuple[Cell, ...]] = [
         (Label("Count"), *[count_cell(c["count"]) for c in counts]),
         (measure_header(kind), *[measure_cell(c["measure"], kind) for c in counts]),

@@ -1,7 +1,8 @@
 """Projects fetched ahead of the scan: resolved, downloaded and unpacked in a thread pool.
 
 This module owns the fetching side of ``corpus top-pypi:N`` (``runs.ecosystem``):
-``Fetcher.fetch`` resolves a project's latest release (``pypi.resolve_latest``),
+``Fetcher.fetch`` resolves a project's latest release (``pypi.resolve_latest``; with a
+``year``, the release that stood at its end, ``sources.releases``),
 downloads it (one retry after a network or server error) and unpacks it, and
 returns the failure instead of raising; ``Fetcher.done_with`` deletes the
 unpacked tree after the scan (unless ``keep``) and trims the downloaded archives
@@ -62,7 +63,7 @@ class Fetcher:
         """(release, corpus, seconds) or (the exception, None, seconds)."""
         start = time.perf_counter()
         try:
-            release = pypi.resolve_latest(project.name, self.get, self.options.index_url)
+            release = self.resolve(project.name)
             with self.lock:
                 self.active[release.sha256] = self.active.get(release.sha256, 0) + 1
             try:
@@ -75,6 +76,13 @@ class Fetcher:
             return release, corpus, time.perf_counter() - start
         except Exception as exc:  # recorded for this project; the run goes on
             return exc, None, time.perf_counter() - start
+
+    def resolve(self, name: str) -> Any:
+        """The release of ``name`` to read: the latest, or the one that stood at the end of the run's ``year``."""
+        if self.options.year is None:
+            return pypi.resolve_latest(name, self.get, self.options.index_url)
+        from punstats.sources.releases import release_as_of
+        return release_as_of(name, self.options.year, self.get, self.options.index_url)
 
     def release(self, release: Any) -> None:
         with self.lock:

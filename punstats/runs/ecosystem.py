@@ -20,7 +20,7 @@ The output directory::
     projects/<name>.json     each project: rank, status, reason, release used, summary, measures
     occurrences/<name>.parquet, files/<name>.parquet
                              the combined dataset: pd.read_parquet(DIR/occurrences)
-                             (a ``project`` and a ``rank`` column)
+                             (a ``project`` and a ``rank`` column; a year of a run over years: ``year``)
     ecosystem.json           the ecosystem summary (analysis.ecosystem)
 
 ``store.ecosystem`` names these files and reads a finished run back (``read_run``: what
@@ -85,6 +85,7 @@ class Options:
     skip_existing: bool = False
     strict: bool = False
     limits: Limits = field(default_factory=Limits)  # made when the run starts: the limits of that moment
+    year: Optional[int] = None  # None: each project's latest release; else the one at the end of that year
 
 
 @dataclass
@@ -106,6 +107,9 @@ def _prepare(output: str, top: Listing, options: Options) -> None:
     """The output directory, checked against an earlier run in it."""
     run: Dict[str, Any] = {"list": top.provenance(), "rules": options.scan.rules(),
                            "punstats_version": __version__, "index": options.index_url}
+    # one year of a run over years (runs.years): a resumed year must read the releases of the same year
+    if options.year is not None:
+        run["releases"] = {"year": options.year}
     path = os.path.join(output, RUN_FILE)
     _check_own(output)
     if os.path.exists(os.path.join(output, JOURNAL)):
@@ -115,8 +119,8 @@ def _prepare(output: str, top: Listing, options: Options) -> None:
         edited = _edited_list(before.get("list"), run["list"])
         if edited:
             raise RunError("%s was made with %s; use another -o, or put the list back" % (output, edited))
-        for key in ("list", "index"):
-            if before.get(key) != _as_recorded(run[key], before.get(key)):
+        for key in ("list", "index", "releases"):
+            if before.get(key) != _as_recorded(run.get(key), before.get(key)):
                 raise RunError("%s was made with another %s (%s); use another -o"
                                % (output, "project list" if key == "list" else key, before.get(key)))
         changed = rules_changed(rules, run["rules"])
@@ -213,9 +217,10 @@ def _compact(summary: Dict[str, Any]) -> Dict[str, Any]:
     return {k: v for k, v in summary.items() if k not in drop}
 
 
-def _table_bytes(project: Ranked, result: Any) -> Dict[str, bytes]:
+def _table_bytes(project: Ranked, result: Any, year: Optional[int] = None) -> Dict[str, bytes]:
     """The project's rows of the combined dataset: its stored tables (as the scan wrote
-    them, in the stored types), with ``project`` and ``rank`` columns."""
+    them, in the stored types), with ``project`` and ``rank`` columns (and ``year``, for one
+    year of a run over years: the years' datasets concatenate into one)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -226,6 +231,8 @@ def _table_bytes(project: Ranked, result: Any) -> Dict[str, bytes]:
         table = pq.read_table(os.path.join(result.directory, TABLE_FILES[name]))
         table = table.append_column("project", pa.array([project.name] * len(table), pa.string()))
         table = table.append_column("rank", pa.array([project.rank] * len(table), pa.int32()))
+        if year is not None:
+            table = table.append_column("year", pa.array([year] * len(table), pa.int32()))
         metadata = dict(table.schema.metadata or {})
         metadata[b"punstats"] = json.dumps(provenance_metadata(result.summary), sort_keys=True).encode()
         sink = pa.BufferOutputStream()
@@ -238,7 +245,7 @@ def _scanned(project: Ranked, release: Any, result: Any) -> Dict[str, Any]:
     from punstats.analysis.ecosystem import measures
     return {"rank": project.rank, "project": project.name, "downloads": project.downloads,
             "status": "scanned", "distribution": release.packagetype, "version": release.version,
-            "file": release.filename, "lines": result.summary["lines"],
+            "file": release.filename, "uploaded": release.upload_time, "lines": result.summary["lines"],
             "summary": _compact(result.summary), "measures": measures(result.occurrences, result.files)}
 
 
@@ -274,7 +281,7 @@ def outcome(project: Ranked, fetched: Tuple[Any, Any, float], fetcher: Fetcher, 
     start = time.perf_counter()
     try:
         result = _scan(corpus, options, cache)
-        tables, record = _table_bytes(project, result), _scanned(project, release, result)
+        tables, record = _table_bytes(project, result, options.year), _scanned(project, release, result)
         if timing is not None:
             timing.files += int(result.summary["files"])
             timing.bytes += int(corpus.archive.get("bytes", 0))
@@ -292,6 +299,8 @@ def _finish(output: str, project: Ranked, record: Dict[str, Any], tables: Dict[s
     if record["status"] == "failed" and options.strict:
         raise RunError("project %d (%s) failed: %s" % (project.rank, project.name, record["message"]))
     _check_own(output)
+    if options.year is not None:
+        record["year"] = options.year
     for name, data in tables.items():
         write_atomic(os.path.join(output, name, project.name + ".parquet"), data)
     _commit(output, record)
@@ -362,8 +371,11 @@ def run_top(top: Listing, projects: Sequence[Ranked], options: Options,
         harmonize(os.path.join(output, "occurrences"))
     ecosystem = aggregate(load_record(output, p.name) for p in projects)  # one record at a time
     with open(os.path.join(output, RUN_FILE), encoding="utf-8") as handle:
-        ecosystem.update(list=top.provenance(), asked=len(projects), rules=json.load(handle)["rules"],
-                         punstats_version=__version__, python=platform.python_version(),
-                         python_implementation=platform.python_implementation(), index=options.index_url)
+        recorded = json.load(handle)
+    # a year of a run over years says which (its tables, figures and reports name it)
+    ecosystem.update(list=top.provenance(), asked=len(projects), rules=recorded["rules"],
+                     punstats_version=__version__, python=platform.python_version(),
+                     python_implementation=platform.python_implementation(), index=options.index_url,
+                     **{key: recorded[key] for key in ("releases",) if key in recorded})
     write_atomic(os.path.join(output, ECOSYSTEM_FILE), _json_bytes(ecosystem))
     return [brief(load_record(output, p.name)) for p in projects], ecosystem

@@ -106,7 +106,7 @@ def _check_folder(directory: str, number: int, project: Project) -> None:
 
 def top_pypi_run(argument: str, top_list: Optional[str] = None, *, output: Optional[str] = None,
                  get: Any = None, scan: Optional[ScanOptions] = None, seed: Optional[str] = None,
-                 **options: Any):
+                 releases: Optional[str] = None, **options: Any):
     """``corpus top-pypi:N`` or ``random-pypi:N`` (with ``seed``): (a function running it, its
     ``ecosystem.Options``), checked before any work.
 
@@ -115,8 +115,13 @@ def top_pypi_run(argument: str, top_list: Optional[str] = None, *, output: Optio
     project's ``ScanOptions`` (or give their fields among ``options``), user patterns included
     (with the Dask engine, those that can be sent by their source: ``ScanOptions.check``);
     ``options`` are ``ecosystem.Options`` fields;
-    ``output`` defaults to ``data/top-pypi-N`` (``data/random-pypi-N-seed-S``).
+    ``output`` defaults to ``data/top-pypi-N`` (``data/random-pypi-N-seed-S``); ``releases``
+    (``yearly:A..B``) makes it a run over years (``runs.years``, whose list of what each year gave
+    the function returns), in ``data/top-pypi-N-yearly-A-B`` by default.
     """
+    from punstats.sources.releases import parse_releases
+    # a bad value is one line, before any work
+    years = parse_releases(releases) if releases is not None else None
     from punstats.runs import ecosystem
     from punstats.sources import pypi
     if options.get("index_url") is not None and not pypi.fetchable(options["index_url"]):
@@ -129,20 +134,30 @@ def top_pypi_run(argument: str, top_list: Optional[str] = None, *, output: Optio
     getter = get or pypi.http_get
     if options.get("index_url") is None:
         options["index_url"] = pypi.INDEX_URL
-    ranked, projects, default = _listing(argument, top_list, seed, output, options, getter)
+    suffix = "" if years is None else "-yearly-%d-%d" % (years[0], years[-1])
+    ranked, projects, default = _listing(argument, top_list, seed, output, options, getter, suffix)
     run_options = ecosystem.Options(output=output or os.path.join(DEFAULT_ROOT, default), scan=scan, **options)
     if scan.engine == "dask" and scan.scheduler is None:  # one local cluster for all
         def run(**kwargs: Any):
             from punstats import engines as engine
             with engine.local_cluster(scan.jobs) as address:
                 clustered = dataclasses.replace(run_options, scan=dataclasses.replace(scan, scheduler=address))
-                return ecosystem.run_top(ranked, projects, clustered, getter, **kwargs)
+                return _run(ranked, projects, years, clustered, getter, **kwargs)
         return run, run_options
-    return (lambda **kwargs: ecosystem.run_top(ranked, projects, run_options, getter, **kwargs)), run_options
+    return (lambda **kwargs: _run(ranked, projects, years, run_options, getter, **kwargs)), run_options
+
+
+def _run(ranked: Any, projects: Any, years: Any, options: Any, get: Any, **kwargs: Any) -> Any:
+    """The run of one moment (``runs.ecosystem``) or, with ``years``, over years (``runs.years``)."""
+    from punstats.runs import ecosystem
+    if years is None:
+        return ecosystem.run_top(ranked, projects, options, get, **kwargs)
+    from punstats.runs.years import run_years
+    return run_years(ranked, projects, years, options, get, **kwargs)
 
 
 def _listing(argument: str, where: Optional[str], seed: Optional[str], output: Optional[str],
-             options: Dict[str, Any], get: Any):
+             options: Dict[str, Any], get: Any, suffix: str = ""):
     """(the list, its projects to scan, the default output folder) of ``top-pypi:N`` or ``random-pypi:N``."""
     from punstats.sources import randompypi, toppypi
     from punstats.store.ecosystem import folder_name
@@ -151,11 +166,11 @@ def _listing(argument: str, where: Optional[str], seed: Optional[str], output: O
         if seed is not None:
             raise SourceError("--seed draws random-pypi:N; top-pypi:%d is a ranked list" % n)
         ranked, projects = toppypi.top(n, where, get)
-        return ranked, projects, folder_name(n)
+        return ranked, projects, folder_name(n) + suffix
     n = randompypi.parse_spec(argument)
     chosen = randompypi.parse_seed(seed, argument)
     location = where or randompypi.simple_url(options["index_url"])
-    default = folder_name(n, chosen)
+    default = folder_name(n, chosen) + suffix
     drawn = randompypi.recorded(_recorded_list(output or os.path.join(DEFAULT_ROOT, default))
                                 if options.get("skip_existing") else None, n, chosen, location)
     drawn = drawn or randompypi.sample(n, chosen, location, get)  # resumed: the sample drawn at the start
@@ -163,11 +178,13 @@ def _listing(argument: str, where: Optional[str], seed: Optional[str], output: O
 
 
 def _recorded_list(output: str) -> Any:
-    """The list an earlier run in ``output`` recorded (its ``run.json``), or None."""
+    """The list an earlier run in ``output`` recorded (its ``run.json``; a run over years: its
+    ``years.json``), or None."""
     from punstats.model import jsondata
     from punstats.runs.ecosystem import RUN_FILE
+    from punstats.store.years import YEARS_FILE, is_years
     try:
-        with open(os.path.join(output, RUN_FILE), encoding="utf-8") as handle:
+        with open(os.path.join(output, YEARS_FILE if is_years(output) else RUN_FILE), encoding="utf-8") as handle:
             run = jsondata.load(handle)
     except (OSError, ValueError):
         return None

@@ -190,16 +190,15 @@ class Unavailable(SourceError):
         self.reason = reason
 
 NO_FILES = "no_release_files"  # the release lists no files at all
-
 PLATFORM_WHEELS_ONLY = "platform_wheels_only"  # no sdist, and every wheel is built for a platform
-
 NO_READABLE_FILE = "no_sdist_or_pure_wheel"  # files, but none punstats reads (eggs, odd archives)
-
 NO_PROJECT = "no_project"  # the index does not know the name (a project deleted, or with no release left)
+NO_RELEASE_YET = "no_release_yet"  # no release stood by the end of the year asked (``sources.releases``)
 
 #: Each reason in words, as reports and tables say it.
 REASON_WORDS = {NO_FILES: "no release files", PLATFORM_WHEELS_ONLY: "only platform wheels",
-                NO_READABLE_FILE: "no sdist or pure-Python wheel", NO_PROJECT: "not on the index"}
+                NO_READABLE_FILE: "no sdist or pure-Python wheel", NO_PROJECT: "not on the index",
+                NO_RELEASE_YET: "no release yet"}
 
 #: A release file's ``packagetype`` in words.
 PACKAGE_WORDS = {"sdist": "sdist", "bdist_wheel": "wheel"}
@@ -216,7 +215,7 @@ def _release_files(spec: Spec, get: Getter, index_url: str):
     project_url = "%s/%s/json" % (index_url, quoted)
     if spec.version is None:
         url = project_url
-        meta = _project_json(get, url, spec)
+        meta = project_json(get, url, spec)
         info = meta.get("info")
         version = check_version(info.get("version") if isinstance(info, dict) else None, url)
         files = meta.get("urls")
@@ -229,7 +228,7 @@ def _release_files(spec: Spec, get: Getter, index_url: str):
             if exc.status != 404:
                 raise
             url = project_url
-            releases = _project_json(get, url, spec).get("releases")
+            releases = project_json(get, url, spec).get("releases")
             if not isinstance(releases, dict):
                 raise FetchError("%s: unexpected JSON from the index (no releases)" % url) from None
             files = releases.get(version)
@@ -247,32 +246,34 @@ def find_sdist(spec: Spec, get: Getter = http_get, index_url: str = INDEX_URL) -
 
 
 def resolve_latest(name: str, get: Getter = http_get, index_url: str = INDEX_URL) -> Sdist:
-    """The latest release of ``name``: its sdist, else a pure-Python wheel
-    (``py3-none-any``, ``py2.py3-none-any``); ``Unavailable`` (with its reason) otherwise.
-
-    ``packagetype`` of the answer says which was used.
-    """
+    """The latest release of ``name`` as ``pick_release`` chooses its file."""
     spec = Spec(check_name(name, "project"), None)
     url, version, files = _release_files(spec, get, index_url)
+    return pick_release(spec.name, version, files, url)
+
+
+def pick_release(name: str, version: str, files: Sequence[Any], url: str) -> Sdist:
+    """A release's sdist, else a pure-Python wheel (``PURE_WHEEL_TAGS``; ``packagetype`` says which),
+    else ``Unavailable`` with its reason; ``url``: the JSON document listing ``files``."""
     try:
-        return pick_sdist(spec.name, version, files, base_url=url)
+        return pick_sdist(name, version, files, base_url=url)
     except Unavailable:
         pass
     wheels = [e for e in files if isinstance(e, dict) and e.get("packagetype") == "bdist_wheel"]
-    pure = [d for d in (_distribution(e, spec.name, version, url) for e in wheels)
+    pure = [d for d in (_distribution(e, name, version, url) for e in wheels)
             if d is not None and d.filename.lower().endswith(PURE_WHEEL_TAGS)]
     if pure:
         return min(pure, key=lambda d: (d.yanked, d.filename))
     if not files:
-        raise Unavailable("%s==%s lists no files on PyPI" % (spec.name, version), NO_FILES)
+        raise Unavailable("%s==%s lists no files on PyPI" % (name, version), NO_FILES)
     if wheels:
-        raise Unavailable("%s==%s has no sdist and only platform wheels" % (spec.name, version),
-                          PLATFORM_WHEELS_ONLY)
-    raise Unavailable("%s==%s has no sdist or pure-Python wheel punstats can read" % (spec.name, version),
+        raise Unavailable("%s==%s has no sdist and only platform wheels" % (name, version), PLATFORM_WHEELS_ONLY)
+    raise Unavailable("%s==%s has no sdist or pure-Python wheel punstats can read" % (name, version),
                       NO_READABLE_FILE)
 
 
-def _project_json(get: Getter, url: str, spec: Spec) -> Dict[str, Any]:
+def project_json(get: Getter, url: str, spec: Spec) -> Dict[str, Any]:
+    """The project document at ``url``; ``Unavailable`` (``NO_PROJECT``) when the index does not know it."""
     try:
         return _json(get, url)
     except FetchError as exc:

@@ -162,7 +162,8 @@ class TableFiles:
 
 def _not_a_scan(directory: str) -> Optional[str]:
     """What a place that is no stored scan is instead, when it is near one: a file of a stored
-    scan (its folder is meant), or a folder holding stored scans (one of them is meant); else None."""
+    scan (its folder is meant), a run over years or a folder holding stored scans (one of them is
+    meant); else None."""
     parent = os.path.dirname(directory.rstrip(os.sep)) or "."
     if os.path.isfile(directory) and os.path.isfile(os.path.join(parent, SUMMARY_FILE)):
         return "%s is a file of a stored scan: give its folder, %s" % (directory, parent)
@@ -170,6 +171,11 @@ def _not_a_scan(directory: str) -> Optional[str]:
         names = sorted(entry.name for entry in os.scandir(directory) if entry.is_dir())
     except OSError:  # missing, a file, unreadable: said as before
         return None
+    from punstats.store.years import is_years
+    if is_years(directory):  # its years are runs: one of them is meant
+        years = [os.path.join(directory, name) for name in names if name.isdigit()]
+        return "%s is a run over years: table, plot and report show it whole; give this command one year's " \
+               "folder, e.g. %s" % (directory, shlex.quote(years[0] if years else os.path.join(directory, "YEAR")))
     scans = [os.path.join(directory, name) for name in names
              if os.path.isfile(os.path.join(directory, name, SUMMARY_FILE))]
     if not scans:

@@ -162,9 +162,12 @@ def folder_name(asked: int, seed: Optional[int] = None) -> str:
     return "top-pypi-%d" % asked if seed is None else "random-pypi-%d-seed-%s" % (asked, seed)
 
 
-def run_name(ecosystem: Dict[str, Any]) -> str:
-    """What tables and figures call a run: ``top-pypi-N`` or ``random-pypi-N-seed-S`` (``folder_name``)."""
-    return folder_name(int(ecosystem["asked"]), ecosystem["list"]["seed"] if drawn_at_random(ecosystem) else None)
+def run_name(ecosystem: Dict[str, Any], of_year: bool = True) -> str:
+    """What tables and figures call a run: ``top-pypi-N`` or ``random-pypi-N-seed-S`` (``folder_name``),
+    and ``-YEAR`` for one year of a run over years (unless not ``of_year``)."""
+    name = folder_name(int(ecosystem["asked"]), ecosystem["list"]["seed"] if drawn_at_random(ecosystem) else None)
+    year = (ecosystem.get("releases") or {}).get("year") if of_year else None
+    return name if year is None else "%s-%s" % (name, year)
 
 
 def population(ecosystem: Dict[str, Any], short: bool = False) -> str:
