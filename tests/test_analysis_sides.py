@@ -116,3 +116,24 @@ def test_units_of_two_sorts_get_an_interval_but_no_p_value():
     scan_side = _side("scan", [1, 2, 3, 4], [10, 20, 30, 40], sides.SCAN)
     found = sides.compare([run, scan_side], FEW).differences[0]["measure"]
     assert found.low == found.low and found.p_value != found.p_value
+
+
+def test_two_runs_medians_differ_with_an_interval_and_a_permutation_p_value():
+    rng = np.random.default_rng(2)
+    units = list(rng.integers(50, 500, 80))
+    shares = rng.uniform(0.2, 0.4, 80)
+    high = _side("a", [int(u * s) for u, s in zip(units, shares)], units)
+    low = _side("b", [int(u * (s - 0.15)) for u, s in zip(units, shares)], units)
+    found = sides.compare([high, low, high], FEW, permutations=999)
+    apart, alike = found.median_differences[0]["measure"], found.median_differences[1]["measure"]
+    own = [100 * c / u for c, u in zip(high.per_unit["count"], units)]
+    other = [100 * c / u for c, u in zip(low.per_unit["count"], units)]
+    assert apart.estimate == pytest.approx(np.median(own) - np.median(other))
+    assert 0 < apart.low <= apart.estimate <= apart.high and apart.p_value == pytest.approx(1 / 1000)
+    assert alike.estimate == 0 and alike.p_value == 1
+
+
+def test_a_scan_has_no_median_difference():
+    run = _side("run", [5, 6, 7], [50, 60, 70])
+    found = sides.compare([run, _side("scan", [1, 2], [10, 20], sides.SCAN)], FEW)
+    assert found.median_differences[0]["measure"].estimate != found.median_differences[0]["measure"].estimate

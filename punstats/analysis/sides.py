@@ -26,7 +26,7 @@ import pandas as pd
 
 from punstats.analysis import units
 from punstats.analysis.summary import scanned_files
-from punstats.analysis.uncertainty import difference, median, pooled
+from punstats.analysis.uncertainty import difference, median, median_difference, pooled
 from punstats.model.intervals import DEFAULT_BOOTSTRAP, NOTHING, Bootstrap, Difference, Interval
 from punstats.model.kinds import KIND_CALL, Kind
 from punstats.model.statuses import OK
@@ -226,11 +226,13 @@ class Compared:
 @dataclass(frozen=True)
 class Comparison:
     """Sides about one kind, their numbers, and each later side's ``differences`` from the first
-    (by measure: first minus it)."""
+    (by measure: first minus it): of the pooled values, and between two runs ``median_differences``,
+    of the per-project medians."""
 
     kind: Kind
     sides: Tuple[Compared, ...]
     differences: Tuple[Dict[str, Difference], ...]
+    median_differences: Tuple[Dict[str, Difference], ...]
     method: Bootstrap
     permutations: int
 
@@ -275,8 +277,19 @@ def compare(sides: Sequence[Side], method: Bootstrap = DEFAULT_BOOTSTRAP, permut
     permutations = DEFAULT_PERMUTATIONS if permutations is None else permutations
     first = sides[0]
     differences: List[Dict[str, Difference]] = []
+    medians: List[Dict[str, Difference]] = []
     for other in sides[1:]:
         differences.append({measure: _difference(first, other, measure, method, permutations)
                             if measure in other.measures() else NO_DIFFERENCE for measure in first.measures()})
-    return Comparison(first.kind, tuple(_compared(side, method) for side in sides), tuple(differences), method,
-                      permutations)
+        medians.append({measure: _median_difference(first, other, measure, method, permutations)
+                        for measure in first.measures()})
+    return Comparison(first.kind, tuple(_compared(side, method) for side in sides), tuple(differences),
+                      tuple(medians), method, permutations)
+
+
+def _median_difference(first: Side, other: Side, measure: str, method: Bootstrap, permutations: int) -> Difference:
+    """The difference of two runs' per-project medians of ``measure``; nothing unless both are runs."""
+    a, b = first.columns(measure), other.columns(measure)
+    if first.sort != RUN or other.sort != RUN or a is None or b is None:
+        return NO_DIFFERENCE
+    return median_difference(a, b, method, permutations, first.scale(measure))

@@ -178,6 +178,40 @@ class RunIntervals:
     median: Dict[str, Interval]
 
 
+def _unit_ratios(num: np.ndarray, den: np.ndarray, scale: float) -> np.ndarray:
+    """Each unit's own ratio, the units without any of the denominator left out."""
+    keep = den > 0
+    return scale * num[keep] / den[keep]
+
+
+def median_difference(first: Sequence[Sequence[float]], second: Sequence[Sequence[float]],
+                      method: Bootstrap = DEFAULT_BOOTSTRAP, permutations: int = DEFAULT_PERMUTATIONS,
+                      scale: float = 100.0) -> Difference:
+    """The median of ``first``'s units' own ratios minus ``second``'s (each (numerators, denominators);
+    every unit counts once), its bootstrap interval (each side resampled on its own, seeds
+    ``method.seed`` and ``method.seed + 1``) and a two-sided permutation p-value (the units' labels
+    shuffled between the two; ``permutation_p``'s rule)."""
+    a_num, a_den = _arrays(*first)
+    b_num, b_den = _arrays(*second)
+    a, b = _unit_ratios(a_num, a_den, scale), _unit_ratios(b_num, b_den, scale)
+    if not len(a) or not len(b):
+        return Difference(float("nan"), float("nan"), float("nan"), float("nan"), permutations)
+    estimate = float(np.median(a) - np.median(b))
+    low_high = _percentiles(
+        _resampled(len(a), method, lambda rows: np.median(a[rows], axis=1))
+        - _resampled(len(b), Bootstrap(method.resamples, method.seed + 1, method.unit),
+                     lambda rows: np.median(b[rows], axis=1)), estimate)
+    both, size = np.concatenate([a, b]), len(a)
+    rng = np.random.default_rng(method.seed)
+    rows = max(1, _CHUNK_CELLS // len(both))
+    extreme = 0
+    for start in range(0, permutations, rows):
+        order = rng.permuted(np.tile(np.arange(len(both)), (min(rows, permutations - start), 1)), axis=1)
+        shuffled = np.abs(np.median(both[order[:, :size]], axis=1) - np.median(both[order[:, size:]], axis=1))
+        extreme += int(np.sum(shuffled >= abs(estimate) - 1e-12))
+    return Difference(estimate, low_high.low, low_high.high, (1 + extreme) / (1 + permutations), permutations)
+
+
 def run_intervals(frame: Any, method: Bootstrap = DEFAULT_BOOTSTRAP, measures: Sequence[Any] = RUN_MEASURES
                   ) -> RunIntervals:
     """The intervals of a run's ``per_project`` frame (its scanned projects resampled), by measure:

@@ -92,7 +92,7 @@ def report_of_comparison(args: argparse.Namespace) -> str:
     if not args.no_figures:
         from punstats.present.sides_figure import CAPTION, comparison_plot
         figures.append((figure_address(comparison_plot(comparison), path, args.figures_dir, args.embed), CAPTION))
-    return write_text(path, sides.render_report(comparison, inputs, figures, args.links))
+    return write_text(path, sides.render_report(comparison, inputs, figures, args.links, args.output or ""))
 
 
 #: The occurrence columns a comparison reads of a scan (its files table is read whole: a kind's unit

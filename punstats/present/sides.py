@@ -116,11 +116,15 @@ def _measure_rows(comparison: Comparison, measure: str) -> List[Tuple[Cell, ...]
                                                                             for d in differences])
     rows = [pooled_row, interval_row, p_row] if differences else [pooled_row, interval_row]
     if any(c.side.sort == RUN for c in sides):
+        medians = comparison.median_differences
         rows += [(Label("%s, median %s" % (_capital(words), PER_PROJECT_WORDS)),
-                  *[_median_cell(c, measure, kind) for c in sides], *[Label("")] * len(differences)),
+                  *[_median_cell(c, measure, kind) for c in sides],
+                  *[Label(_signed(d[measure].estimate, measure, kind)) for d in medians]),
                  (Label("95% interval of the median"),
                   *[Span(interval_words(c.median[measure], measure, kind)) for c in sides],
-                  *[Label("")] * len(differences)),
+                  *[Span(difference_words(d[measure], measure, kind)) for d in medians]),
+                 (Label("p-value of the medians' difference, permutation test"), *[Label("")] * len(sides),
+                  *[Label(p_words(d[measure])) for d in medians]),
                  (Label("Quartiles of the projects' own"), *[Span(_quartiles(c, measure, kind)) for c in sides],
                   *[Label("")] * len(differences))]
     return rows
@@ -196,6 +200,7 @@ def comparison_frame(comparison: Comparison, inputs: Sequence[Input] = ()) -> pd
         side = compared.side
         for measure in comparison.measures():
             found = comparison.differences[index - 1][measure] if index else None
+            medians = comparison.median_differences[index - 1][measure] if index else None
             quartiles = side.quartiles(measure) if side.sort == RUN else None
             part, whole = _parts(measure)
             rows.append({
@@ -211,6 +216,10 @@ def comparison_frame(comparison: Comparison, inputs: Sequence[Input] = ()) -> pd
                 "difference_low": found.low if found else float("nan"),
                 "difference_high": found.high if found else float("nan"),
                 "p_value": found.p_value if found else float("nan"),
+                "median_difference": medians.estimate if medians else float("nan"),
+                "median_difference_low": medians.low if medians else float("nan"),
+                "median_difference_high": medians.high if medians else float("nan"),
+                "median_p_value": medians.p_value if medians else float("nan"),
                 "permutations": found.permutations if found else 0, "resampled": side.unit,
                 "resamples": comparison.method.resamples, "seed": comparison.method.seed,
                 "provenance": side.provenance, **(inputs[index].columns if inputs else {})})
@@ -231,7 +240,7 @@ def headline(comparison: Comparison) -> str:
     then each difference from the first with its interval and p-value, then each run's median."""
     kind = comparison.kind
     measure = "measure_nontest"
-    name = kind.label if not kind.user else "`%s`" % kind.name
+    name = kind_name(kind)
     unit = units.unit_words(kind.per)
     subject = ("the share of %s that are %s" % (unit, name) if units.is_share(kind.per)
                else "%s per million %s" % (name, unit))
@@ -252,29 +261,53 @@ def headline(comparison: Comparison) -> str:
         text += " Per project (every project counts once), the median is %s." % "; ".join(
             "%s in %s (95%% interval %s)" % (_value_text(c.median[measure].estimate, measure, kind), c.side.name,
                                              interval_words(c.median[measure], measure, kind)) for c in medians)
+    for compared, by_measure in zip(comparison.sides[1:], comparison.median_differences):
+        found = by_measure[measure]
+        if found.estimate == found.estimate:
+            text += " %s's median minus %s's: **%s** (95%% interval %s; permutation test p = %s)." % (
+                comparison.sides[0].side.name, compared.side.name, _signed(found.estimate, measure, kind),
+                difference_words(found, measure, kind), p_words(found))
     return text
 
 
+def kind_name(kind: Kind) -> str:
+    """What prose calls a kind: ``f(x=x)`` for the headline, a pattern by its name, a built-in row by
+    its label."""
+    from punstats.model.kinds import KIND_CALL
+    return "`f(x=x)`" if kind.name == KIND_CALL else "`%s`" % kind.name if kind.user else kind.label
+
+
+#: What a report about ``f(x=x)`` says the kind is.
+PEP_736 = ("Keyword arguments of the form `f(x=x)` are the ones [PEP 736](https://peps.python.org/pep-0736/) "
+           "proposed to shorten to `f(x=)`.")
+
+
 def render_report(comparison: Comparison, inputs: Sequence[Input], figures: Sequence[Tuple[str, str]] = (),
-                  links: bool = False) -> str:
+                  links: bool = False, output: str = "") -> str:
     """The comparison as Markdown sized for one forum post: the headline, the table, the figures
-    (``(address, caption)``), what each input measured, the method and the commands."""
+    (``(address, caption)``), what each input measured, the method and the commands (``output``:
+    where the report was asked to be written, given again in its command when relative)."""
     from punstats.model.escape import visible
+    from punstats.model.kinds import KIND_CALL
     from punstats.present.formats import render
+    from punstats.present.report import portable
     from punstats.present.subject import definition_note
 
     kind = comparison.kind
-    names = ", ".join(c.side.name for c in comparison.sides)
-    parts = ["# %s: %s" % (kind.label if not kind.user else "`%s`" % kind.name, names),
-             "Written by `punstats report`. %s" % definition_note(kind),
+    names = [c.side.name for c in comparison.sides]
+    report = ["punstats", "report", *[_shown_dir(i) for i in inputs]]
+    if output and portable(output):
+        report += ["-o", portable(output) or output]
+    parts = ["# %s in %s" % (kind_name(kind), ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1
+                             else names[0]),
+             "Written by `punstats report`. %s" % (PEP_736 if kind.name == KIND_CALL else definition_note(kind)),
              "## Headline", headline(comparison),
              render(comparison_table(comparison), "markdown", links=links).rstrip("\n")]
     parts += ["![%s](%s)\n\n*%s*" % (caption, address, caption) for address, caption in figures]
     parts += ["## What was measured", "\n".join(line for found in inputs for line in found.measured),
               "## How the uncertainty was measured", METHOD,
               "## Reproduce", "```sh\n%s\n```" % "\n".join(
-                  visible(line) for line in [*[c for i in inputs for c in i.commands],
-                                             shlex.join(["punstats", "report", *[_shown_dir(i) for i in inputs]])])]
+                  visible(line) for line in [*[c for i in inputs for c in i.commands], shlex.join(report)])]
     return "\n\n".join(parts) + "\n"
 
 

@@ -18,7 +18,7 @@ from punstats.analysis import units
 from punstats.analysis.sides import RUN, Comparison
 from punstats.model.escape import figure_text
 from punstats.present.figure import DPI, SCAN_COLOURS, STYLE, WIDTH, Plot, caption
-from punstats.present.sides import method_note
+from punstats.present.sides import kind_name, method_note
 
 #: The two scopes drawn, their measure and their marker.
 SCOPES = (("measure", "all code", "o"), ("measure_nontest", "outside tests", "D"))
@@ -87,7 +87,7 @@ def comparison_plot(comparison: Comparison) -> Plot:
         _pooled_panel(panels[0] if runs else panels, comparison)
         if runs:
             _ecdf_panel(panels[1], comparison)
-        label = comparison.kind.label.replace("`", "")
+        label = kind_name(comparison.kind).replace("`", "")
         figure.suptitle(figure_text("%s: %s" % (label, ", ".join(c.side.name for c in comparison.sides))))
     caption(figure, [c.side.provenance for c in comparison.sides] + [method_note(comparison)])
     data = pd.DataFrame([{"input": c.side.name, "measure": measure, "pooled": c.pooled[measure].estimate,
