@@ -191,9 +191,9 @@ def test_the_pinned_list_is_ranked_normalised_and_dated():
 
 
 @pytest.mark.parametrize("argument, rows, message", [
-    ("top-pypi:0", None, "expected top-pypi:N with N from 1 to 5000, got top-pypi:0"),
-    ("top-pypi:x", None, "expected top-pypi:N with N from 1 to 5000, got top-pypi:x"),
-    ("top-pypi:5001", None, "expected top-pypi:N with N from 1 to 5000, got top-pypi:5001"),
+    ("top-pypi:0", None, "expected top-pypi:N with N from 1 to 15000, got top-pypi:0"),
+    ("top-pypi:x", None, "expected top-pypi:N with N from 1 to 15000, got top-pypi:x"),
+    ("top-pypi:15001", None, "expected top-pypi:N with N from 1 to 15000, got top-pypi:15001"),
     ("top-pypi:3", [{"project": "a"}], "top-pypi:3 asks for more projects than the list holds (1)"),
     ("top-pypi:1", [{"project": "../x"}], "{list}: row 1: not a valid project name (PEP 508, at most 200 "
                                           "characters): '../x'"),
@@ -203,8 +203,8 @@ def test_the_pinned_list_is_ranked_normalised_and_dated():
                                           "characters): 'a\\x00b'"),
     ("top-pypi:1", [{"project": "a" * 10 ** 6}], "{list}: row 1: not a valid project name (PEP 508, at most 200 "
                                                  "characters): '%s'... (1000000 characters)" % ("a" * 80)),
-    ("top-pypi:%d" % 10 ** 12, None, "expected top-pypi:N with N from 1 to 5000, got top-pypi:%d" % 10 ** 12),
-    ("top-pypi:\uff13", None, "expected top-pypi:N with N from 1 to 5000, got top-pypi:\uff13"),
+    ("top-pypi:%d" % 10 ** 12, None, "expected top-pypi:N with N from 1 to 15000, got top-pypi:%d" % 10 ** 12),
+    ("top-pypi:\uff13", None, "expected top-pypi:N with N from 1 to 15000, got top-pypi:\uff13"),
 
     ("top-pypi:2", [{"project": "A_b"}, {"project": "a-B"}], "{list}: a-b is listed twice (rows 1 and 2)"),
     ("top-pypi:1", [["x"]], "{list}: row 1 is neither [rank, project, downloads] nor {{\"project\": ...}}"),

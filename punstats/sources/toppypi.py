@@ -27,7 +27,7 @@ PREFIX = "top-pypi:"
 SNAPSHOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "top-pypi-30-days.json")
 
 #: The largest N accepted (the snapshot holds this many projects).
-MAX_N = 5000
+MAX_N = 15000
 
 
 @dataclass(frozen=True)
