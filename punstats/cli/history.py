@@ -137,7 +137,6 @@ def cmd_history(args: argparse.Namespace) -> int:
     from punstats.model.escape import terminal
     from punstats.runs import history as histories
     from punstats.sources import git as gitsource
-    from punstats.store.staging import StoreError
     check_engine_options(args)
     _check_window(args)
     options = scan_options(args)
@@ -155,9 +154,9 @@ def cmd_history(args: argparse.Namespace) -> int:
     vanished: List[Any] = []
     try:
         followed = (subject,) if subject is not None and not subject.user else ()
-        table = histories.history(repo, commits, cache=not args.no_cache, options=options, gitdir=gitdir,
-                                  on_revision=lambda commit, row: bar.update(1), on_vanished=vanished.append,
-                                  followed=followed)
+        rows = histories.history_rows(repo, commits, cache=not args.no_cache, options=options, gitdir=gitdir,
+                                      on_revision=lambda commit, row: bar.update(1), on_vanished=vanished.append,
+                                      followed=followed)
     except BaseException:  # git over its deadline, no room: nothing of the history is left behind
         place.abort()
         raise
@@ -168,27 +167,44 @@ def cmd_history(args: argparse.Namespace) -> int:
               "(rewritten, pruned): %s; recorded in history.json" % (len(vanished), len(commits),
                                                                      _shas([c.sha for c in vanished])),
               file=sys.stderr)
-    undated = histories.undated(table)
+    undated = histories.undated(rows)
     if undated:
         print("punstats: warning: %d commits have no readable commit date (%s): kept without one, left out of "
               "the figure" % (len(undated), _shas(undated)),
               file=sys.stderr)
-    try:
-        about = histories.provenance(args.repo, commits, dict(vars(args),
-                                                              pattern=[k.provenance() for k in options.patterns]))
-        about = dict(about, rules=options.rules())  # every rule that changes a count: history.csv's columns
-        if vanished:
-            about = dict(about, vanished=[commit.sha for commit in vanished])
-        written = histories.store(place, table, about, _figure(table, name, subject, about))
-    except (OSError, StoreError) as exc:  # no room for the history files
-        raise UsageError("cannot write %s: %s" % (place.name, error_line(exc))) from None
+    about = histories.provenance(args.repo, commits, dict(vars(args),
+                                                          pattern=[k.provenance() for k in options.patterns]))
+    # every rule that changes a count (history.csv's columns), and what the rows count
+    about = dict(about, rules=options.rules(), counts=histories.counts_digest(rows))
+    if vanished:
+        about = dict(about, vanished=[commit.sha for commit in vanished])
+    written, table, note = _stored(place, rows, about, name, subject)
     if args.json:
         print(json.dumps(_records(table), indent=2, ensure_ascii=False))
     else:
         print("\n".join(terminal(line) for line in _rows_text(table, subject).splitlines()))
-        print(terminal("stored: %s" % ", ".join(written)))
+        print(terminal("stored: %s%s" % (", ".join(written), note)))
     default_place_said(args.output, place.name)
     return _pattern_errors_said(table)
+
+
+def _stored(place: Any, rows: List[Dict[str, Any]], about: Dict[str, Any], name: str,
+            subject: Any) -> Tuple[List[str], Any, str]:
+    """The files of the history as stored, its table and what to say of them: the stored history kept as it is when it
+    holds these counts and this provenance already (``runs.history.kept``: no figure drawn again,
+    no table written again), else the table and figure written."""
+    import importlib.util
+
+    from punstats.runs import history as histories
+    from punstats.store.staging import StoreError
+    try:
+        kept = histories.kept(place, about, importlib.util.find_spec("matplotlib") is not None)
+        table = histories.table_of(rows)
+        if kept is not None:
+            return kept, table, " (unchanged: kept as it was)"
+        return histories.store(place, table, about, _figure(table, name, subject, about)), table, ""
+    except (OSError, StoreError) as exc:  # no room for the history files
+        raise UsageError("cannot write %s: %s" % (place.name, error_line(exc))) from None
 
 
 def _shas(shas: Sequence[str]) -> str:
