@@ -434,3 +434,24 @@ def test_a_warm_history_stores_the_rows_the_cold_one_stored(repo, tmp_path, caps
     (cold, cold_about, cold_how), (warm, warm_about, warm_how) = stored
     assert cold == warm and cold_about == warm_about
     assert sum(extracted for _, extracted in warm_how) == 0 < sum(extracted for _, extracted in cold_how)
+
+
+def test_a_warm_history_in_a_new_place_writes_the_figure_drawn_before(repo, tmp_path, capsys, monkeypatch):
+    """The same counts, repository and rules into another place: the figure's files are the ones
+    drawn before, written from the cache, not drawn again; other counts draw it."""
+    from punstats.present import plots
+    root, _ = repo
+    monkeypatch.setenv("PUNSTATS_CACHE_DIR", str(tmp_path / "cache"))
+    argv = ["history", root, "--every", "month", "-q", "-j", "1", "-o"]
+    assert main(argv + [str(tmp_path / "a")]) == 0
+    with monkeypatch.context() as patched:
+        patched.setattr(plots, "save", lambda *args: pytest.fail("the figure drawn again"))
+        assert main(argv + [str(tmp_path / "b")]) == 0
+    for name in ("repo-history.png", "repo-history.svg"):
+        assert (tmp_path / "b" / name).read_bytes() == (tmp_path / "a" / name).read_bytes()
+    drawn = []
+    save = plots.save
+    monkeypatch.setattr(plots, "save", lambda *args: drawn.append(args) or save(*args))
+    assert main(argv + [str(tmp_path / "c"), "--every", "commit"]) == 0
+    assert len(drawn) == 1 and (tmp_path / "c" / "repo-history.png").exists()
+    capsys.readouterr()

@@ -74,18 +74,31 @@ def _place(output: str, repo: str) -> Any:
     return histories.staging(output, repo)  # a StoreError is the user's to fix (cli.main)
 
 
-def _figure(table: Any, name: str, kind: Any, about: Any = None) -> Optional[Callable[[str], List[str]]]:
+def _figure(table: Any, name: str, kind: Any, about: Dict[str, Any], cache: bool = True
+            ) -> Optional[Callable[[str], List[str]]]:
     """What draws the trend figure of ``kind`` (None: f(x=x)) into a directory, its caption naming what
-    ``about`` (``history.json``) records; None without the plot extra (the table is the result)."""
-    try:
-        from punstats.present import plots
-        from punstats.present.kind_figures import kind_trend
-    except ImportError:
+    ``about`` (``history.json``) records; None without the plot extra (the table is the result).
+    A figure of the same counts, repository, kind and rules drawn before is written from the
+    cache (``present.kept_figures``), not drawn again."""
+    import importlib.util
+    if importlib.util.find_spec("matplotlib") is None:
         return None
-    if kind is None:
-        return lambda directory: plots.save(plots.history_trend(table, name, about), directory)
-    from punstats.runs.history import pattern_columns
-    return lambda directory: plots.save(kind_trend(table, name, kind, *pattern_columns(kind), about), directory)
+
+    def draw(directory: str) -> List[str]:
+        try:
+            from punstats.present import plots
+            from punstats.present.kind_figures import kind_trend
+        except ImportError:
+            return []
+        if kind is None:
+            return plots.save(plots.history_trend(table, name, about), directory)
+        from punstats.runs.history import pattern_columns
+        return plots.save(kind_trend(table, name, kind, *pattern_columns(kind), about), directory)
+
+    from punstats.present.kept_figures import drawn_once, figure_key
+    shown = None if kind is None else [kind.name, kind.label, kind.per, kind.user]
+    key = figure_key("history", name, shown, about.get("counts"), about.get("python"), about.get("rules"))
+    return drawn_once(draw, key, cache)
 
 
 def _subject(args: argparse.Namespace, patterns: Sequence[Any]) -> Any:
@@ -175,7 +188,7 @@ def cmd_history(args: argparse.Namespace) -> int:
     about = dict(about, rules=options.rules(), counts=histories.counts_digest(rows))
     if vanished:
         about = dict(about, vanished=[commit.sha for commit in vanished])
-    written, note = _stored(place, rows, about, name, subject)
+    written, note = _stored(place, rows, about, name, subject, not args.no_cache)
     if args.json:
         print(json.dumps(_records(rows), indent=2, ensure_ascii=False))
     else:
@@ -186,7 +199,7 @@ def cmd_history(args: argparse.Namespace) -> int:
 
 
 def _stored(place: Any, rows: List[Dict[str, Any]], about: Dict[str, Any], name: str,
-            subject: Any) -> Tuple[List[str], str]:
+            subject: Any, cache: bool) -> Tuple[List[str], str]:
     """The files of the history as stored and what to say of them: the stored history kept as it is when it
     holds these counts and this provenance already (``runs.history.kept``: no figure drawn again,
     no table written again), else the table and figure written."""
@@ -199,7 +212,7 @@ def _stored(place: Any, rows: List[Dict[str, Any]], about: Dict[str, Any], name:
         if kept is not None:
             return kept, " (unchanged: kept as it was)"
         table = histories.table_of(rows)
-        return histories.store(place, table, about, _figure(table, name, subject, about)), ""
+        return histories.store(place, table, about, _figure(table, name, subject, about, cache)), ""
     except (OSError, StoreError) as exc:  # no room for the history files
         raise UsageError("cannot write %s: %s" % (place.name, error_line(exc))) from None
 
