@@ -416,6 +416,14 @@ def test_a_warm_history_keeps_the_stored_one_and_draws_no_figure(repo, tmp_path,
     assert main(argv + ["--long", "3"]) == 0
     assert "kept" not in capsys.readouterr().out
     assert json.loads((out / "history.json").read_text())["rules"]["long_threshold"] == 3
+    # a stored file gone (the figure deleted), or history.json naming a file elsewhere: stored afresh
+    assert main(argv + ["--long", "3"]) == 0 and "kept" in capsys.readouterr().out
+    os.remove(out / "repo-history.svg")
+    assert main(argv + ["--long", "3"]) == 0 and "kept" not in capsys.readouterr().out
+    assert (out / "repo-history.svg").exists()
+    about = json.loads((out / "history.json").read_text())
+    (out / "history.json").write_text(json.dumps(dict(about, files=["../h/history.parquet", *about["files"][1:]])))
+    assert main(argv + ["--long", "3"]) == 0 and "kept" not in capsys.readouterr().out
 
 
 def test_a_warm_history_stores_the_rows_the_cold_one_stored(repo, tmp_path, capsys, monkeypatch):

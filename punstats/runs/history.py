@@ -339,8 +339,9 @@ def kept(place: Staging, about: Dict[str, Any], figure: bool) -> Optional[List[s
     files = stored.pop("files", None) if stored is not None else None
     if stored != json.loads(json.dumps(about)) or not isinstance(files, list) or (len(files) > 1) != figure:
         return None
-    if not files or not all(isinstance(name, str) and os.path.isfile(os.path.join(str(place.target), name))
-               for name in (*files, "history.csv")):
+    if not files or not all(isinstance(name, str) and name == os.path.basename(name)
+                            and os.path.isfile(os.path.join(str(place.target), name))
+                            for name in (*files, "history.csv")):
         return None
     place.abort()
     return [os.path.join(place.name, name) for name in files]
