@@ -86,3 +86,55 @@ def test_a_repository_in_a_folder_not_named_in_utf8_is_walked(tmp_path, monkeypa
         assert json.load(handle)["repo"] == "r\\\\xe9"
     status, out, err = run(capsys, "scan", os.fsdecode(b"r\\\xe9"), "--rev", "HEAD", "-q", "-j", "1", "--no-save")
     assert status == 0 and "r%5C%E9@" in out
+
+
+def _rows(**changes):
+    """Three rows of a history (``runs.history.row``'s columns) following a rate pattern (per lines of
+    code) and a share one (of calls); ``changes``: ``r<index>`` -> values put in that row."""
+    rows = []
+    for n, date in enumerate(["2023-01-02T03:04:05+02:00", "2023-02-01T00:00:00+00:00", "2024-12-31T23:59:59-05:00"]):
+        rows.append({"commit": "%040x" % (n + 1), "date": date, "subject": "s", "files": 10 ** n, "parsed": 10 ** n,
+                     "failed": 0, "calls": 5 * n, "keywords": 3 * n, "punnable": n, "punnable_pct": 100.0 * n / 3,
+                     "punnable_nontest_pct": 12.3456 * n, "long": n, "long_nontest": 0, "files_from_cache": n,
+                     "files_extracted": 12345 - n, "rate": 7 * n, "rate_nontest": n,
+                     "rate_per_million_code_lines": 0.0456 * 10 ** (3 * n), "rate_nontest_per_million_code_lines":
+                     float("nan"), "share": n, "share_nontest": 0, "share_pct": 100.0 / (n + 1),
+                     "share_nontest_pct": 99.999})
+    for index, values in changes.items():
+        rows[int(index[1:])].update(values)
+    return rows
+
+
+@pytest.mark.parametrize("changes", [{}, {"r1": {"punnable_pct": float("nan")}},
+                                     {"r0": {"date": "no date"}}, {"r2": {"files": 2.5}}])
+def test_rows_are_printed_as_pandas_lays_out_their_table_without_pandas(changes, monkeypatch):
+    """The rows printed without pandas are pandas' ``to_string`` of the table, whatever the subject
+    (f(x=x), a rate, a share), with n/a for a share of nothing; a row pandas would lay out
+    otherwise (no date, a count that is no whole number) is laid out by pandas."""
+    from punstats.cli import history as cli_history
+    from punstats.model.kinds import Kind
+    from punstats.runs.history import table_of
+    rows = _rows(**changes)
+    subjects = [None, Kind("rate", "r", per="code_lines"), Kind("share", "s", per="Call")]
+    for subject in subjects:
+        columns, formatters = cli_history._printed_columns(subject)
+        table = table_of(rows)
+        expected = table[columns].assign(commit=table["commit"].str[:12]).to_string(
+            index=False, na_rep="n/a", formatters=formatters)
+        assert cli_history._rows_text(rows, subject) == expected
+
+
+def test_json_rows_are_those_of_the_table_without_pandas():
+    """``--json`` writes each row as the table holds it (its column order, dates in UTC, a share
+    of nothing and a missing date null), made without pandas."""
+    import pandas as pd
+
+    from punstats.cli import history as cli_history
+    from punstats.runs.history import table_of
+    rows = _rows(r1={"punnable_pct": float("nan")}, r0={"date": "no date"})
+    expected = []
+    for record in table_of(rows).to_dict(orient="records"):
+        expected.append({key: None if value is pd.NaT or value != value else
+                         value.isoformat() if hasattr(value, "isoformat") else
+                         value.item() if hasattr(value, "item") else value for key, value in record.items()})
+    assert json.dumps(cli_history._records(rows)) == json.dumps(expected)

@@ -101,7 +101,8 @@ def test_a_command_imports_only_its_group():
             "print(sorted(m for m in sys.modules if m.startswith('punstats.cli.')))")
     for argv, groups in ((["--version"], ["common"]), (["--help"], ["common"]),
                          (["rewrite", "--help"], ["common", "rewrite"]),
-                         (["plot", "-h"], ["bootstrap", "common", "evidence"])):  # bootstrap: shared options
+                         # bootstrap: shared options; compare: the evidence commands' inputs side by side
+                         (["plot", "-h"], ["bootstrap", "common", "compare", "evidence"])):
         out = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, check=True)
         assert out.stdout.splitlines()[-1] == repr(["punstats.cli." + g for g in groups]), argv
 

@@ -357,3 +357,109 @@ def test_two_thousand_merges_follow_the_first_parents_and_count_each(tmp_path):
 @pytest.mark.slow  # about 25 s on one core: git fast-import and 10,001 revisions
 def test_ten_thousand_merges_follow_the_first_parents_and_count_each(tmp_path):
     _merge_history(tmp_path / "merges.git", 10000)
+
+
+def _two_listings(gitdir: str, older: str, newer: str):
+    """The commits of ``older..newer`` as history listed them before: both first-parent lines whole."""
+    excluded = set(history.gitsource.first_parent_shas(gitdir, older))
+    return [sha for sha in history.gitsource.first_parent_shas(gitdir, newer) if sha not in excluded]
+
+
+def test_a_range_is_one_listing_that_gives_the_commits_both_lines_gave(tmp_path, monkeypatch):
+    """``A..B`` with A on B's first-parent line runs ``rev-list`` once, stopping at A (not twice
+    over both whole lines); A off that line (a side commit), or after B, lists both lines as
+    before; each gives the commits the two listings gave."""
+    repo = str(tmp_path / "merges.git")
+    merges_repo(repo, 120)
+    gitdir = history.gitsource.git_dir(repo)
+    from punstats.sources import gitrange
+    run_git, listings = gitrange.run_git, []
+
+    def counted(gitdir, *args, **kwargs):
+        listings.extend(args[:1] if args[0] == "rev-list" else [])
+        return run_git(gitdir, *args, **kwargs)
+
+    monkeypatch.setattr(gitrange, "run_git", counted)
+    monkeypatch.setattr(history.gitsource, "run_git", counted)
+    for older, newer, lists in [("HEAD~100", "HEAD", 1), ("HEAD~1", "HEAD~0", 1), ("HEAD", "HEAD", 0),
+                                ("side0", "HEAD", 3), ("HEAD", "HEAD~5", 3)]:
+        listings.clear()
+        shas = [c.sha for c in history.commits_of(repo, rev_range="%s..%s" % (older, newer))]
+        assert len(listings) == lists, (older, newer)
+        assert shas == _two_listings(gitdir, older, newer)
+    assert len(history.commits_of(repo, rev_range="HEAD~100..HEAD")) == 100
+
+
+def test_a_warm_history_keeps_the_stored_one_and_draws_no_figure(repo, tmp_path, capsys, monkeypatch):
+    """Run again on the same revisions and settings, history finds its stored table holding the
+    counts and provenance it would store: it keeps every stored file as it is (no table written,
+    no figure drawn) and prints the same rows; another rule stores afresh."""
+    from punstats.cli import history as cli_history
+    root, _ = repo
+    out = tmp_path / "h"
+    argv = ["history", root, "--every", "month", "-j", "1", "-o", str(out)]
+    monkeypatch.setenv("PUNSTATS_CACHE_DIR", str(tmp_path / "cache"))
+    assert main(argv) == 0
+    cold = {name: (out / name).read_bytes() for name in os.listdir(out)}
+    cold_out = capsys.readouterr().out.splitlines()
+    assert json.loads(cold["history.json"])["files"] == ["history.parquet", "repo-history.png", "repo-history.svg"]
+    with monkeypatch.context() as patched:
+        patched.setattr(cli_history, "_figure", lambda *args: pytest.fail("the figure drawn again"))
+        patched.setattr(history, "store", lambda *args: pytest.fail("the history stored again"))
+        assert main(argv) == 0
+    warm_out = capsys.readouterr().out.splitlines()
+    assert {name: (out / name).read_bytes() for name in os.listdir(out)} == cold
+    assert warm_out[-1] == cold_out[-1] + " (unchanged: kept as it was)"
+    assert len(warm_out) == len(cold_out) and warm_out[0] == cold_out[0]
+    # the rows printed are the same but for how their files were got (the last column)
+    assert [line.rsplit(None, 1)[0] for line in warm_out[1:-1]] == [line.rsplit(None, 1)[0] for line in cold_out[1:-1]]
+    assert main(argv + ["--long", "3"]) == 0
+    assert "kept" not in capsys.readouterr().out
+    assert json.loads((out / "history.json").read_text())["rules"]["long_threshold"] == 3
+    # a stored file gone (the figure deleted), or history.json naming a file elsewhere: stored afresh
+    assert main(argv + ["--long", "3"]) == 0 and "kept" in capsys.readouterr().out
+    os.remove(out / "repo-history.svg")
+    assert main(argv + ["--long", "3"]) == 0 and "kept" not in capsys.readouterr().out
+    assert (out / "repo-history.svg").exists()
+    about = json.loads((out / "history.json").read_text())
+    (out / "history.json").write_text(json.dumps(dict(about, files=["../h/history.parquet", *about["files"][1:]])))
+    assert main(argv + ["--long", "3"]) == 0 and "kept" not in capsys.readouterr().out
+
+
+def test_a_warm_history_stores_the_rows_the_cold_one_stored(repo, tmp_path, capsys, monkeypatch):
+    """Cold (an empty cache) and warm (every result cached) into two places: the same rows, JSON
+    and history.json, but for how the files were got."""
+    root, _ = repo
+    monkeypatch.setenv("PUNSTATS_CACHE_DIR", str(tmp_path / "cache"))
+    stored = []
+    for place in ("cold", "warm"):
+        assert main(["history", root, "--every", "commit", "--json", "-q", "-j", "1", "-o", str(tmp_path / place)]) == 0
+        rows = json.loads(capsys.readouterr().out)
+        about = json.loads((tmp_path / place / "history.json").read_text())
+        about["options"].pop("output")
+        how = [(r.pop("files_from_cache"), r.pop("files_extracted")) for r in rows]
+        stored.append((rows, about, how))
+    (cold, cold_about, cold_how), (warm, warm_about, warm_how) = stored
+    assert cold == warm and cold_about == warm_about
+    assert sum(extracted for _, extracted in warm_how) == 0 < sum(extracted for _, extracted in cold_how)
+
+
+def test_a_warm_history_in_a_new_place_writes_the_figure_drawn_before(repo, tmp_path, capsys, monkeypatch):
+    """The same counts, repository and rules into another place: the figure's files are the ones
+    drawn before, written from the cache, not drawn again; other counts draw it."""
+    from punstats.present import plots
+    root, _ = repo
+    monkeypatch.setenv("PUNSTATS_CACHE_DIR", str(tmp_path / "cache"))
+    argv = ["history", root, "--every", "month", "-q", "-j", "1", "-o"]
+    assert main(argv + [str(tmp_path / "a")]) == 0
+    with monkeypatch.context() as patched:
+        patched.setattr(plots, "save", lambda *args: pytest.fail("the figure drawn again"))
+        assert main(argv + [str(tmp_path / "b")]) == 0
+    for name in ("repo-history.png", "repo-history.svg"):
+        assert (tmp_path / "b" / name).read_bytes() == (tmp_path / "a" / name).read_bytes()
+    drawn = []
+    save = plots.save
+    monkeypatch.setattr(plots, "save", lambda *args: drawn.append(args) or save(*args))
+    assert main(argv + [str(tmp_path / "c"), "--every", "commit"]) == 0
+    assert len(drawn) == 1 and (tmp_path / "c" / "repo-history.png").exists()
+    capsys.readouterr()

@@ -260,6 +260,25 @@ def test_the_run_s_figure_is_written_whole_or_not_at_all(stored, tmp_path, monke
     assert open(path, "rb").read() == before and os.listdir(tmp_path) == ["ecosystem.png"]
 
 
+def test_a_resumed_run_s_figure_drawn_before_is_written_not_drawn_again(stored, tmp_path, monkeypatch):
+    """With the cache, the figure of the same records and summary (a run resumed with nothing left to
+    do) is the one drawn before, written again without matplotlib drawing; another summary draws."""
+    from punstats.present import ecosystem_figure
+    first, second = str(tmp_path / "a.png"), str(tmp_path / "b" / "a.png")
+    os.makedirs(tmp_path / "b")
+    shown.save_figure(stored.records, stored.ecosystem, first, cache=True)
+    with monkeypatch.context() as patched:
+        patched.setattr(ecosystem_figure, "ecosystem_plot", lambda *args: pytest.fail("drawn again"))
+        assert shown.save_figure(stored.records, stored.ecosystem, second, cache=True) == second
+    assert open(second, "rb").read() == open(first, "rb").read()
+    drawn = []
+    plot = ecosystem_figure.ecosystem_plot
+    monkeypatch.setattr(ecosystem_figure, "ecosystem_plot", lambda *args: drawn.append(1) or plot(*args))
+    shown.save_figure(stored.records, dict(stored.ecosystem, asked=1), second, cache=True)
+    shown.save_figure(stored.records, stored.ecosystem, second)  # without the cache: drawn
+    assert len(drawn) == 2
+
+
 def test_the_report_s_reproduce_command_gives_every_option_that_changes_the_run_s_numbers(stored):
     """A run made with notebooks, another long threshold and test rule: its Reproduce command says so."""
     import dataclasses

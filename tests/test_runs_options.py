@@ -73,7 +73,7 @@ def test_the_history_command_passes_one_scan_options(tmp_path, monkeypatch):
     repo = tmp_path / "repo"
     init(repo)
     commit(repo, {"m.py": "f(x=x)\n"})
-    seen, stop = _capture(monkeypatch, history, "history")
+    seen, stop = _capture(monkeypatch, history, "history_rows")
     with pytest.raises(stop):
         cli.main(["history", str(repo), "-q", "-j", "1", "--test-rule", "substring", "--long", "5",
                   "--every", "commit", "-o", str(tmp_path / "out")])

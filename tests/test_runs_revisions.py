@@ -1,7 +1,10 @@
 """``runs.revisions``: a history counted from the changes between revisions, against each
 revision scanned whole (``punstats.scan``, no cache), the way history counted before."""
+import contextlib
 import os
+import sqlite3
 import sysconfig
+import zlib
 
 import pandas as pd
 import pytest
@@ -173,3 +176,35 @@ def test_revisions_that_need_a_pool_share_one_forked_for_the_first(tmp_path, mon
     table = history.history(str(root), history.commits_of(str(root)), cache=False, jobs=2)
     assert list(table["punnable"]) == [many, 2 * many, 3 * many] and list(table["files_extracted"]) == [many] * 3
     assert forked == [2]
+
+
+def test_a_warm_history_reads_each_files_numbers_not_its_whole_result(repo, tmp_path, monkeypatch):
+    """Warm, a history asks the cache for the numbers it counts per file (``NUMBERS_KIND``), never
+    for a whole extraction, and asks git for blob sizes once per chunk of revisions, not once
+    per revision; its counts are the cold run's (every rule in play: a pattern, a size cap, a
+    short long name), and a damaged numbers row is deleted and counted from the result again."""
+    from punstats.runs import revisions
+    from punstats.sources.git import BlobReader
+    root, _ = repo
+    commits = history.commits_of(root)
+    asked, sized = [], []
+    get_many, sizes = BlobCache.get_many, BlobReader.sizes
+    monkeypatch.setattr(BlobCache, "get_many",
+                        lambda self, kind, *rest: asked.append(kind) or get_many(self, kind, *rest))
+    monkeypatch.setattr(BlobReader, "sizes", lambda self, oids: sized.append(oids) or sizes(self, oids))
+    with BlobCache(str(tmp_path / "c.sqlite3")) as cache:
+        cold = history.history(root, commits, cache=cache, **SETTINGS)
+        asked.clear(), sized.clear()
+        warm = history.history(root, commits, cache=cache, **SETTINGS)
+        assert set(asked) == {revisions.NUMBERS_KIND} and len(sized) == 1
+        pd.testing.assert_frame_equal(warm.drop(columns=HOW), cold.drop(columns=HOW))
+        assert warm["files_extracted"].sum() == 0
+        with contextlib.closing(sqlite3.connect(str(tmp_path / "c.sqlite3"))) as db:
+            blob, version, parser = db.execute("SELECT blob, version, parser FROM results WHERE kind=?",
+                                               (revisions.NUMBERS_KIND,)).fetchone()
+        cache.put_bytes(revisions.NUMBERS_KIND, version, parser, blob, zlib.compress(b'["ok", 1]'))
+        asked.clear()
+        again = history.history(root, commits, cache=cache, **SETTINGS)
+        assert "extract" in asked
+    pd.testing.assert_frame_equal(again.drop(columns=HOW), cold.drop(columns=HOW))
+    assert again["files_extracted"].sum() == 0

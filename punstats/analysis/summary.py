@@ -12,8 +12,6 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Set, Tupl
 from punstats.model.kinds import KIND_ATTRIBUTE, KIND_CALL, KIND_CLASS, Kind
 from punstats.model.statuses import OK, PATTERN_ERROR, SKIPPED_STATUSES
 from punstats.patterns.built_in import BUILT_IN
-from punstats.store.frames import as_stored
-from punstats.store.schema import NODE_PREFIX, scalar
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -85,6 +83,8 @@ def summarize(occurrences: pd.DataFrame, files: pd.DataFrame, long_threshold: in
               patterns: Sequence[Union[Kind, str]] = ()) -> Dict[str, Any]:
     """The counts of a scan (provenance is added by the caller); ``patterns``: its user patterns."""
     import pyarrow as pa
+
+    from punstats.store.frames import as_stored
     totals = Totals(long_threshold, patterns)
     totals.add_files(pa.Table.from_pandas(as_stored(files), preserve_index=False))
     totals.add_occurrences(pa.Table.from_pandas(as_stored(occurrences), preserve_index=False))
@@ -95,6 +95,8 @@ def parameters(functions: pd.DataFrame, nontest: bool = False) -> Dict[str, int]
     """Definition side: how functions (and lambdas) declare their parameters (``nontest``: those
     outside tests; ``functions`` then has the rule columns)."""
     import pyarrow as pa
+
+    from punstats.store.frames import as_stored
     totals = Totals(0)
     totals.add_functions(pa.Table.from_pandas(as_stored(functions), preserve_index=False))
     return totals.parameters(nontest)
@@ -147,7 +149,7 @@ class Totals:
         self.statuses.update(_value_counts(files["status"]))
         if self.first_pattern_error is None and self.statuses[PATTERN_ERROR]:
             self.first_pattern_error = _first_failure(files, PATTERN_ERROR)
-        parsed = files.filter(pc.equal(files["status"], scalar(OK)))
+        parsed = files.filter(pc.equal(files["status"], _scalar(OK)))
         for name in _FILE_SUMS:
             self.sums[name] += _sum(parsed[name])
         outside = parsed.filter(pc.invert(parsed["in_test"]))
@@ -166,6 +168,7 @@ class Totals:
         """The units of parsed files, in and outside tests: files, the unit columns (summed
         already as file sums), lines of code (a files table that has them) and the nodes user
         patterns count per."""
+        from punstats.store.schema import NODE_PREFIX
         self.units["files"] = "unit:files"
         self.sums["unit:files"] += len(parsed)
         self.outside["unit:files"] += len(outside)
@@ -180,16 +183,16 @@ class Totals:
 
     def add_occurrences(self, occurrences: Any) -> None:
         import pyarrow.compute as pc
-        calls = occurrences.filter(pc.equal(occurrences["kind"], scalar(KIND_CALL)))
+        calls = occurrences.filter(pc.equal(occurrences["kind"], _scalar(KIND_CALL)))
         in_test = _sum(calls["in_test"])
         self.sums["punnable_test"] += in_test
         self.sums["punnable_nontest"] += len(calls) - in_test
-        long = calls.filter(pc.greater_equal(calls["name_len"], scalar(self.long_threshold)))
+        long = calls.filter(pc.greater_equal(calls["name_len"], _scalar(self.long_threshold)))
         self.sums["long"] += len(long)
         self.sums["long_nontest"] += len(long) - _sum(long["in_test"])
         self.names.update(_value_counts(calls["name"]))
         self.callees.update(_value_counts(calls["callee"]))
-        attributes = occurrences.filter(pc.equal(occurrences["kind"], scalar("attribute")))
+        attributes = occurrences.filter(pc.equal(occurrences["kind"], _scalar("attribute")))
         self.sums.update({"attribute_" + k: v for k, v in _value_counts(attributes["base_kind"]).items()})
         attributes = attributes.filter(pc.invert(attributes["in_test"]))
         self.outside.update({"attribute_" + k: v for k, v in _value_counts(attributes["base_kind"]).items()})
@@ -208,7 +211,7 @@ class Totals:
     def _add_pattern_paths(self, occurrences: Any) -> None:
         import pyarrow.compute as pc
         for name, paths in self.pattern_paths.items():
-            rows = occurrences.filter(pc.equal(occurrences["kind"], scalar(name)))
+            rows = occurrences.filter(pc.equal(occurrences["kind"], _scalar(name)))
             paths.update(_value_counts(rows["path"]))
 
     def add_functions(self, functions: Any) -> None:
@@ -269,18 +272,25 @@ def _add_parameters(counted: Counter, functions: Any) -> None:
     """The parameter counts of ``functions`` (a pyarrow table) added to ``counted``."""
     import pyarrow.compute as pc
     counted["functions"] += len(functions)
-    counted["lambdas"] += _sum(pc.equal(functions["kind"], scalar("lambda")))
+    counted["lambdas"] += _sum(pc.equal(functions["kind"], _scalar("lambda")))
     for name in _FUNCTION_SUMS:
         counted[name] += _sum(functions[name])
     for name in ("positional_only", "keyword_only"):
-        counted["functions_with_" + name] += _sum(pc.greater(functions[name], scalar(0)))
+        counted["functions_with_" + name] += _sum(pc.greater(functions[name], _scalar(0)))
 
 
 def _first_failure(files: Any, status: str) -> Dict[str, Any]:
     """Where the first file of ``files`` (a pyarrow table) with ``status`` failed, and why."""
     import pyarrow.compute as pc
-    [row] = files.filter(pc.equal(files["status"], scalar(status))).slice(0, 1).to_pylist()
+    [row] = files.filter(pc.equal(files["status"], _scalar(status))).slice(0, 1).to_pylist()
     return {"path": row["path"], "line": row["error_line"], "error": row["error"]}
+
+
+def _scalar(value: Any) -> Any:
+    """``store.schema.scalar``, imported when a table is summed (runs.revisions sums no table:
+    it needs no pyarrow)."""
+    from punstats.store.schema import scalar
+    return scalar(value)
 
 
 def _sum(column: Any) -> int:

@@ -175,7 +175,8 @@ def cmd_top(args: argparse.Namespace) -> int:
         os.path.join(options.output, "ecosystem.json")))
     if not args.no_figure:
         try:
-            figure = shown.save_figure(records, ecosystem, os.path.join(options.output, "ecosystem.png"))
+            figure = shown.save_figure(records, ecosystem, os.path.join(options.output, "ecosystem.png"),
+                                       cache=not args.no_cache)
             print("figure: %s" % terminal(figure))
         except ImportError:
             print("figure: not drawn (matplotlib is not installed: pip install punstats[plot])")

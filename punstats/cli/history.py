@@ -51,24 +51,21 @@ def _add_history_command(commands: Any) -> None:
     p.set_defaults(handler=cmd_history)
 
 
-def _records(table: Any) -> List[Dict[str, Any]]:
-    """The rows as ``scan --json`` writes summaries: an array of objects, dates
-    in ISO 8601, numbers and booleans as JSON's own, a share of nothing null."""
-    rows = []
-    for row in table.to_dict(orient="records"):
-        rows.append({key: _plain(value) for key, value in row.items()})
-    return rows
+def _records(rows: Sequence[Dict[str, Any]]) -> List[Dict[str, Any]]:
+    """The rows as ``scan --json`` writes summaries: an array of objects (the columns of the
+    table, ``runs.history.table_of``, in its order), dates in ISO 8601 (UTC), numbers as JSON's
+    own, a missing date or a share of nothing (NaN: 0 of 0) null."""
+    import datetime
 
-
-def _plain(value: Any) -> Any:
-    """A cell as JSON's own value: a time in ISO 8601, a missing time or share (NaN: 0 of 0) null."""
-    import pandas as pd
-    if value is pd.NaT or (isinstance(value, float) and value != value):
-        return None
-    if hasattr(value, "isoformat"):
-        return value.isoformat()
-    value = value.item() if hasattr(value, "item") else value
-    return None if isinstance(value, float) and value != value else value
+    from punstats.runs.history import FIXED_COLUMNS, commit_date
+    columns = list(dict.fromkeys([*FIXED_COLUMNS, *(key for row in rows for key in row)]))
+    records = []
+    for row in rows:
+        record = {key: None if _missing(row.get(key)) else row[key] for key in columns}
+        date = commit_date(row["date"])
+        record["date"] = None if date is None else date.astimezone(datetime.UTC).isoformat()
+        records.append(record)
+    return records
 
 
 def _place(output: str, repo: str) -> Any:
@@ -77,18 +74,31 @@ def _place(output: str, repo: str) -> Any:
     return histories.staging(output, repo)  # a StoreError is the user's to fix (cli.main)
 
 
-def _figure(table: Any, name: str, kind: Any, about: Any = None) -> Optional[Callable[[str], List[str]]]:
+def _figure(table: Any, name: str, kind: Any, about: Dict[str, Any], cache: bool = True
+            ) -> Optional[Callable[[str], List[str]]]:
     """What draws the trend figure of ``kind`` (None: f(x=x)) into a directory, its caption naming what
-    ``about`` (``history.json``) records; None without the plot extra (the table is the result)."""
-    try:
-        from punstats.present import plots
-        from punstats.present.kind_figures import kind_trend
-    except ImportError:
+    ``about`` (``history.json``) records; None without the plot extra (the table is the result).
+    A figure of the same counts, repository, kind and rules drawn before is written from the
+    cache (``present.kept_figures``), not drawn again."""
+    import importlib.util
+    if importlib.util.find_spec("matplotlib") is None:
         return None
-    if kind is None:
-        return lambda directory: plots.save(plots.history_trend(table, name, about), directory)
-    from punstats.runs.history import pattern_columns
-    return lambda directory: plots.save(kind_trend(table, name, kind, *pattern_columns(kind), about), directory)
+
+    def draw(directory: str) -> List[str]:
+        try:
+            from punstats.present import plots
+            from punstats.present.kind_figures import kind_trend
+        except ImportError:
+            return []
+        if kind is None:
+            return plots.save(plots.history_trend(table, name, about), directory)
+        from punstats.runs.history import pattern_columns
+        return plots.save(kind_trend(table, name, kind, *pattern_columns(kind), about), directory)
+
+    from punstats.present.kept_figures import drawn_once, figure_key
+    shown = None if kind is None else [kind.name, kind.label, kind.per, kind.user]
+    key = figure_key("history", name, shown, about.get("counts"), about.get("python"), about.get("rules"))
+    return drawn_once(draw, key, cache)
 
 
 def _subject(args: argparse.Namespace, patterns: Sequence[Any]) -> Any:
@@ -137,7 +147,6 @@ def cmd_history(args: argparse.Namespace) -> int:
     from punstats.model.escape import terminal
     from punstats.runs import history as histories
     from punstats.sources import git as gitsource
-    from punstats.store.staging import StoreError
     check_engine_options(args)
     _check_window(args)
     options = scan_options(args)
@@ -155,9 +164,9 @@ def cmd_history(args: argparse.Namespace) -> int:
     vanished: List[Any] = []
     try:
         followed = (subject,) if subject is not None and not subject.user else ()
-        table = histories.history(repo, commits, cache=not args.no_cache, options=options, gitdir=gitdir,
-                                  on_revision=lambda commit, row: bar.update(1), on_vanished=vanished.append,
-                                  followed=followed)
+        rows = histories.history_rows(repo, commits, cache=not args.no_cache, options=options, gitdir=gitdir,
+                                      on_revision=lambda commit, row: bar.update(1), on_vanished=vanished.append,
+                                      followed=followed)
     except BaseException:  # git over its deadline, no room: nothing of the history is left behind
         place.abort()
         raise
@@ -168,27 +177,44 @@ def cmd_history(args: argparse.Namespace) -> int:
               "(rewritten, pruned): %s; recorded in history.json" % (len(vanished), len(commits),
                                                                      _shas([c.sha for c in vanished])),
               file=sys.stderr)
-    undated = histories.undated(table)
+    undated = histories.undated(rows)
     if undated:
         print("punstats: warning: %d commits have no readable commit date (%s): kept without one, left out of "
               "the figure" % (len(undated), _shas(undated)),
               file=sys.stderr)
+    about = histories.provenance(args.repo, commits, dict(vars(args),
+                                                          pattern=[k.provenance() for k in options.patterns]))
+    # every rule that changes a count (history.csv's columns), and what the rows count
+    about = dict(about, rules=options.rules(), counts=histories.counts_digest(rows))
+    if vanished:
+        about = dict(about, vanished=[commit.sha for commit in vanished])
+    written, note = _stored(place, rows, about, name, subject, not args.no_cache)
+    if args.json:
+        print(json.dumps(_records(rows), indent=2, ensure_ascii=False))
+    else:
+        print("\n".join(terminal(line) for line in _rows_text(rows, subject).splitlines()))
+        print(terminal("stored: %s%s" % (", ".join(written), note)))
+    default_place_said(args.output, place.name)
+    return _pattern_errors_said(rows)
+
+
+def _stored(place: Any, rows: List[Dict[str, Any]], about: Dict[str, Any], name: str,
+            subject: Any, cache: bool) -> Tuple[List[str], str]:
+    """The files of the history as stored and what to say of them: the stored history kept as it is when it
+    holds these counts and this provenance already (``runs.history.kept``: no figure drawn again,
+    no table written again), else the table and figure written."""
+    import importlib.util
+
+    from punstats.runs import history as histories
+    from punstats.store.staging import StoreError
     try:
-        about = histories.provenance(args.repo, commits, dict(vars(args),
-                                                              pattern=[k.provenance() for k in options.patterns]))
-        about = dict(about, rules=options.rules())  # every rule that changes a count: history.csv's columns
-        if vanished:
-            about = dict(about, vanished=[commit.sha for commit in vanished])
-        written = histories.store(place, table, about, _figure(table, name, subject, about))
+        kept = histories.kept(place, about, importlib.util.find_spec("matplotlib") is not None)
+        if kept is not None:
+            return kept, " (unchanged: kept as it was)"
+        table = histories.table_of(rows)
+        return histories.store(place, table, about, _figure(table, name, subject, about, cache)), ""
     except (OSError, StoreError) as exc:  # no room for the history files
         raise UsageError("cannot write %s: %s" % (place.name, error_line(exc))) from None
-    if args.json:
-        print(json.dumps(_records(table), indent=2, ensure_ascii=False))
-    else:
-        print("\n".join(terminal(line) for line in _rows_text(table, subject).splitlines()))
-        print(terminal("stored: %s" % ", ".join(written)))
-    default_place_said(args.output, place.name)
-    return _pattern_errors_said(table)
 
 
 def _shas(shas: Sequence[str]) -> str:
@@ -196,31 +222,75 @@ def _shas(shas: Sequence[str]) -> str:
     return ", ".join(sha[:12] for sha in shas[:3]) + ", ..." * (len(shas) > 3)
 
 
-def _rows_text(table: Any, subject: Any) -> str:
-    """The rows printed: f(x=x)'s columns, or the subject pattern's counts and measures."""
+def _printed_columns(subject: Any) -> Tuple[List[str], Dict[str, Callable[[float], str]]]:
+    """The columns printed (f(x=x)'s, or the subject pattern's counts and measures), and how each
+    measure is written: a share or rate of nothing is n/a, a rate as every rate
+    (``present.formats.rate_text``)."""
+    from punstats.present.formats import rate_text
     measured: Sequence[str] = ("punnable_pct", "punnable_nontest_pct")
     middle = ["keywords", "punnable", *measured, "long", "long_nontest"]
     if subject is not None:
         from punstats.runs.history import pattern_columns
         counted, measured = pattern_columns(subject)
         middle = [*counted, *measured]
-    columns = table[["commit", "date", "files", *middle, "files_extracted"]].assign(commit=table["commit"].str[:12])
-    # a share or rate of nothing is n/a; a rate as every rate is printed (present.formats.rate_text)
-    from punstats.present.formats import rate_text
-    formatters = {c: "{:,.2f}".format if c.endswith("_pct") else rate_text for c in measured}
-    return columns.to_string(index=False, na_rep="n/a", formatters=formatters)
+    formatters: Dict[str, Callable[[float], str]] = {
+        c: "{:,.2f}".format if c.endswith("_pct") else rate_text for c in measured}
+    return ["commit", "date", "files", *middle, "files_extracted"], formatters
 
 
-def _pattern_errors_said(table: Any) -> int:
+def _rows_text(rows: Sequence[Dict[str, Any]], subject: Any) -> str:
+    """The rows printed, laid out as pandas' ``to_string(index=False)`` lays out their table (each
+    column right-justified to its widest cell, a count's heading after a space) without
+    pandas; a row with a cell of another type (no date, a count that is no whole number) is
+    laid out by pandas itself (``_table_text``)."""
+    import datetime
+
+    from punstats.runs.history import commit_date
+    columns, formatters = _printed_columns(subject)
+    laid_out = []
+    for name in columns:
+        values = [row[name] for row in rows]
+        if name in formatters:
+            cells = ["n/a" if _missing(v) else formatters[name](v) for v in values]
+        elif name == "date":
+            dates = [commit_date(v) for v in values]
+            if any(d is None for d in dates):
+                return _table_text(rows, subject)
+            cells = [str(d.astimezone(datetime.UTC)) for d in dates if d is not None]
+        elif name == "commit":
+            cells = [v[:12] for v in values]
+        elif all(type(v) is int for v in values):
+            cells, name = ["%d" % v for v in values], " " + name
+        else:
+            return _table_text(rows, subject)
+        width = max(len(cell) for cell in [name, *cells])
+        laid_out.append([cell.rjust(width) for cell in [name, *cells]])
+    return "\n".join(" ".join(line) for line in zip(*laid_out))
+
+
+def _missing(value: Any) -> bool:
+    """A measure of nothing: NaN (or None)."""
+    return value is None or (isinstance(value, float) and value != value)
+
+
+def _table_text(rows: Sequence[Dict[str, Any]], subject: Any) -> str:
+    """The rows printed by pandas (``_rows_text``)."""
+    from punstats.runs.history import table_of
+    columns, formatters = _printed_columns(subject)
+    table = table_of(rows)
+    shown = table[columns].assign(commit=table["commit"].str[:12])
+    return shown.to_string(index=False, na_rep="n/a", formatters=formatters)
+
+
+def _pattern_errors_said(rows: Sequence[Dict[str, Any]]) -> int:
     """1 after a line on stderr when a pattern raised on files of some revision (recorded as
     ``pattern_error``, not counted), else 0."""
-    if "pattern_errors" not in table or not table["pattern_errors"].sum():
+    failed = [row for row in rows if row.get("pattern_errors")]
+    if not failed:
         return 0
-    failed = table[table["pattern_errors"] > 0]
-    first = failed.iloc[0]
+    first = failed[0]
     print("punstats: error: a pattern raised on files of %d of %d revisions (the first, %s: %s of its files), "
           "recorded as pattern_error, not counted; see where with punstats scan REPO --rev %s --pattern ..."
-          % (len(failed), len(table), first["commit"][:12], format(int(first["pattern_errors"]), ","),
+          % (len(failed), len(rows), first["commit"][:12], format(int(first["pattern_errors"]), ","),
              first["commit"][:12]), file=sys.stderr)
     return 1
-

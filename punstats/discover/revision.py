@@ -88,12 +88,16 @@ def select_entries(entries: List[TreeEntry], prefix: str, extensions: Tuple[str,
 
 
 def read_entries(gitdir: str, wanted: List[TreeEntry], prefix: str, max_bytes: int, with_data: bool,
-                 reader: Optional[BlobReader] = None) -> List[Candidate]:
+                 reader: Optional[BlobReader] = None, known: Optional[Dict[str, int]] = None) -> List[Candidate]:
     """The candidates of the wanted entries: links and blobs over the cap recorded, the
     others with their bytes (``with_data``) or their blob id only; ``reader``: an open
-    ``BlobReader`` to read with (else one is started when something must be read)."""
-    oids = sorted({e.oid for e in wanted})
-    sizes = reader.sizes(oids) if reader is not None else blob_sizes(gitdir, oids)
+    ``BlobReader`` to read with (else one is started when something must be read); ``known``:
+    sizes of blobs asked of git already (by a history, for many revisions at once)."""
+    known = known or {}
+    oids = sorted({e.oid for e in wanted if e.oid not in known})
+    sizes = {e.oid: known[e.oid] for e in wanted if e.oid in known}
+    if oids:
+        sizes.update(reader.sizes(oids) if reader is not None else blob_sizes(gitdir, oids))
     candidates: List[Candidate] = []
     readable = []
     for entry in wanted:

@@ -378,9 +378,18 @@ def table_texts(records: Sequence[Dict[str, Any]], ecosystem: Dict[str, Any],
                                                                 ("tex", "latex"))}
 
 
-def save_figure(records: Sequence[Dict[str, Any]], ecosystem: Dict[str, Any], path: str) -> str:
-    """The run's figure written to ``path`` (PNG, or SVG by its ending)."""
-    from punstats.present.ecosystem_figure import ecosystem_plot
-    from punstats.present.figure import save_plot
-    save_plot(ecosystem_plot(records, ecosystem), path, "svg" if path.endswith(".svg") else "png")
+def save_figure(records: Sequence[Dict[str, Any]], ecosystem: Dict[str, Any], path: str, cache: bool = False
+                ) -> str:
+    """The run's figure written to ``path`` (PNG, or SVG by its ending); with ``cache``, the figure
+    of these records and summary drawn before is written again, not drawn (``present.kept_figures``:
+    a run resumed with nothing left to do)."""
+    from punstats.present.kept_figures import drawn_once, figure_key
+
+    def draw(directory: str) -> List[str]:
+        from punstats.present.ecosystem_figure import ecosystem_plot
+        from punstats.present.figure import save_plot
+        save_plot(ecosystem_plot(records, ecosystem), path, "svg" if path.endswith(".svg") else "png")
+        return [path]
+    key = figure_key("ecosystem", os.path.basename(path), list(records), ecosystem)
+    drawn_once(draw, key, cache)(os.path.dirname(path) or ".")
     return path

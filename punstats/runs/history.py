@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import hashlib
+import json
 import os
 import platform
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from punstats import __version__
 from punstats.analysis import units
@@ -28,10 +28,13 @@ from punstats.runs import revisions
 from punstats.runs.options import ScanOptions
 from punstats.sources import git as gitsource
 from punstats.sources.gitprocess import GitError
+from punstats.sources.gitrange import first_parent_range
 from punstats.sources.local import printable
-from punstats.store.frames import csv_ready
 from punstats.store.places import Layout
 from punstats.store.staging import WRITING_FILE, Staging
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: What a stored history's directory holds; ``history.json`` (its provenance) marks it.
 HISTORY = Layout("history", frozenset({"history.parquet", "history.csv", "history.json"}), "history.json",
@@ -142,8 +145,12 @@ def commits_of(repo: str, since: str = "", until: str = "", rev_range: str = "HE
     if ".." not in rev_range:
         return gitsource.read_commits(gitdir, gitsource.first_parent_shas(gitdir, rev_range, since, until, last))
     older, _, newer = rev_range.partition("..")  # only the commits kept are read
-    excluded = set(gitsource.first_parent_shas(gitdir, older))
-    shas = [sha for sha in gitsource.first_parent_shas(gitdir, newer or "HEAD", since, until) if sha not in excluded]
+    # the usual A..B, A on B's first-parent line and no dates, is one listing that stops at A
+    shas = None if since or until else first_parent_range(gitdir, newer or "HEAD", older)
+    if shas is None:
+        excluded = set(gitsource.first_parent_shas(gitdir, older))
+        shas = [sha for sha in gitsource.first_parent_shas(gitdir, newer or "HEAD", since, until)
+                if sha not in excluded]
     return gitsource.read_commits(gitdir, shas[-last:] if last else shas)
 
 
@@ -160,13 +167,24 @@ def history(repo: str, commits: Sequence[gitsource.Commit], *, cache: Any = True
     are those of a scan of it (``row``).  A commit no longer in the repository (rewritten and
     pruned since ``commits`` were listed) has no row: ``on_vanished`` is told of it.  ``followed``:
     built-in kinds of occurrences (``attribute``, ``near_miss``, ...) given columns as a pattern's."""
+    return table_of(history_rows(repo, commits, cache=cache, on_revision=on_revision, options=options,
+                                 gitdir=gitdir, on_vanished=on_vanished, followed=followed, **settings))
+
+
+def history_rows(repo: str, commits: Sequence[gitsource.Commit], *, cache: Any = True,
+                 on_revision: Optional[Callable[[gitsource.Commit, Dict[str, Any]], None]] = None,
+                 options: Optional[ScanOptions] = None, gitdir: Optional[str] = None,
+                 on_vanished: Optional[Callable[[gitsource.Commit], None]] = None, followed: Sequence[Kind] = (),
+                 **settings: Any) -> List[Dict[str, Any]]:
+    """The rows of ``history`` (``row``), before they are a table: a run whose stored history
+    holds them already needs no pandas (``kept``)."""
     options = ScanOptions.given(options, settings)
     if options.engine == "dask" and options.scheduler is None:  # one local cluster for every revision
         from punstats.engines.dask import local_cluster
         with local_cluster(options.jobs) as address:
-            return history(repo, commits, cache=cache, on_revision=on_revision, gitdir=gitdir,
-                           on_vanished=on_vanished, options=dataclasses.replace(options, scheduler=address),
-                           followed=followed)
+            return history_rows(repo, commits, cache=cache, on_revision=on_revision, gitdir=gitdir,
+                                on_vanished=on_vanished, options=dataclasses.replace(options, scheduler=address),
+                                followed=followed)
     options.check()
     options.check_revision()
     check_columns(tuple(options.patterns) + tuple(followed))  # before any revision is read
@@ -175,7 +193,7 @@ def history(repo: str, commits: Sequence[gitsource.Commit], *, cache: Any = True
     if listed and not commits:
         raise GitError("none of the %d commits listed is in %s any more (rewritten while history started?): "
                        "run it again" % (listed, printable(repo)))
-    rows = []
+    rows: List[Dict[str, Any]] = []
     with revisions.sweep(gitdir, options, cache, followed) as sweep:
         try:
             for commit, (summary, counts) in zip(commits, sweep.revisions([commit.sha for commit in commits])):
@@ -188,7 +206,7 @@ def history(repo: str, commits: Sequence[gitsource.Commit], *, cache: Any = True
                 raise GitError("%s (the repository was rewritten while history read it: run it again)"
                                % exc) from None
             raise
-    return table_of(rows)
+    return rows
 
 
 def present(gitdir: str, commits: Sequence[gitsource.Commit],
@@ -220,6 +238,7 @@ def row(commit: gitsource.Commit, summary: Dict[str, Any], cache_counts: Optiona
 
 def table_of(rows: Sequence[Dict[str, Any]]) -> pd.DataFrame:
     """The history table of ``rows`` (``row``): the fixed columns, then each pattern's."""
+    import pandas as pd
     patterns = list(dict.fromkeys(key for r in rows for key in r if key not in FIXED_COLUMNS))
     table = pd.DataFrame(list(rows), columns=[*FIXED_COLUMNS, *patterns])
     table["date"] = commit_dates(table["date"])
@@ -233,21 +252,24 @@ EARLIEST, LATEST = (datetime.datetime(year, 1, 1, tzinfo=datetime.UTC) for year 
 def commit_dates(texts: Sequence[str]) -> pd.Series:
     """ISO 8601 commit dates as UTC times; a date that does not parse or lies outside
     [``EARLIEST``, ``LATEST``) (a commit object may say anything) is NaT, its row kept."""
-    dates = []
-    for text in texts:
-        try:
-            value: Optional[datetime.datetime] = datetime.datetime.fromisoformat(text)
-        except (TypeError, ValueError):
-            value = None
-        if value is not None and (value.tzinfo is None or not EARLIEST <= value < LATEST):
-            value = None
-        dates.append(value)
-    return pd.Series(pd.to_datetime(dates, utc=True))
+    import pandas as pd
+    return pd.Series(pd.to_datetime([commit_date(text) for text in texts], utc=True))
 
 
-def undated(table: pd.DataFrame) -> List[str]:
-    """The commits of a history table without a date."""
-    return list(table.loc[table["date"].isna(), "commit"])
+def commit_date(text: str) -> Optional[datetime.datetime]:
+    """An ISO 8601 commit date as a time, or None where ``commit_dates`` has NaT."""
+    try:
+        value: Optional[datetime.datetime] = datetime.datetime.fromisoformat(text)
+    except (TypeError, ValueError):
+        return None
+    if value is not None and (value.tzinfo is None or not EARLIEST <= value < LATEST):
+        return None
+    return value
+
+
+def undated(rows: Sequence[Dict[str, Any]]) -> List[str]:
+    """The commits of a history's rows (``row``) without a date."""
+    return [r["commit"] for r in rows if commit_date(r["date"]) is None]
 
 
 def provenance(repo: str, commits: Sequence[gitsource.Commit], options: Dict[str, Any]) -> Dict[str, Any]:
@@ -282,7 +304,9 @@ def csv_table(table: pd.DataFrame, about: Dict[str, Any]) -> pd.DataFrame:
 def store(place: Staging, table: pd.DataFrame, about: Dict[str, Any],
           figure: Optional[Callable[[str], List[str]]] = None) -> List[str]:
     """Write the table (parquet and CSV), the figure (``figure(directory)``) and ``about``
-    (``history.json``) into ``place`` and put it in place whole; the files, as stored."""
+    (``history.json``, with the files beside it under ``files``) into ``place`` and put it in
+    place whole; the files, as stored."""
+    from punstats.store.frames import csv_ready
     try:
         table.to_parquet(place.file("history.parquet"), index=False)
         csv_ready(csv_table(table, about)).to_csv(place.file("history.csv"), index=False)  # no formula in a subject
@@ -290,9 +314,8 @@ def store(place: Staging, table: pd.DataFrame, about: Dict[str, Any],
     except BaseException:
         place.abort()
         raise
-    place.commit(about)
+    place.commit(dict(about, files=names))
     return [os.path.join(place.name, name) for name in names]
-
 
 
 def is_history(directory: str) -> bool:
@@ -300,10 +323,10 @@ def is_history(directory: str) -> bool:
     return all(os.path.isfile(os.path.join(directory, name)) for name in ("history.json", "history.parquet"))
 
 
-def read_history(directory: str) -> Tuple[pd.DataFrame, Dict[str, Any]]:
+def read_history(directory: str) -> Tuple["pd.DataFrame", Dict[str, Any]]:
     """A stored history's table (oldest revision first) and ``history.json``; a history never
     finished, unreadable or without a revision is a ``StoreError`` naming the file."""
-    import json
+    import pandas as pd
 
     from punstats.model.errors import one_line
     from punstats.store.staging import StoreError
@@ -328,3 +351,44 @@ def read_history(directory: str) -> Tuple[pd.DataFrame, Dict[str, Any]]:
 
 #: ``history.json`` is read up to this size: it holds provenance, a few kilobytes.
 MAX_ABOUT_BYTES = 16 * 1024 * 1024
+
+
+#: The columns that say how a row's files were got, not what they hold: left out of ``counts_digest``.
+HOW_GOT = ("files_from_cache", "files_extracted")
+
+
+def counts_digest(rows: Sequence[Dict[str, Any]]) -> str:
+    """A digest of what ``rows`` (``row``) count, how their files were got aside: equal for a
+    cold run and a warm one of the same revisions."""
+    counted = [[[key, value] for key, value in r.items() if key not in HOW_GOT] for r in rows]
+    return hashlib.sha256(json.dumps(counted, default=repr).encode()).hexdigest()
+
+
+def kept(place: Staging, about: Dict[str, Any], figure: bool) -> Optional[List[str]]:
+    """The files of the history stored where ``place`` goes when it holds ``about`` already
+    (its ``history.json``: the same repository, revisions, punstats, parser, options and rules,
+    and the same ``counts`` digest) and all its files, the figure among them if ``figure``:
+    then ``place`` is given up and that history kept as it is (nothing it holds would change but
+    how its files were got); else None."""
+    stored = _stored_about(place.target)
+    files = stored.pop("files", None) if stored is not None else None
+    if stored != json.loads(json.dumps(about)) or not isinstance(files, list) or (len(files) > 1) != figure:
+        return None
+    if not files or not all(isinstance(name, str) and name == os.path.basename(name)
+                            and os.path.isfile(os.path.join(str(place.target), name))
+                            for name in (*files, "history.csv")):
+        return None
+    place.abort()
+    return [os.path.join(place.name, name) for name in files]
+
+
+def _stored_about(directory: Optional[str]) -> Optional[Dict[str, Any]]:
+    """The ``history.json`` of a finished stored history in ``directory``, or None."""
+    if not directory or os.path.exists(os.path.join(directory, WRITING_FILE)):
+        return None
+    try:
+        with open(os.path.join(directory, HISTORY.summary), encoding="utf-8") as handle:
+            about = json.load(handle)
+    except (OSError, ValueError):
+        return None
+    return about if isinstance(about, dict) else None

@@ -20,6 +20,8 @@ revision, as a scan of it would.
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import json
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Set, Tuple
@@ -27,7 +29,7 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 from punstats.analysis.summary import failed_by_reason, percent, status_counts
 from punstats.cache import BlobCache
 from punstats.discover.revision import read_entries, select_entries, venv_dirs_of
-from punstats.engines.cached import extract_version, prepare, run_cached
+from punstats.engines.cached import GIT_LOCATION, blob_key, extract_version, prepare, run_cached, this_parser
 from punstats.model.discovery import Candidate
 from punstats.model.kinds import KIND_CALL, UNITS, Kind
 from punstats.model.records import Extraction
@@ -46,6 +48,21 @@ DIFFS_AT_ONCE = 200
 #: Statuses of a file that a scan of the next revision would try again: circumstances, not the file.
 RETRIED = frozenset({UNREADABLE, WORKER_DIED, PATTERN_TIMEOUT})
 
+#: The cache's kind of a file's status and ``file_numbers``: what a history reads of a file seen
+#: before, instead of its whole result (its rows decoded only to be counted).
+NUMBERS_KIND = "history"
+
+#: Bumped when what ``file_numbers`` holds changes.
+NUMBERS_VERSION = 1
+
+
+def numbers_version(options: ScanOptions, counted: Sequence[Kind]) -> str:
+    """The cache's version key of ``file_numbers``: the extraction's (``extract_version``), the
+    long threshold, and the name and unit of each pattern or followed kind ``counted``."""
+    described = json.dumps([[kind.name, kind.per] for kind in counted], ensure_ascii=True)
+    return "%s/numbers%d/long=%d/%s" % (extract_version(options.max_bytes, options.patterns), NUMBERS_VERSION,
+                                        options.long_threshold, hashlib.sha256(described.encode()).hexdigest())
+
 
 @dataclass(frozen=True)
 class FileCounts:
@@ -58,19 +75,28 @@ class FileCounts:
     values: Tuple[int, ...]
 
 
-def file_values(extraction: Extraction, in_test: bool, long_threshold: int,
-                patterns: Sequence[Kind]) -> Tuple[int, ...]:
-    """What one file adds to each sum: its record's (a parsed file's) and its occurrences'."""
+def file_numbers(extraction: Extraction, long_threshold: int, patterns: Sequence[Kind]) -> Tuple[int, ...]:
+    """What one file adds to each sum wherever it is (tests or not): its record's (a parsed
+    file's) calls, keywords and punnable, its long f(x=x), and per pattern its occurrences and
+    units: all a history needs of a file's result, and what the cache keeps of it (``NUMBERS_KIND``)."""
     record = extraction.record
     parsed = record.status == OK
     calls, keywords, punnable = (record.calls, record.keywords, record.punnable) if parsed else (0, 0, 0)
-    outside = 0 if in_test else 1
     long = sum(1 for o in extraction.occurrences if o.kind == KIND_CALL and o.name_len >= long_threshold)
     kinds = Counter(o.kind for o in extraction.occurrences) if patterns else Counter()
-    per_pattern = []
+    per_pattern: List[int] = []
     for kind in patterns:
-        unit = unit_total(extraction, kind.per) if parsed else 0
-        per_pattern += [kinds[kind.name], kinds[kind.name] * outside, unit, unit * outside]
+        per_pattern += [kinds[kind.name], unit_total(extraction, kind.per) if parsed else 0]
+    return (calls, keywords, punnable, long, *per_pattern)
+
+
+def file_values(numbers: Sequence[int], in_test: bool) -> Tuple[int, ...]:
+    """What one file adds to each sum (``COUNTED``, then per pattern), from its ``file_numbers``."""
+    outside = 0 if in_test else 1
+    calls, keywords, punnable, long = numbers[:4]
+    per_pattern: List[int] = []
+    for count, unit in zip(numbers[4::2], numbers[5::2]):
+        per_pattern += [count, count * outside, unit, unit * outside]
     return (calls, keywords, punnable, keywords * outside, punnable * outside, long, long * outside, *per_pattern)
 
 
@@ -138,6 +164,7 @@ class Sweep:
         self.tally = Tally(options.patterns, followed)
         self.retry: Set[str] = set()
         self.previous: Optional[str] = None
+        self.sizes: Dict[str, int] = {}  # the size of each blob the revisions of this chunk changed
 
     @property
     def reader(self) -> gitsource.BlobReader:
@@ -159,6 +186,9 @@ class Sweep:
             diffs = gitdiff.changed_entries(self.gitdir, pairs)
             if first:
                 diffs.insert(0, [(entry.path, entry) for entry in gitsource.list_tree(self.gitdir, chunk[0])])
+            self.sizes = self.reader.sizes(sorted({entry.oid for changes in diffs for path, entry in changes
+                                                   if entry is not None and entry.kind == "blob"
+                                                   and path.endswith(self.options.extensions)}))
             for sha, changes in zip(chunk, diffs):
                 counts = self._update(self._apply(changes) | self.retry)
                 self.previous = sha
@@ -195,32 +225,70 @@ class Sweep:
         self.retry = set()
         fresh = [entry for entry in wanted if entry.path not in self.files]
         candidates = [c for c in known if c.path not in self.files]
-        candidates += read_entries(self.gitdir, fresh, "", self.options.max_bytes, self.cache is None, self.reader)
+        candidates += read_entries(self.gitdir, fresh, "", self.options.max_bytes, self.cache is None, self.reader,
+                                   self.sizes)
         return self._extract(candidates)
 
     def _extract(self, candidates: List[Candidate]) -> Dict[str, int]:
-        """Count ``candidates``: from the cache, else extracted by the engine."""
-        def sink(indices: Sequence[int], extractions: Sequence[Extraction]) -> None:
-            for index, extraction in zip(indices, extractions):
-                self._count(candidates[index], extraction)
-
+        """Count ``candidates``: their numbers from the cache, else their results (cached or
+        extracted by the engine), whose numbers the cache keeps then."""
         named = sum(1 for candidate in candidates if not candidate.status)
         if self.cache is None:
-            self.engine.run(candidates, sink)
-            extracted, reused = named, 0
-        else:
-            options = self.options
-            counts = run_cached(prepare(candidates, options.max_bytes), self.cache, self.engine.run, sink,
-                                options.max_bytes, None, self.engine.parser, self.reader.read,
-                                extract_version(options.max_bytes, options.patterns))
-            extracted, reused = counts["extracted"], counts["cached"]
-        return {"cached": self.tally.readable - named + reused, "extracted": extracted}
-
-    def _count(self, candidate: Candidate, extraction: Extraction) -> None:
+            self.engine.run(candidates, lambda indices, extractions: self._counted(candidates, indices, extractions))
+            return {"cached": self.tally.readable - named, "extracted": named}
+        parser = self.engine.parser or this_parser()
+        version = numbers_version(self.options, self.tally.patterns)
+        numbered = self._cached_numbers(self.cache, candidates, parser, version)
+        todo = [candidate for index, candidate in enumerate(candidates) if index not in numbered]
+        counted: List[Tuple[str, List[Any]]] = []
         options = self.options
-        values = file_values(extraction, options.test_rule.is_test(candidate.path), options.long_threshold,
-                             self.tally.patterns)
-        part = FileCounts(self.tree[candidate.path], extraction.record.status, not candidate.status, values)
+        counts = run_cached(prepare(todo, options.max_bytes), self.cache, self.engine.run,
+                            lambda indices, extractions: counted.extend(self._counted(todo, indices, extractions)),
+                            options.max_bytes, None, parser, self.reader.read,
+                            extract_version(options.max_bytes, options.patterns))
+        self.cache.put_many(NUMBERS_KIND, version, parser, counted)
+        return {"cached": self.tally.readable - named + len(numbered) + counts["cached"],
+                "extracted": counts["extracted"]}
+
+    def _cached_numbers(self, cache: BlobCache, candidates: Sequence[Candidate], parser: str, version: str
+                        ) -> Set[int]:
+        """Count the candidates whose numbers the cache holds; their indices.  A row not of the
+        shape written is deleted (and the file's result read again)."""
+        keys = {index: blob_key(c.path, c.location[len(GIT_LOCATION):]) for index, c in enumerate(candidates)
+                if not c.status and c.location.startswith(GIT_LOCATION)}
+        found = cache.get_many(NUMBERS_KIND, version, parser, list(keys.values())) if keys else {}
+        size = 1 + 4 + 2 * len(self.tally.patterns)
+        numbered, poisoned = set(), []
+        for index, key in keys.items():
+            value = found.get(key)
+            if value is None:
+                continue
+            if not (isinstance(value, list) and len(value) == size and isinstance(value[0], str)
+                    and all(type(n) is int for n in value[1:])):
+                poisoned.append(key)
+                continue
+            self._count(candidates[index], value[0], value[1:])
+            numbered.add(index)
+        if poisoned:
+            cache.delete([NUMBERS_KIND], version, parser, *poisoned)
+        return numbered
+
+    def _counted(self, candidates: Sequence[Candidate], indices: Sequence[int],
+                 extractions: Sequence[Extraction]) -> List[Tuple[str, List[Any]]]:
+        """Count each extraction of ``candidates[index]``; (cache key, status and numbers) of those
+        the cache may keep: a git blob's result that is the file's, not a circumstance's."""
+        keep = []
+        for index, extraction in zip(indices, extractions):
+            candidate, status = candidates[index], extraction.record.status
+            numbers = file_numbers(extraction, self.options.long_threshold, self.tally.patterns)
+            self._count(candidate, status, numbers)
+            if not candidate.status and candidate.location.startswith(GIT_LOCATION) and status not in RETRIED:
+                keep.append((blob_key(candidate.path, candidate.location[len(GIT_LOCATION):]), [status, *numbers]))
+        return keep
+
+    def _count(self, candidate: Candidate, status: str, numbers: Sequence[int]) -> None:
+        values = file_values(numbers, self.options.test_rule.is_test(candidate.path))
+        part = FileCounts(self.tree[candidate.path], status, not candidate.status, values)
         self.files[candidate.path] = part
         self.tally.add(part)
         if part.status in RETRIED:
