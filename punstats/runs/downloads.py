@@ -2,7 +2,8 @@
 
 This module owns the fetching side of ``corpus top-pypi:N`` (``runs.ecosystem``):
 ``Fetcher.fetch`` resolves a project's latest release (``pypi.resolve_latest``),
-downloads it (one retry after a network or server error) and unpacks it, and
+downloads it (one retry after a network or server error) and unpacks it (writing
+only the files the scan reads, ``sources.unwritten``, unless the trees are kept), and
 returns the failure instead of raising; ``Fetcher.done_with`` deletes the
 unpacked tree after the scan (unless ``keep``) and trims the downloaded archives
 to the cap, never one in use; ``ahead`` keeps a bounded number of fetches
@@ -21,6 +22,7 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 from punstats.cache import ARCHIVE_FOLDER
 from punstats.sources import pypi
 from punstats.sources.toppypi import Ranked
+from punstats.sources.trees import tree_name
 
 
 def _retry(call: Any) -> Any:
@@ -53,6 +55,8 @@ class Fetcher:
     def __init__(self, options: Any, get: pypi.Getter) -> None:  # runs.ecosystem.Options
         self.options, self.get = options, _getter(get)
         self.directory = options.downloads or pypi.default_dir()
+        # only the files the scan reads are written (a tree kept for the user is whole)
+        self.only: Tuple[str, ...] = () if options.keep else tuple(options.scan.extensions)
         self.active: Dict[str, int] = {}  # sha256 of archives in use -> users
         self.lock = threading.Lock()
         self.listed: Optional[int] = None  # bytes of archives at the last listing
@@ -66,7 +70,7 @@ class Fetcher:
             with self.lock:
                 self.active[release.sha256] = self.active.get(release.sha256, 0) + 1
             try:
-                corpus = pypi.release_corpus(release, self.get, self.directory, self.options.limits)
+                corpus = pypi.release_corpus(release, self.get, self.directory, self.options.limits, self.only)
             except BaseException:
                 self.release(release)
                 raise
@@ -86,7 +90,7 @@ class Fetcher:
         """The project is scanned: drop its tree unless kept, trim the downloads."""
         self.release(release)
         if not self.options.keep:
-            shutil.rmtree(os.path.join(self.directory, release.sha256, "tree-" + self.options.limits.key),
+            shutil.rmtree(os.path.join(self.directory, release.sha256, tree_name(self.options.limits, self.only)),
                           ignore_errors=True)
         self.trim()
 
