@@ -428,6 +428,46 @@ def test_the_figure_draws_each_project_s_share_and_the_pooled_length_curve(tmp_p
     assert table.rows[-4][5:7] == (summary["all"]["punnable"], shown.Percent(summary["all"]["pooled_pct"]))
 
 
+def network(down):
+    """A getter through which nothing answers for the next ``down[0]`` requests (the probe's too)."""
+    def get(url, *handles):
+        if down[0] > 0:
+            down[0] -= 1
+            raise pypi.FetchError("cannot reach 127.0.0.1: [Errno 101] Network is unreachable")
+        return pypi.http_get(url, *handles)
+    return get
+
+
+def test_a_run_waits_out_a_network_outage_and_scans_every_project(tmp_path, index, monkeypatch):
+    populate(index)
+    pauses, said = [], []
+    monkeypatch.setattr(downloads.time, "sleep", pauses.append)
+    records, _ = run_top(tmp_path, index, ["alpha", "iota"], get=network([9]), download_jobs=1)
+    assert [r["status"] for r in records] == ["scanned", "scanned"]  # not failed: waited for
+    assert pauses[:2] == [1.0, downloads.OUTAGE_PAUSES[0]]  # its one retry, then a pause for the network
+    go, _ = projects.top_pypi_run("top-pypi:2", str(tmp_path / "list.json"), output=str(tmp_path / "again"),
+                                  index_url=index.index_url, jobs=1, get=network([3]), download_jobs=1,
+                                  downloads=str(tmp_path / "dl2"), cache=False)
+    go(on_wait=said.append)
+    assert said and said[0].startswith("the network is down (cannot reach 127.0.0.1") and "alpha" in said[0]
+
+
+def test_a_project_that_does_not_answer_while_the_index_does_fails_at_once(tmp_path, index, monkeypatch):
+    populate(index)
+    pauses = []
+    monkeypatch.setattr(downloads.time, "sleep", pauses.append)
+    file_url = index.project("alpha", "1.0", [("alpha-1.0.tar.gz", sdist("alpha", "1.0", {"a.py": "x = 1\n"}),
+                                                "sdist")])[0]["url"]
+
+    def get(url, *handles):
+        if url == file_url:
+            raise pypi.FetchError("cannot reach 127.0.0.1: Connection reset by peer")
+        return pypi.http_get(url, *handles)
+    records, _ = run_top(tmp_path, index, ["alpha", "iota"], get=get, download_jobs=1)
+    assert [(r["status"], r.get("reason")) for r in records] == [("failed", "error"), ("scanned", None)]
+    assert pauses == [1.0]  # the one retry; no wait for a network that is up
+
+
 def test_downloads_stream_to_disk_and_are_retried_once_after_a_network_error(tmp_path, index):
     data = sdist("big", "1.0", {"big/m.py": code(3) * 50})
     entries = index.project("big", "1.0", [("big-1.0.tar.gz", data, "sdist")])

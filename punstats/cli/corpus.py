@@ -155,7 +155,8 @@ def cmd_top(args: argparse.Namespace) -> int:
             output=args.output, scan=scan,
             cache=not args.no_cache, download_jobs=args.download_jobs, download_cap=args.download_cap * 1024 * 1024,
             index_url=args.index_url, keep=args.keep, skip_existing=args.skip_existing, strict=args.strict)
-        records, ecosystem = run(on_done=done, on_start=bar.start, on_begin=bar.note)  # the one in work
+        records, ecosystem = run(on_done=done, on_start=bar.start, on_begin=bar.note,  # the one in work
+                                 on_wait=lambda text: bar.print("punstats: " + text, file=sys.stderr))
     except OSError as exc:  # the output directory became unwritable (a full disk): what is journaled stays
         raise UsageError("cannot write %s: %s" % (getattr(exc, "filename", None) or args.output,
                                                   exc.strerror or exc)) from None

@@ -89,6 +89,7 @@ class Options:
     keep: bool = False
     skip_existing: bool = False
     strict: bool = False
+    outage_wait: float = 6 * 3600.0  # seconds a project waits for the network to come back before it fails
     limits: Limits = field(default_factory=Limits)  # made when the run starts: the limits of that moment
 
 
@@ -99,7 +100,9 @@ class Timing:
     wall: float = 0.0
     waiting: float = 0.0  # the scan loop blocked on a download
     scanning: float = 0.0  # the scan loop scanning (discovery, extraction, the scan's own tables)
+    scanning_cpu: float = 0.0  # the CPU seconds of that thread meanwhile (not its workers')
     storing: float = 0.0  # the store thread making records and tables, overlapping the next scan
+    storing_cpu: float = 0.0
     files: int = 0
     bytes: int = 0
     per_project: List[Tuple[str, float, float]] = field(default_factory=list)  # name, fetch s, scan s
@@ -224,7 +227,7 @@ def scanned(project: Ranked, fetched: Tuple[Any, Any, float], fetcher: Fetcher, 
     scan_seconds = time.perf_counter() - start
 
     def made() -> Outcome:
-        begun = time.perf_counter()
+        begun, cpu = time.perf_counter(), time.thread_time()
         try:
             if isinstance(result, Exception):
                 raise result
@@ -239,6 +242,7 @@ def scanned(project: Ranked, fetched: Tuple[Any, Any, float], fetcher: Fetcher, 
         if timing is not None:
             timing.per_project.append((project.name, fetch_seconds, scan_seconds))
             timing.storing += time.perf_counter() - begun
+            timing.storing_cpu += time.thread_time() - cpu
         return record, tables
     return made
 
@@ -260,12 +264,14 @@ def _finish(output: str, project: Ranked, record: Dict[str, Any], tables: Dict[s
 
 
 def _local(todo: Sequence[Ranked], options: Options, get: pypi.Getter, cache: Any, timing: Timing,
-           on_begin: Optional[Callable[[str], None]] = None) -> Iterator[Tuple[Ranked, Callable[[], Outcome]]]:
+           on_begin: Optional[Callable[[str], None]] = None, on_wait: Optional[Callable[[str], None]] = None,
+           ) -> Iterator[Tuple[Ranked, Callable[[], Outcome]]]:
     """Each project scanned, in rank order, with what makes its outcome: downloads and unpacking in
     threads, scans here, every scan through one worker pool for the run (``on_begin``: told each
-    project's name as the loop starts waiting for it)."""
+    project's name as the loop starts waiting for it; ``on_wait``: each pause for the network)."""
     from punstats.runs.pipeline import shared_pool
     fetcher = Fetcher(options, get)
+    fetcher.on_wait = on_wait
     # the pool first: its workers are forked before any thread is started
     with shared_pool(options.scan) as workers, \
             ThreadPoolExecutor(max_workers=options.download_jobs, thread_name_prefix="fetch") as pool:
@@ -275,9 +281,10 @@ def _local(todo: Sequence[Ranked], options: Options, get: pypi.Getter, cache: An
             waited = time.perf_counter()
             fetched = future.result()
             timing.waiting += time.perf_counter() - waited
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.thread_time()
             made = scanned(project, fetched, fetcher, options, cache, timing, workers)
             timing.scanning += time.perf_counter() - start
+            timing.scanning_cpu += time.thread_time() - cpu
             yield project, made
 
 
@@ -301,12 +308,14 @@ def run_top(top: Listing, projects: Sequence[Ranked], options: Options,
             on_done: Optional[Callable[[Dict[str, Any], bool], None]] = None,
             timing: Optional[Timing] = None,
             on_start: Optional[Callable[[int], None]] = None,
-            on_begin: Optional[Callable[[str], None]] = None) -> Tuple[List[Dict[str, Any]], Dict[str, Any]]:
+            on_begin: Optional[Callable[[str], None]] = None,
+            on_wait: Optional[Callable[[str], None]] = None) -> Tuple[List[Dict[str, Any]], Dict[str, Any]]:
     """Scan ``projects`` into ``options.output``; (records in rank order, ecosystem summary).
 
     ``on_start(total)`` is told the number of projects once the output is ready (a progress
     bar's total); ``on_begin(name)`` each project's name as its fetch and scan are waited for
-    (not with Dask); ``on_done(record, reused)`` sees each project as it finishes.
+    (not with Dask); ``on_done(record, reused)`` sees each project as it finishes; ``on_wait(text)``
+    each pause while the network is down (``Fetcher.fetch``), from a fetch thread.
     """
     from punstats.analysis.ecosystem import aggregate
     from punstats.runs.scan import open_cache
@@ -330,7 +339,7 @@ def run_top(top: Listing, projects: Sequence[Ranked], options: Options,
             from punstats.runs.ecosystem_dask import outcomes
             finished = _made(outcomes(todo, options, timing))
         else:
-            finished = _local(todo, options, get, cache, timing, on_begin)
+            finished = _local(todo, options, get, cache, timing, on_begin, on_wait)
         # freed buffers go back between projects: memory flat in N; each project is stored
         # while the next one is scanned
         with returned_memory(), Behind("store") as behind:
