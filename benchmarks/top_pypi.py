@@ -27,11 +27,12 @@ smallest's (goal: at most 1.5, memory flat in N).
 its ``punstats`` package, e.g. ``git worktree add DIR COMMIT``), interleaved
 with this one ``--repeat`` times (the machine's load changes between runs),
 and prints this version's wall time and CPU busy share over the other's.
-``--pattern P`` counts a user pattern too (``--pattern`` of the command line).
+``--pattern P`` counts a user pattern too (``--pattern`` of the command line), and
+``--no-cache`` runs without the blob cache (``--no-cache``).
 It needs the network (PyPI) and psutil (``pip install punstats[bench]``).
 
     python benchmarks/top_pypi.py N [N ...] [--jobs J] [--download-jobs D] [--downloads DIR]
-                                  [--pattern P] [--against DIR] [--repeat R]
+                                  [--pattern P] [--no-cache] [--against DIR] [--repeat R]
 """
 import argparse
 import functools
@@ -108,7 +109,7 @@ class TreeSampler:
         return self.gone_cpu + sum(self.seen.values())
 
 
-def child(n, jobs, download_jobs, output, downloads, pattern):
+def child(n, jobs, download_jobs, output, downloads, pattern, cache=True):
     from punstats.engines import local
     from punstats.runs import ecosystem, projects
     from punstats.sources import pypi
@@ -120,7 +121,7 @@ def child(n, jobs, download_jobs, output, downloads, pattern):
     local.new_pool = lambda jobs: pools.append(jobs) or real_pool(jobs)
     # the stages of the scan loop and of the store thread, as the run's Timing counts them
     timing = ecosystem.Timing()
-    options = dict(output=output, jobs=jobs, download_jobs=download_jobs)
+    options = dict(output=output, jobs=jobs, download_jobs=download_jobs, cache=cache)
     if downloads:
         options["downloads"] = downloads
     if pattern:
@@ -182,6 +183,7 @@ def measure(n, args, version=None):
                    str(args.download_jobs), "--output", os.path.join(directory, "out")]
         for flag, value in (("--jobs", args.jobs), ("--downloads", args.downloads), ("--pattern", args.pattern)):
             command += [flag, str(value)] if value else []
+        command += ["--no-cache"] if args.no_cache else []
         done = subprocess.run(command, env=env, capture_output=True, text=True)
         if done.returncode:
             sys.exit("top-pypi:%d failed: %s" % (n, done.stderr.strip().splitlines()[-1:]))
@@ -230,13 +232,15 @@ def main():
     parser.add_argument("--download-jobs", type=int, default=4)
     parser.add_argument("--downloads", help="keep the downloads in this folder, shared by every run")
     parser.add_argument("--pattern", help="a user pattern to count too (as --pattern takes it)")
+    parser.add_argument("--no-cache", action="store_true", help="no blob cache (as corpus --no-cache)")
     parser.add_argument("--against", help="a folder holding another version's punstats package, to compare with")
     parser.add_argument("--repeat", type=int, default=1, help="with --against: runs of each version, interleaved")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--output", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        return child(args.n[0], args.jobs, args.download_jobs, args.output, args.downloads, args.pattern)
+        return child(args.n[0], args.jobs, args.download_jobs, args.output, args.downloads, args.pattern,
+                     not args.no_cache)
     results = []
     for n in args.n:
         if args.against:
