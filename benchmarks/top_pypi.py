@@ -1,46 +1,148 @@
-"""Benchmark: ``corpus top-pypi:N`` end to end: throughput, network waits, CPU use and peak memory.
+"""Benchmark: ``corpus top-pypi:N`` end to end: where the time goes, CPU use and peak memory.
 
 Each N runs in a child process of its own (so that its peak RSS is its own)
 with a new, empty cache directory (downloads and blob cache), so every
-project is downloaded and every file extracted.  For each N it prints files/s
-and MB/s (unpacked bytes of the scanned releases), the share of the wall time
-the scan loop spent waiting for a download, the CPU busy share (user + system
-time of the run and its workers over wall time times cores) and the peak RSS
-of the run and of its largest worker, and the run's resident memory after a
-quarter, half, three quarters and all of its projects.  As the baseline for the CPU share it
-also measures, just before each N, how much CPU one busy process per core
-gets on this machine at that moment (on a shared machine, much less than
-all of it), and prints the run's CPU use over that.  With several N it also prints the peak
-RSS of the largest N over the smallest's (goal: at most 1.5, memory flat in N).
-It needs the network (PyPI).
+project is downloaded and every file extracted; with ``--downloads DIR`` the
+downloads are kept in DIR and shared by every run instead, so that only the
+first one waits for the network.  For each N it prints files/s and MB/s
+(unpacked bytes of the scanned releases) and the stage breakdown, each stage's
+wall time and CPU time:
 
-    python benchmarks/top_pypi.py N [N ...] [--jobs J] [--download-jobs D]
+- in the fetch threads (overlapping the rest): resolving the release, downloading it, unpacking it;
+- in the scan loop: waiting for a download, scanning (discovery, extraction, the scan's tables);
+- in the store thread (overlapping the next scan): the project's record and tables, its tree
+  deleted, its files written and synced;
+
+then the CPU busy share of the whole process tree (the run and its workers,
+sampled from psutil twice a second: CPU seconds over wall seconds times
+cores), its peak RSS (summed over the tree) and that of the run alone, the
+worker pools started, and a projection of the wall time for 8,000 projects
+from the measured cost per project.  As the baseline for the CPU share it also
+measures, just before each N, how much CPU one busy process per core gets on
+this machine at that moment (on a shared machine, much less than all of it).
+With several N it also prints the peak RSS of the largest N over the
+smallest's (goal: at most 1.5, memory flat in N).
+
+``--against DIR`` runs each N with another version of punstats too (DIR holds
+its ``punstats`` package, e.g. ``git worktree add DIR COMMIT``), interleaved
+with this one ``--repeat`` times (the machine's load changes between runs),
+and prints this version's wall time and CPU busy share over the other's.
+``--pattern P`` counts a user pattern too (``--pattern`` of the command line), and
+``--no-cache`` runs without the blob cache (``--no-cache``).
+It needs the network (PyPI) and psutil (``pip install punstats[bench]``).
+
+    python benchmarks/top_pypi.py N [N ...] [--jobs J] [--download-jobs D] [--downloads DIR]
+                                  [--pattern P] [--no-cache] [--against DIR] [--repeat R]
 """
 import argparse
+import functools
 import json
 import os
 import resource
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
+#: The fetch threads' stages: functions of ``punstats.sources.pypi`` timed where they run.
+FETCH_STAGES = (("resolve", "resolve_latest"), ("download", "download"), ("unpack", "unpack_cached"))
 
-def child(n, jobs, download_jobs, output):
-    from punstats.runs import projects
-    from punstats.runs.ecosystem import Timing
-    timing = Timing()
-    go, _ = projects.top_pypi_run("top-pypi:%d" % n, output=output, jobs=jobs, download_jobs=download_jobs)
+PROJECTION = 8000
+
+
+def timed(module, name, label, stages, lock):
+    """``module.name`` adding its wall and thread CPU seconds to ``stages[label]``."""
+    real = getattr(module, name)
+
+    @functools.wraps(real)
+    def wrapper(*args, **kwargs):
+        wall, cpu = time.perf_counter(), time.thread_time()
+        try:
+            return real(*args, **kwargs)
+        finally:
+            with lock:
+                stage = stages.setdefault(label, [0.0, 0.0, 0])
+                stage[0] += time.perf_counter() - wall
+                stage[1] += time.thread_time() - cpu
+                stage[2] += 1
+    setattr(module, name, wrapper)
+
+
+class TreeSampler:
+    """CPU seconds and peak RSS of this process and its descendants, sampled twice a second."""
+
+    def __init__(self):
+        import psutil
+        self.psutil, self.me = psutil, psutil.Process()
+        self.peak, self.gone_cpu, self.seen = 0, 0.0, {}
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self.loop, daemon=True)
+
+    def sample(self):
+        members, rss, alive = [self.me] + self.me.children(recursive=True), 0, {}
+        for member in members:
+            try:
+                times, info = member.cpu_times(), member.memory_info()
+            except self.psutil.Error:  # exited meanwhile
+                continue
+            rss += info.rss
+            alive[member.pid] = times.user + times.system
+        for pid, cpu in self.seen.items():  # a worker that exited keeps its last sampled CPU
+            if pid not in alive and pid != self.me.pid:
+                self.gone_cpu += cpu
+        self.seen, self.peak = alive, max(self.peak, rss)
+
+    def loop(self):
+        while not self.stop.wait(0.5):
+            self.sample()
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        self.thread.join()
+
+    def cpu(self):
+        return self.gone_cpu + sum(self.seen.values())
+
+
+def child(n, jobs, download_jobs, output, downloads, pattern, cache=True):
+    from punstats.engines import local
+    from punstats.runs import ecosystem, projects
+    from punstats.sources import pypi
+    stages, lock = {}, threading.Lock()
+    for label, name in FETCH_STAGES:
+        timed(pypi, name, "fetch: " + label, stages, lock)
+    pools = []
+    real_pool = local.new_pool
+    local.new_pool = lambda jobs: pools.append(jobs) or real_pool(jobs)
+    # the stages of the scan loop and of the store thread, as the run's Timing counts them
+    timing = ecosystem.Timing()
+    options = dict(output=output, jobs=jobs, download_jobs=download_jobs, cache=cache)
+    if downloads:
+        options["downloads"] = downloads
+    if pattern:
+        options["patterns"] = [pattern]
+    go, _ = projects.top_pypi_run("top-pypi:%d" % n, **options)
     rss = []  # the run's resident memory after each project: flat, or growing with N?
     cpu_before = os.times()
     start = time.perf_counter()
-    _, ecosystem = go(timing=timing, on_done=lambda record, reused: rss.append(current_rss_kb()))
-    wall = time.perf_counter() - start
+    with TreeSampler() as tree:
+        _, summary = go(timing=timing, on_done=lambda record, reused: rss.append(current_rss_kb()))
+        wall = time.perf_counter() - start
+        tree.sample()
     cpu = os.times()
     used = sum(getattr(cpu, k) - getattr(cpu_before, k) for k in ("user", "system", "children_user",
                                                                      "children_system"))
+    for where, label in (("loop", "waiting"), ("loop", "scanning"), ("store", "storing")):
+        if hasattr(timing, label):  # an older version's Timing may lack it: absent, not 0
+            stages["%s: %s" % (where, label)] = [getattr(timing, label), getattr(timing, label + "_cpu", None), n]
     print(json.dumps({"n": n, "wall": wall, "waiting": timing.waiting, "files": timing.files,
-                      "bytes": timing.bytes, "cpu": used, "scanned": ecosystem["scanned"],
+                      "bytes": timing.bytes, "cpu": max(used, tree.cpu()), "scanned": summary["scanned"],
+                      "stages": stages, "pools": len(pools), "tree_rss_kb": tree.peak // 1024,
                       "rss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
                       "rss_quarters_kb": [rss[max(0, len(rss) * q // 4 - 1)] for q in (1, 2, 3, 4)] if rss else [],
                       "worker_rss_kb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss}))
@@ -71,15 +173,56 @@ def current_rss_kb():
         return next(int(line.split()[1]) for line in handle if line.startswith("VmRSS:"))
 
 
-def measure(n, jobs, download_jobs):
+def measure(n, args, version=None):
+    """The child's measures of top-pypi:N, with the punstats in ``version`` (a folder) or this one."""
     with tempfile.TemporaryDirectory() as directory:
         env = dict(os.environ, PUNSTATS_CACHE_DIR=os.path.join(directory, "cache"))
-        command = [sys.executable, __file__, "--child", str(n), "--download-jobs", str(download_jobs),
-                   "--output", os.path.join(directory, "out")] + (["--jobs", str(jobs)] if jobs else [])
+        if version:
+            env["PYTHONPATH"] = os.path.abspath(version)
+        command = [sys.executable, os.path.abspath(__file__), "--child", str(n), "--download-jobs",
+                   str(args.download_jobs), "--output", os.path.join(directory, "out")]
+        for flag, value in (("--jobs", args.jobs), ("--downloads", args.downloads), ("--pattern", args.pattern)):
+            command += [flag, str(value)] if value else []
+        command += ["--no-cache"] if args.no_cache else []
         done = subprocess.run(command, env=env, capture_output=True, text=True)
         if done.returncode:
             sys.exit("top-pypi:%d failed: %s" % (n, done.stderr.strip().splitlines()[-1:]))
         return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def report(r, available, label=""):
+    cores = os.cpu_count() or 1
+    used = r["cpu"] / r["wall"]
+    print("%stop-pypi:%-5d %4d scanned  %7.1f s  %8.1f files/s  %6.2f MB/s  waiting on the network %5.1f %%  "
+          "CPU used %.2f cores of %d, busy %.0f %% (busy processes got %.2f just before: ratio %.2f)  "
+          "peak RSS %6.1f MB, of the process tree %6.1f MB (largest worker %6.1f MB), %d worker pools" % (
+              label, r["n"], r["scanned"], r["wall"], r["files"] / r["wall"], r["bytes"] / r["wall"] / 1e6,
+              100 * r["waiting"] / r["wall"], used, cores, 100 * used / cores, available,
+              used / available if available else 0, r["rss_kb"] / 1024, r["tree_rss_kb"] / 1024,
+              r["worker_rss_kb"] / 1024, r["pools"]), flush=True)
+    for stage, (wall, cpu, count) in sorted(r["stages"].items()):
+        print("    %-18s %8.1f s wall%s  (%d)" % (stage, wall, "" if cpu is None else ", %7.1f s CPU" % cpu, count))
+    print("    resident memory after 1/4, 1/2, 3/4 and all of the projects: %s MB" % ", ".join(
+        "%.0f" % (kb / 1024) for kb in r["rss_quarters_kb"]), flush=True)
+    per = r["wall"] / r["n"]
+    print("    per project: %.2f s wall, %.2f s CPU; %d projects at this rate: %.0f min; with every core busy: %.0f min"
+          % (per, r["cpu"] / r["n"], PROJECTION, per * PROJECTION / 60, r["cpu"] / r["n"] / cores * PROJECTION / 60))
+
+
+def compare(n, args):
+    """This version against ``args.against``, interleaved; the ratios of the medians."""
+    import statistics
+    walls, shares = {"this": [], "other": []}, {"this": [], "other": []}
+    for _ in range(args.repeat):
+        for name, version in (("other", args.against), ("this", None)):
+            available = available_cores()
+            r = measure(n, args, version)
+            report(r, available, "[%s] " % name)
+            walls[name].append(r["wall"])
+            shares[name].append(r["cpu"] / r["wall"] / available if available else 0)
+    print("top-pypi:%d, this version over %s: wall %.2f, CPU used over what a busy process got %.2f" % (
+        n, args.against, statistics.median(walls["this"]) / statistics.median(walls["other"]),
+        statistics.median(shares["this"]) / statistics.median(shares["other"])), flush=True)
 
 
 def main():
@@ -87,26 +230,25 @@ def main():
     parser.add_argument("n", type=int, nargs="+")
     parser.add_argument("--jobs", type=int, default=None, help="extraction processes (default: all cores)")
     parser.add_argument("--download-jobs", type=int, default=4)
+    parser.add_argument("--downloads", help="keep the downloads in this folder, shared by every run")
+    parser.add_argument("--pattern", help="a user pattern to count too (as --pattern takes it)")
+    parser.add_argument("--no-cache", action="store_true", help="no blob cache (as corpus --no-cache)")
+    parser.add_argument("--against", help="a folder holding another version's punstats package, to compare with")
+    parser.add_argument("--repeat", type=int, default=1, help="with --against: runs of each version, interleaved")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--output", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        return child(args.n[0], args.jobs, args.download_jobs, args.output)
-    cores = os.cpu_count() or 1
+        return child(args.n[0], args.jobs, args.download_jobs, args.output, args.downloads, args.pattern,
+                     not args.no_cache)
     results = []
     for n in args.n:
+        if args.against:
+            compare(n, args)
+            continue
         available = available_cores()
-        r = measure(n, args.jobs, args.download_jobs)
-        results.append(r)
-        used = r["cpu"] / r["wall"]
-        print("top-pypi:%-5d %4d scanned  %7.1f s  %8.1f files/s  %6.2f MB/s  waiting on the network %5.1f %%  "
-              "CPU used %.2f cores of %d (busy processes got %.2f just before: ratio %.2f)  "
-              "peak RSS %6.1f MB (largest worker %6.1f MB)" % (
-                  n, r["scanned"], r["wall"], r["files"] / r["wall"], r["bytes"] / r["wall"] / 1e6,
-                  100 * r["waiting"] / r["wall"], used, cores, available, used / available if available else 0,
-                  r["rss_kb"] / 1024, r["worker_rss_kb"] / 1024), flush=True)
-        print("    resident memory after 1/4, 1/2, 3/4 and all of the projects: %s MB" % ", ".join(
-            "%.0f" % (kb / 1024) for kb in r["rss_quarters_kb"]), flush=True)
+        results.append(measure(n, args))
+        report(results[-1], available)
     if len(results) > 1:
         first, last = results[0], results[-1]
         print("peak RSS top-pypi:%d / top-pypi:%d: %.2f (goal <= 1.5)" % (

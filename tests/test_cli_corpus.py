@@ -39,7 +39,9 @@ def test_the_bar_counts_the_projects_to_their_total(tmp_path, capsys, monkeypatc
         _, again = make_run(tmp_path, "--no-figure", "--skip-existing", index=index)
     finally:
         index.close()
-    assert bars[0] == (len(NAMES), len(NAMES), "project", NAMES[-1])  # it named each project as it began
+    assert bars[0][:3] == (len(NAMES), len(NAMES), "project")
+    assert bars[0][3].startswith(NAMES[-1] + "; ")  # it named each project as it began, and the source read
+    assert bars[0][3].endswith(" MB unpacked so far")
     err = capsys.readouterr().err
     assert "0/%d [" % len(NAMES) in err  # drawn on standard error, from 0 of the total
     assert [line.split()[1] for line in printed.splitlines()[:len(NAMES)]] == NAMES  # the lines, above it

@@ -65,8 +65,9 @@ def run_top(tmp_path, index, names=NAMES, n=None, on_done=None, **options):
     listing = top_list(tmp_path / "list.json", names)
     options.setdefault("downloads", str(tmp_path / "downloads"))
     options.setdefault("cache", str(tmp_path / "cache.sqlite3"))  # a blob cache of this test
+    options.setdefault("jobs", 1)
     go, opts = projects.top_pypi_run("top-pypi:%d" % (n or len(names)), listing, output=str(tmp_path / "out"),
-                                     index_url=index.index_url, jobs=1, **options)
+                                     index_url=index.index_url, **options)
     return go(on_done=on_done)
 
 
@@ -228,6 +229,37 @@ def test_a_project_stored_without_its_journal_line_is_done_again_and_counted_onc
         ["project", "path"]))
 
 
+def test_one_worker_pool_serves_every_project_and_each_is_stored_while_the_next_is_scanned(
+        tmp_path, index, monkeypatch):
+    """Not a pool forked and closed per project; the results are those of one process."""
+    import threading
+
+    from punstats.engines import local
+    names = ["p%d" % i for i in range(3)]
+    for i, name in enumerate(names):
+        files = {"%s/m%03d.py" % (name, k): code(k % 4 + i) for k in range(local.MIN_FILES_FOR_POOL + 5)}
+        index.project(name, "1.0", [("%s-1.0.tar.gz" % name, sdist(name, "1.0", files), "sdist")])
+    (tmp_path / "one").mkdir()
+    (tmp_path / "two").mkdir()
+    _, alone = run_top(tmp_path / "one", index, names, cache=False)
+    pools, stored_in = [], []
+    real = local.new_pool
+
+    def new_pool(jobs):
+        pools.append(jobs)
+        return real(jobs)
+    monkeypatch.setattr(local, "new_pool", new_pool)
+    records, pooled = run_top(tmp_path / "two", index, names, cache=False, jobs=2,
+                              on_done=lambda record, reused: stored_in.append(threading.current_thread().name))
+    assert pools == [2]
+    assert [r["status"] for r in records] == ["scanned"] * 3
+    assert all(name.startswith("store") for name in stored_in) and len(stored_in) == 3
+    assert dict(pooled, list=None) == dict(alone, list=None)
+    for table in run.TABLES:
+        pd.testing.assert_frame_equal(pd.read_parquet(str(tmp_path / "two" / "out" / table)),
+                                      pd.read_parquet(str(tmp_path / "one" / "out" / table)))
+
+
 def test_keep_keeps_each_unpacked_tree(tmp_path, index):
     populate(index)
     run_top(tmp_path, index, ["alpha", "beta"], keep=True)
@@ -301,17 +333,19 @@ def test_trim_deletes_only_downloaded_archives(tmp_path):
     assert sorted(p.name for p in folder.rglob("*.tar.gz")) == ["mine.tar.gz"]
 
 
-def cli_run(tmp_path, index, out, *extra):
+def cli_run(tmp_path, index, out, *extra, jobs="1"):
     return [sys.executable, "-m", "punstats", "corpus", "top-pypi:6", "--top-pypi-list",
-            str(tmp_path / "list.json"), "--index-url", index.index_url, "-o", str(out), "-j", "1",
+            str(tmp_path / "list.json"), "--index-url", index.index_url, "-o", str(out), "-j", jobs,
             "--no-figure", *extra]
 
 
-def test_resume_after_kill_9_loses_and_doubles_nothing(tmp_path, index):
+@pytest.mark.parametrize("jobs", ["1", "2"])  # 2: one worker pool for the run, each project stored behind
+def test_resume_after_kill_9_loses_and_doubles_nothing(tmp_path, index, jobs):
     names = ["p%d" % i for i in range(6)]
     for i, name in enumerate(names):
-        index.project(name, "1.0", [("%s-1.0.tar.gz" % name, sdist(name, "1.0", {
-            "%s/m.py" % name: code(i + 1), "%s/shared.py" % name: SHARED}), "sdist")])
+        many = {"%s/more/m%03d.py" % (name, k): code(k % 3) for k in range(70 if i % 2 else 0)}  # a pool's worth
+        index.project(name, "1.0", [("%s-1.0.tar.gz" % name, sdist(name, "1.0", dict(many, **{
+            "%s/m.py" % name: code(i + 1), "%s/shared.py" % name: SHARED})), "sdist")])
     top_list(tmp_path / "list.json", names)
     env = dict(os.environ, PYTHONPATH=ROOT)
     assert subprocess.run(cli_run(tmp_path, index, tmp_path / "whole", "--json"), env=env,
@@ -320,7 +354,7 @@ def test_resume_after_kill_9_loses_and_doubles_nothing(tmp_path, index):
     index.hold(path)
     # a cache of its own: the first run's downloads would let p4 past the held route
     env = dict(env, PUNSTATS_CACHE_DIR=str(tmp_path / "cut-cache"))
-    process = subprocess.Popen(cli_run(tmp_path, index, tmp_path / "cut"), env=env,
+    process = subprocess.Popen(cli_run(tmp_path, index, tmp_path / "cut", jobs=jobs), env=env,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     journal = tmp_path / "cut" / run.JOURNAL
     deadline = time.time() + 60
@@ -330,8 +364,8 @@ def test_resume_after_kill_9_loses_and_doubles_nothing(tmp_path, index):
     process.communicate()
     index.release(path)
     assert len(journal.read_text().splitlines()) == 4  # p4 was never downloaded: killed midway
-    resumed = subprocess.run(cli_run(tmp_path, index, tmp_path / "cut", "--skip-existing", "--json"), env=env,
-                             capture_output=True, check=True)
+    resumed = subprocess.run(cli_run(tmp_path, index, tmp_path / "cut", "--skip-existing", "--json", jobs=jobs),
+                             env=env, capture_output=True, check=True)
     whole = json.loads(subprocess.run(cli_run(tmp_path, index, tmp_path / "whole", "--skip-existing", "--json"),
                                       env=env, capture_output=True, check=True).stdout)
     cut = json.loads(resumed.stdout)
@@ -392,6 +426,46 @@ def test_the_figure_draws_each_project_s_share_and_the_pooled_length_curve(tmp_p
     table = shown.pep_table(records, summary)
     assert [row[1] for row in table.rows[:-4]] == [shown.Code(n) for n in ("alpha", "beta", "gamma", "iota")]
     assert table.rows[-4][5:7] == (summary["all"]["punnable"], shown.Percent(summary["all"]["pooled_pct"]))
+
+
+def network(down):
+    """A getter through which nothing answers for the next ``down[0]`` requests (the probe's too)."""
+    def get(url, *handles):
+        if down[0] > 0:
+            down[0] -= 1
+            raise pypi.FetchError("cannot reach 127.0.0.1: [Errno 101] Network is unreachable")
+        return pypi.http_get(url, *handles)
+    return get
+
+
+def test_a_run_waits_out_a_network_outage_and_scans_every_project(tmp_path, index, monkeypatch):
+    populate(index)
+    pauses, said = [], []
+    monkeypatch.setattr(downloads.time, "sleep", pauses.append)
+    records, _ = run_top(tmp_path, index, ["alpha", "iota"], get=network([9]), download_jobs=1)
+    assert [r["status"] for r in records] == ["scanned", "scanned"]  # not failed: waited for
+    assert pauses[:2] == [1.0, downloads.OUTAGE_PAUSES[0]]  # its one retry, then a pause for the network
+    go, _ = projects.top_pypi_run("top-pypi:2", str(tmp_path / "list.json"), output=str(tmp_path / "again"),
+                                  index_url=index.index_url, jobs=1, get=network([3]), download_jobs=1,
+                                  downloads=str(tmp_path / "dl2"), cache=False)
+    go(on_wait=said.append)
+    assert said and said[0].startswith("the network is down (cannot reach 127.0.0.1") and "alpha" in said[0]
+
+
+def test_a_project_that_does_not_answer_while_the_index_does_fails_at_once(tmp_path, index, monkeypatch):
+    populate(index)
+    pauses = []
+    monkeypatch.setattr(downloads.time, "sleep", pauses.append)
+    file_url = index.project("alpha", "1.0", [("alpha-1.0.tar.gz", sdist("alpha", "1.0", {"a.py": "x = 1\n"}),
+                                                "sdist")])[0]["url"]
+
+    def get(url, *handles):
+        if url == file_url:
+            raise pypi.FetchError("cannot reach 127.0.0.1: Connection reset by peer")
+        return pypi.http_get(url, *handles)
+    records, _ = run_top(tmp_path, index, ["alpha", "iota"], get=get, download_jobs=1)
+    assert [(r["status"], r.get("reason")) for r in records] == [("failed", "error"), ("scanned", None)]
+    assert pauses == [1.0]  # the one retry; no wait for a network that is up
 
 
 def test_downloads_stream_to_disk_and_are_retried_once_after_a_network_error(tmp_path, index):

@@ -179,3 +179,20 @@ def test_a_revision_hears_its_threshold_before_any_blob_is_read(tmp_path, monkey
     events.clear()
     revision.discover_git(str(tmp_path / ".git"), sha, threshold=(13, lambda n: events.append(n)))
     assert events == ["read"]
+
+
+def test_a_shared_pool_broken_by_a_dead_worker_is_replaced_for_the_next_run(tmp_path):
+    """An ecosystem run shares one pool between its projects: a worker killed in one project
+    must not leave every later project to fork a pool of its own."""
+    import os
+    from concurrent.futures.process import BrokenProcessPool
+    make_tree(tmp_path, engine.MIN_FILES_FOR_POOL + 10)
+    candidates = discover(str(tmp_path)).candidates
+    with local.Workers(2) as workers:
+        first = workers.start().pool
+        assert run(candidates, jobs=2, workers=workers) == run(candidates, jobs=1)
+        with pytest.raises(BrokenProcessPool):  # a worker dies: the whole pool is broken
+            first.submit(os._exit, 1).result(timeout=30)
+        assert workers.take() is None
+        assert run(candidates, jobs=2, workers=workers) == run(candidates, jobs=1)
+        assert workers.take() is not None and workers.pool is not first

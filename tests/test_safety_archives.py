@@ -11,7 +11,8 @@ import pytest
 
 from punstats.model.corpus import SourceError
 from punstats.sources import archives
-from punstats.sources.archives import unpack, unpack_cached
+from punstats.sources.archives import unpack
+from punstats.sources.trees import unpack_cached
 
 TEXT = "".join("def f%d(verbose):\n    return g(verbose=verbose, n=%d)\n" % (i, i) for i in range(4000)).encode()
 

@@ -24,7 +24,8 @@ from test_safety_archives import tar_bytes
 from punstats import cli
 from punstats.model.corpus import SourceError
 from punstats.sources import archives, bounded, pypi, tarstream
-from punstats.sources.archives import Limits, unpack, unpack_cached
+from punstats.sources.archives import Limits, unpack
+from punstats.sources.trees import unpack_cached
 
 MiB = 1 << 20
 CAP = MiB  # the decompressed-bytes cap of these tests

@@ -12,7 +12,7 @@ import json
 import os
 import shlex
 import sys
-from typing import Any, List
+from typing import Any, Callable, List, Tuple
 
 from punstats.cli.common import (
     DEFAULT_ROOT,
@@ -142,16 +142,11 @@ def _asked_kind(args: argparse.Namespace, options: Any) -> Any:
 def cmd_top(args: argparse.Namespace) -> int:
     """``corpus top-pypi:N`` (``random-pypi:N``): the streaming ecosystem run."""
     from punstats.model.kinds import KIND_CALL
-    from punstats.present.ecosystem import project_line
     scan = scan_options(args, lines_saved=False)
     kind = _asked_kind(args, scan)
     bar = progress_bar(args.quiet, args.corpus_file, unit="project")  # total and time left, on a terminal
-
-    def done(record: Any, reused: bool) -> None:
-        bar.update(1)
-        if not args.json:
-            bar.print(project_line(record, reused, kind))
-    (records, ecosystem), options = _top_run(args, scan, done, bar)
+    done, begin = _bar_callbacks(bar, args, kind)
+    (records, ecosystem), options = _top_run(args, scan, done, bar, begin)
     failures = pattern_errors_said([(r["project"], r["summary"]) for r in records
                                     if r["status"] == "scanned" and isinstance(r.get("summary"), dict)])
     default_place_said(args.output, options.output)
@@ -183,9 +178,10 @@ def cmd_top(args: argparse.Namespace) -> int:
     return failures
 
 
-def _top_run(args: argparse.Namespace, scan: Any, done: Any, bar: Any) -> Any:
+def _top_run(args: argparse.Namespace, scan: Any, done: Any, bar: Any, begin: Any = None) -> Any:
     """(what running ``top-pypi:N`` or ``random-pypi:N`` as ``args`` say gave, its options): ``done``
-    sees each project as it finishes, ``bar`` shows the progress."""
+    sees each project as it finishes, ``begin`` each as it begins (default: the bar names it), ``bar``
+    shows the progress and, above it, any wait for the network."""
     from punstats.runs import projects as corpora
     random = args.corpus_file.startswith("random-pypi:")
     other = args.top_pypi_list if random else args.random_pypi_list
@@ -198,7 +194,8 @@ def _top_run(args: argparse.Namespace, scan: Any, done: Any, bar: Any) -> Any:
             output=args.output, scan=scan, releases=args.releases,
             cache=not args.no_cache, download_jobs=args.download_jobs, download_cap=args.download_cap * 1024 * 1024,
             index_url=args.index_url, keep=args.keep, skip_existing=args.skip_existing, strict=args.strict)
-        return run(on_done=done, on_start=bar.start, on_begin=bar.note), options  # on_begin: the one in work
+        return run(on_done=done, on_start=bar.start, on_begin=begin or bar.note,
+                   on_wait=lambda text: bar.print("punstats: " + text, file=sys.stderr)), options
     except OSError as exc:  # the output directory became unwritable (a full disk): what is journaled stays
         raise UsageError("cannot write %s: %s" % (getattr(exc, "filename", None) or args.output,
                                                   exc.strerror or exc)) from None
@@ -238,6 +235,25 @@ def cmd_years(args: argparse.Namespace) -> int:
     print(terminal("show it again: punstats table %s, punstats plot %s, punstats report %s (each year alone: %s)"
                    % ((shlex.quote(options.output),) * 3 + (shlex.quote(os.path.join(options.output, "YEAR")),))))
     return failures
+
+
+def _bar_callbacks(bar: Any, args: argparse.Namespace, kind: Any) -> Tuple[Callable[[Any, bool], None],
+                                                                           Callable[[str], None]]:
+    """(on_done, on_begin) of a run's bar: each project counted and its line printed above the bar;
+    the one in work named, with the megabytes of releases unpacked so far in this run."""
+    from punstats.present.ecosystem import project_line
+    unpacked = [0]
+
+    def done(record: Any, reused: bool) -> None:
+        if record.get("status") == "scanned" and not reused:
+            unpacked[0] += int(((record.get("summary") or {}).get("archive") or {}).get("bytes") or 0)
+        bar.update(1)
+        if not args.json:
+            bar.print(project_line(record, reused, kind))
+
+    def begin(name: str) -> None:
+        bar.note("%s; %.1f MB unpacked so far" % (name, unpacked[0] / 1e6) if unpacked[0] else name)
+    return done, begin
 
 
 def _again(output: str, kind: Any, patterns: Any) -> str:

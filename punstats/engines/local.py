@@ -203,14 +203,20 @@ def close(pool: ProcessPoolExecutor, failed: bool = False) -> None:
 
 class Workers:
     """A pool of ``jobs`` worker processes, started by ``start`` (while the corpus
-    is discovered) and used by ``run``; closed on leaving the ``with`` block.  A pool
-    that broke (a worker died) is not used again."""
+    is discovered, or once for a whole ecosystem run) and used by ``run``; closed on
+    leaving the ``with`` block.  A pool that broke (a worker died) is not used again:
+    the next ``run`` starts another."""
 
     def __init__(self, jobs: Optional[int] = None) -> None:
         self.jobs = min(default_jobs() if jobs is None else jobs, MAX_JOBS)
         self.pool: Optional[ProcessPoolExecutor] = None
 
     def start(self) -> "Workers":
+        """The pool, started if it is not yet; a pool that broke (a worker died) is replaced, so that
+        a pool shared by many scans (an ecosystem run's) outlives one bad batch."""
+        if self.pool is not None and getattr(self.pool, "_broken", False):
+            close(self.pool, failed=True)
+            self.pool = None
         if self.pool is None and self.jobs > 1:
             self.pool = new_pool(self.jobs)
             self.pool.submit(int).result()  # a fork pool starts every worker at its first task
@@ -289,7 +295,7 @@ def run(candidates: Sequence[Candidate], jobs: Optional[int] = None,
             take([index], extract_kinds([candidate], max_bytes, patterns, timeout) if patterns
                  else [extract_candidate(candidate, max_bytes)])
         return slots  # type: ignore[return-value]
-    if workers is not None and workers.pool is None and jobs > 1:  # started for this run and the next
+    if workers is not None and jobs > 1 and workers.take() is None:  # started (again, if broken) for the next runs too
         workers.start()
     started = workers.take() if workers is not None else None
     task = functools.partial(extract_batch, max_bytes=max_bytes, patterns=plugins.wire(patterns),

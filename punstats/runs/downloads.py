@@ -3,7 +3,8 @@
 This module owns the fetching side of ``corpus top-pypi:N`` (``runs.ecosystem``):
 ``Fetcher.fetch`` resolves a project's latest release (``pypi.resolve_latest``; with a
 ``year``, the release that stood at its end, ``sources.releases``),
-downloads it (one retry after a network or server error) and unpacks it, and
+downloads it (one retry after a network or server error) and unpacks it (writing
+only the files the scan reads, ``sources.unwritten``, unless the trees are kept), and
 returns the failure instead of raising; ``Fetcher.done_with`` deletes the
 unpacked tree after the scan (unless ``keep``) and trims the downloaded archives
 to the cap, never one in use; ``ahead`` keeps a bounded number of fetches
@@ -17,11 +18,12 @@ import shutil
 import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from punstats.cache import ARCHIVE_FOLDER
 from punstats.sources import pypi
 from punstats.sources.toppypi import Ranked
+from punstats.sources.trees import tree_name
 
 
 def _retry(call: Any) -> Any:
@@ -48,34 +50,69 @@ def _getter(get: pypi.Getter) -> pypi.Getter:
     return retrying
 
 
+#: Seconds between the tries of a project while the network is down: the first, doubled up to the last.
+OUTAGE_PAUSES = (5.0, 120.0)
+
+
+def unreachable(exc: BaseException, get: pypi.Getter, index_url: str) -> bool:
+    """Whether ``exc`` is the network being down rather than this project's failure: no answer at
+    all (not an HTTP error), and none from the index either (any HTTP answer there, even a 404,
+    says it is up)."""
+    if not isinstance(exc, pypi.FetchError) or exc.status is not None:
+        return False
+    try:
+        get(index_url.rstrip("/") + "/")
+    except pypi.FetchError as probe:
+        return probe.status is None
+    return False
+
+
 class Fetcher:
     """Resolves, downloads and unpacks projects in a thread pool, a few ahead."""
 
     def __init__(self, options: Any, get: pypi.Getter) -> None:  # runs.ecosystem.Options
-        self.options, self.get = options, _getter(get)
+        self.options, self.get, self.probe = options, _getter(get), get
+        self.sleep = time.sleep  # between tries while the network is down
+        self.on_wait: Optional[Callable[[str], None]] = None  # told each pause, in words
         self.directory = options.downloads or pypi.default_dir()
+        # only the files the scan reads are written (a tree kept for the user is whole)
+        self.only: Tuple[str, ...] = () if options.keep else tuple(options.scan.extensions)
         self.active: Dict[str, int] = {}  # sha256 of archives in use -> users
         self.lock = threading.Lock()
         self.listed: Optional[int] = None  # bytes of archives at the last listing
         self.fetched = 0  # bytes of archives fetched since
 
     def fetch(self, project: Ranked) -> Tuple[Any, Any, float]:
-        """(release, corpus, seconds) or (the exception, None, seconds)."""
-        start = time.perf_counter()
-        try:
-            release = self.resolve(project.name)
-            with self.lock:
-                self.active[release.sha256] = self.active.get(release.sha256, 0) + 1
+        """(release, corpus, seconds) or (the exception, None, seconds).  While the network is
+        down (``unreachable``), the project is tried again after a pause, for up to
+        ``options.outage_wait`` seconds in all, instead of failing."""
+        start, pause, waited = time.perf_counter(), OUTAGE_PAUSES[0], 0.0
+        while True:
             try:
-                corpus = pypi.release_corpus(release, self.get, self.directory, self.options.limits)
-            except BaseException:
-                self.release(release)
-                raise
-            with self.lock:
-                self.fetched += os.path.getsize(os.path.join(self.directory, release.sha256, release.stored_name))
-            return release, corpus, time.perf_counter() - start
-        except Exception as exc:  # recorded for this project; the run goes on
-            return exc, None, time.perf_counter() - start
+                release, corpus = self.fetch_once(project)
+                return release, corpus, time.perf_counter() - start
+            except Exception as exc:  # recorded for this project; the run goes on
+                if waited >= self.options.outage_wait or not unreachable(exc, self.probe, self.options.index_url):
+                    return exc, None, time.perf_counter() - start
+                down = str(exc)
+            if self.on_wait:
+                self.on_wait("the network is down (%s); %s is tried again in %d s (waited %d s of at most %d)"
+                             % (down, project.name, pause, waited, self.options.outage_wait))
+            self.sleep(pause)
+            waited, pause = waited + pause, min(2 * pause, OUTAGE_PAUSES[1])
+
+    def fetch_once(self, project: Ranked) -> Tuple[Any, Any]:
+        release = self.resolve(project.name)
+        with self.lock:
+            self.active[release.sha256] = self.active.get(release.sha256, 0) + 1
+        try:
+            corpus = pypi.release_corpus(release, self.get, self.directory, self.options.limits, self.only)
+        except BaseException:
+            self.release(release)
+            raise
+        with self.lock:
+            self.fetched += os.path.getsize(os.path.join(self.directory, release.sha256, release.stored_name))
+        return release, corpus
 
     def resolve(self, name: str) -> Any:
         """The release of ``name`` to read: the latest, or the one that stood at the end of the run's ``year``."""
@@ -94,7 +131,7 @@ class Fetcher:
         """The project is scanned: drop its tree unless kept, trim the downloads."""
         self.release(release)
         if not self.options.keep:
-            shutil.rmtree(os.path.join(self.directory, release.sha256, "tree-" + self.options.limits.key),
+            shutil.rmtree(os.path.join(self.directory, release.sha256, tree_name(self.options.limits, self.only)),
                           ignore_errors=True)
         self.trim()
 

@@ -34,20 +34,25 @@ made with other rules or patterns (an edited pattern file) is not resumed.
 """
 from __future__ import annotations
 
+import functools
 import json
 import os
 import platform
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, cast
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from punstats import __version__
-from punstats.model import jsondata
 from punstats.model.corpus import SourceError
 from punstats.runs.downloads import Fetcher, ahead
 from punstats.runs.memory import returned_memory
 from punstats.runs.options import ScanOptions
+from punstats.runs.overlap import Behind
+from punstats.runs.resume import (  # noqa: F401  (rules_changed: its home before runs.resume)
+    resume_refusal,
+    rules_changed,
+)
 from punstats.sources import pypi
 from punstats.sources.archives import Limits
 from punstats.sources.toppypi import Listing, Ranked
@@ -84,6 +89,7 @@ class Options:
     keep: bool = False
     skip_existing: bool = False
     strict: bool = False
+    outage_wait: float = 6 * 3600.0  # seconds a project waits for the network to come back before it fails
     limits: Limits = field(default_factory=Limits)  # made when the run starts: the limits of that moment
     year: Optional[int] = None  # None: each project's latest release; else the one at the end of that year
 
@@ -94,6 +100,10 @@ class Timing:
 
     wall: float = 0.0
     waiting: float = 0.0  # the scan loop blocked on a download
+    scanning: float = 0.0  # the scan loop scanning (discovery, extraction, the scan's own tables)
+    scanning_cpu: float = 0.0  # the CPU seconds of that thread meanwhile (not its workers')
+    storing: float = 0.0  # the store thread making records and tables, overlapping the next scan
+    storing_cpu: float = 0.0
     files: int = 0
     bytes: int = 0
     per_project: List[Tuple[str, float, float]] = field(default_factory=list)  # name, fetch s, scan s
@@ -115,17 +125,9 @@ def _prepare(output: str, top: Listing, options: Options) -> None:
     if os.path.exists(os.path.join(output, JOURNAL)):
         if not options.skip_existing:
             raise RunError("%s already holds a run: resume it with --skip-existing, or choose another -o" % output)
-        before, rules = _recorded(output)
-        edited = _edited_list(before.get("list"), run["list"])
-        if edited:
-            raise RunError("%s was made with %s; use another -o, or put the list back" % (output, edited))
-        for key in ("list", "index", "releases"):
-            if before.get(key) != _as_recorded(run.get(key), before.get(key)):
-                raise RunError("%s was made with another %s (%s); use another -o"
-                               % (output, "project list" if key == "list" else key, before.get(key)))
-        changed = rules_changed(rules, run["rules"])
-        if changed:
-            raise RunError("%s was made with %s; use another -o" % (output, changed))
+        refusal = resume_refusal(output, run)
+        if refusal:
+            raise RunError(refusal)
     elif os.path.isdir(output):
         others = sorted(set(os.listdir(output)) - {RUN_FILE, JOURNAL, ECOSYSTEM_FILE, "projects"} - set(TABLES))
         if others:  # a run writes beside, and cleans, only what is its own
@@ -142,25 +144,6 @@ def _prepare(output: str, top: Listing, options: Options) -> None:
         raise RunError("cannot write the run to %s: %s" % (output, exc.strerror or exc)) from None
 
 
-def _as_recorded(now: Any, before: Any) -> Any:
-    """``now`` (a list's provenance) as a run that recorded ``before`` would have recorded it: a run
-    made before lists were recorded with their sha256 compares without it."""
-    if isinstance(now, dict) and isinstance(before, dict) and "sha256" not in before:
-        return {k: v for k, v in now.items() if k != "sha256"}
-    return now
-
-
-def _edited_list(before: Any, now: Dict[str, Any]) -> Optional[str]:
-    """In words, how the list a run recorded differs from ``now`` when only its content does (the
-    same file edited in place, even to the same size and date); None otherwise."""
-    if not (isinstance(before, dict) and "sha256" in before) or before == now:
-        return None
-    if {k: v for k, v in before.items() if k != "sha256"} != {k: v for k, v in now.items() if k != "sha256"}:
-        return None
-    return "the project list %s as it was before an edit (sha256 %s, now %s)" % (
-        now.get("list"), str(before["sha256"])[:12], str(now.get("sha256"))[:12])
-
-
 def _check_own(output: str) -> None:
     """A one-line ``RunError`` when a folder of the run or its journal is a link (or of another
     type): nothing is written or removed outside ``output``.  Checked as the run starts and
@@ -168,46 +151,6 @@ def _check_own(output: str) -> None:
     foreign = foreign_entry(output)
     if foreign:
         raise RunError("%s: %s; remove it, or choose another -o" % (output, foreign))
-
-
-def _patterns_text(rules: Dict[str, Any]) -> str:
-    return "; ".join("%s from %s, sha256 %s" % (p.get("name"), p.get("source"), str(p.get("sha256"))[:12])
-                     for p in rules.get("patterns", [])) or "none"
-
-
-def _recorded(output: str) -> Tuple[Dict[str, Any], Dict[str, Any]]:
-    """The ``run.json`` of the run in ``output`` and its rules; a one-line ``RunError`` when it is
-    missing, unreadable or not of the shape a run writes (its user patterns are objects)."""
-    try:
-        with open(os.path.join(output, RUN_FILE), encoding="utf-8") as handle:
-            before = jsondata.load(handle)
-    except (OSError, ValueError):
-        before = None
-    rules = (before.get("rules") or {}) if isinstance(before, dict) else None
-    patterns = (rules.get("patterns") or []) if isinstance(rules, dict) else None
-    if not isinstance(patterns, list) or not all(isinstance(p, dict) for p in patterns):
-        raise RunError("%s: %s is missing or unreadable; cannot resume this run" % (output, RUN_FILE))
-    return cast(Dict[str, Any], before), cast(Dict[str, Any], rules)  # both objects, checked above
-
-
-def _identities(rules: Dict[str, Any]) -> List[Dict[str, Any]]:
-    """The user patterns of ``rules`` without where each was read from: the same file given by
-    another path counts the same."""
-    return [{k: v for k, v in p.items() if k != "source"} for p in rules.get("patterns", [])]
-
-
-def rules_changed(before: Dict[str, Any], now: Dict[str, Any]) -> Optional[str]:
-    """What differs between the rules a run recorded and ``now`` (``ScanOptions.rules()``), in words;
-    None if nothing.  The user patterns (each one's source and sha256: an edited pattern file
-    differs) are always compared; of the other rules, those the run recorded (a run made before
-    every rule was recorded has only the test rule and the long threshold)."""
-    if _identities(before) != _identities(now):
-        return "other patterns (%s; now %s)" % (_patterns_text(before), _patterns_text(now))
-    other = sorted(key for key in before if key != "patterns" and before[key] != now.get(key))
-    if other:
-        return "another rules (%s)" % ", ".join("%s %s, now %s" % (key, json.dumps(before[key]),
-                                                                    json.dumps(now.get(key))) for key in other)
-    return None
 
 
 def _compact(summary: Dict[str, Any]) -> Dict[str, Any]:
@@ -265,33 +208,56 @@ def _commit(output: str, record: Dict[str, Any]) -> None:
     append_synced(os.path.join(output, JOURNAL), line + "\n")
 
 
-def _scan(corpus: Any, options: Options, cache: Any) -> Any:
+def _scan(corpus: Any, options: Options, cache: Any, workers: Any = None) -> Any:
     from punstats.runs import scan as scans
     with scans.nothing_found_unsaid():  # a project without Python files is recorded as one
-        return scans.scan(corpus=corpus, options=options.scan, cache=cache,
+        return scans.scan(corpus=corpus, options=options.scan, cache=cache, workers=workers,
                           eager=False)  # its stored tables are copied as they are
 
 
-def outcome(project: Ranked, fetched: Tuple[Any, Any, float], fetcher: Fetcher, options: Options,
-            cache: Any, timing: Optional[Timing] = None) -> Tuple[Dict[str, Any], Dict[str, bytes]]:
-    """(the project's record, its tables as parquet bytes) from what ``Fetcher.fetch`` gave."""
+Outcome = Tuple[Dict[str, Any], Dict[str, bytes]]  # (the project's record, its tables as parquet bytes)
+
+
+def scanned(project: Ranked, fetched: Tuple[Any, Any, float], fetcher: Fetcher, options: Options,
+            cache: Any, timing: Optional[Timing] = None, workers: Any = None) -> Callable[[], Outcome]:
+    """The project scanned (in this thread, through ``workers``: a pool the run shares) from what
+    ``Fetcher.fetch`` gave; returned: what makes its record and tables of the scan and lets the
+    fetcher delete its tree, to be called here or in another thread (``runs.overlap``)."""
     release, corpus, fetch_seconds = fetched
     if corpus is None:
-        return not_scanned(project, release), {}
+        return lambda: (not_scanned(project, release), {})
     start = time.perf_counter()
     try:
-        result = _scan(corpus, options, cache)
-        tables, record = _table_bytes(project, result, options.year), _scanned(project, release, result)
-        if timing is not None:
-            timing.files += int(result.summary["files"])
-            timing.bytes += int(corpus.archive.get("bytes", 0))
+        result = _scan(corpus, options, cache, workers)
     except Exception as exc:  # EngineError, a bad tree, a full disk: this project's failure, recorded
-        record, tables = not_scanned(project, exc), {}
-    finally:
-        fetcher.done_with(release)
-    if timing is not None:
-        timing.per_project.append((project.name, fetch_seconds, time.perf_counter() - start))
-    return record, tables
+        result = exc
+    scan_seconds = time.perf_counter() - start
+
+    def made() -> Outcome:
+        begun, cpu = time.perf_counter(), time.thread_time()
+        try:
+            if isinstance(result, Exception):
+                raise result
+            tables, record = _table_bytes(project, result, options.year), _scanned(project, release, result)
+            if timing is not None:
+                timing.files += int(result.summary["files"])
+                timing.bytes += int(corpus.archive.get("bytes", 0))
+        except Exception as exc:  # as above, or the stored tables unreadable
+            record, tables = not_scanned(project, exc), {}
+        finally:
+            fetcher.done_with(release)
+        if timing is not None:
+            timing.per_project.append((project.name, fetch_seconds, scan_seconds))
+            timing.storing += time.perf_counter() - begun
+            timing.storing_cpu += time.thread_time() - cpu
+        return record, tables
+    return made
+
+
+def outcome(project: Ranked, fetched: Tuple[Any, Any, float], fetcher: Fetcher, options: Options,
+            cache: Any, timing: Optional[Timing] = None) -> Outcome:
+    """(the project's record, its tables as parquet bytes) from what ``Fetcher.fetch`` gave."""
+    return scanned(project, fetched, fetcher, options, cache, timing)()
 
 
 def _finish(output: str, project: Ranked, record: Dict[str, Any], tables: Dict[str, bytes],
@@ -307,19 +273,43 @@ def _finish(output: str, project: Ranked, record: Dict[str, Any], tables: Dict[s
 
 
 def _local(todo: Sequence[Ranked], options: Options, get: pypi.Getter, cache: Any, timing: Timing,
-           on_begin: Optional[Callable[[str], None]] = None,
-           ) -> Iterator[Tuple[Ranked, Dict[str, Any], Dict[str, bytes]]]:
-    """Each project's outcome, in rank order: downloads in threads, scans here (``on_begin``: told
-    each project's name as the loop starts waiting for it)."""
+           on_begin: Optional[Callable[[str], None]] = None, on_wait: Optional[Callable[[str], None]] = None,
+           ) -> Iterator[Tuple[Ranked, Callable[[], Outcome]]]:
+    """Each project scanned, in rank order, with what makes its outcome: downloads and unpacking in
+    threads, scans here, every scan through one worker pool for the run (``on_begin``: told each
+    project's name as the loop starts waiting for it; ``on_wait``: each pause for the network)."""
+    from punstats.runs.pipeline import shared_pool
     fetcher = Fetcher(options, get)
-    with ThreadPoolExecutor(max_workers=options.download_jobs, thread_name_prefix="fetch") as pool:
+    fetcher.on_wait = on_wait
+    # the pool first: its workers are forked before any thread is started
+    with shared_pool(options.scan) as workers, \
+            ThreadPoolExecutor(max_workers=options.download_jobs, thread_name_prefix="fetch") as pool:
         for project, future in ahead(todo, fetcher, pool, options.download_jobs + 1):
             if on_begin:
                 on_begin(project.name)
             waited = time.perf_counter()
             fetched = future.result()
             timing.waiting += time.perf_counter() - waited
-            yield (project, *outcome(project, fetched, fetcher, options, cache, timing))
+            start, cpu = time.perf_counter(), time.thread_time()
+            made = scanned(project, fetched, fetcher, options, cache, timing, workers)
+            timing.scanning += time.perf_counter() - start
+            timing.scanning_cpu += time.thread_time() - cpu
+            yield project, made
+
+
+def _made(outcomes: Iterator[Tuple[Ranked, Dict[str, Any], Dict[str, bytes]]],
+          ) -> Iterator[Tuple[Ranked, Callable[[], Outcome]]]:
+    """(project, record, tables) as ``_local`` gives them: (project, what returns its outcome)."""
+    for project, record, tables in outcomes:
+        yield project, functools.partial(lambda made: made, (record, tables))
+
+
+def _store(output: str, project: Ranked, made: Callable[[], Outcome], options: Options,
+           on_done: Optional[Callable[[Dict[str, Any], bool], None]]) -> None:
+    record, tables = made()
+    _finish(output, project, record, tables, options)
+    if on_done:
+        on_done(record, False)
 
 
 def run_top(top: Listing, projects: Sequence[Ranked], options: Options,
@@ -327,12 +317,14 @@ def run_top(top: Listing, projects: Sequence[Ranked], options: Options,
             on_done: Optional[Callable[[Dict[str, Any], bool], None]] = None,
             timing: Optional[Timing] = None,
             on_start: Optional[Callable[[int], None]] = None,
-            on_begin: Optional[Callable[[str], None]] = None) -> Tuple[List[Dict[str, Any]], Dict[str, Any]]:
+            on_begin: Optional[Callable[[str], None]] = None,
+            on_wait: Optional[Callable[[str], None]] = None) -> Tuple[List[Dict[str, Any]], Dict[str, Any]]:
     """Scan ``projects`` into ``options.output``; (records in rank order, ecosystem summary).
 
     ``on_start(total)`` is told the number of projects once the output is ready (a progress
     bar's total); ``on_begin(name)`` each project's name as its fetch and scan are waited for
-    (not with Dask); ``on_done(record, reused)`` sees each project as it finishes.
+    (not with Dask); ``on_done(record, reused)`` sees each project as it finishes; ``on_wait(text)``
+    each pause while the network is down (``Fetcher.fetch``), from a fetch thread.
     """
     from punstats.analysis.ecosystem import aggregate
     from punstats.runs.scan import open_cache
@@ -354,14 +346,14 @@ def run_top(top: Listing, projects: Sequence[Ranked], options: Options,
                 on_done(load_record(output, project.name), True)
         if options.scan.engine == "dask":  # whole projects on the workers
             from punstats.runs.ecosystem_dask import outcomes
-            finished = outcomes(todo, options, timing)
+            finished = _made(outcomes(todo, options, timing))
         else:
-            finished = _local(todo, options, get, cache, timing, on_begin)
-        with returned_memory():  # freed buffers go back between projects: memory flat in N
-            for project, record, tables in finished:
-                _finish(output, project, record, tables, options)
-                if on_done:
-                    on_done(record, False)
+            finished = _local(todo, options, get, cache, timing, on_begin, on_wait)
+        # freed buffers go back between projects: memory flat in N; each project is stored
+        # while the next one is scanned
+        with returned_memory(), Behind("store") as behind:
+            for project, made in finished:
+                behind.submit(functools.partial(_store, output, project, made, options, on_done))
     finally:
         if cache is not None and cache is not options.cache:
             cache.close()

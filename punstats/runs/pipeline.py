@@ -182,16 +182,32 @@ class _Output:
             raise
 
 
-def worker_pool(options: ScanOptions, stack: contextlib.ExitStack) -> Tuple[Any, Optional[Threshold]]:
+def worker_pool(options: ScanOptions, stack: contextlib.ExitStack,
+                shared: Any = None) -> Tuple[Any, Optional[Threshold]]:
     """(the local engine's worker pool, not started yet; the threshold at which discovery
     starts it): as soon as discovery has found enough files to need a pool, before it
     finds the rest, so that the workers do not inherit the list of every file.
-    (None, None) when no pool would be used."""
+    (None, None) when no pool would be used; (``shared``, None) for a pool many scans share
+    (``engines.local.Workers``, started once by an ecosystem run), which outlives this one."""
     if options.engine != "local" or options.jobs == 1:
         return None, None
+    if shared is not None:
+        return shared, None
     from punstats.engines.local import MIN_FILES_FOR_POOL, Workers
     workers = stack.enter_context(Workers(options.jobs))
     return workers, (MIN_FILES_FOR_POOL, lambda found: workers.start())
+
+
+@contextlib.contextmanager
+def shared_pool(options: ScanOptions) -> Iterator[Any]:
+    """A local engine pool started now for many scans (``run_scan``'s ``workers``: an ecosystem
+    run's projects), closed on leaving; None when the scans would use no pool."""
+    if options.engine != "local" or options.jobs == 1:
+        yield None
+        return
+    from punstats.engines.local import Workers
+    with Workers(options.jobs) as workers:
+        yield workers.start()
 
 
 def open_engine(options: ScanOptions, progress: Progress, workers: Any = None) -> ContextManager[Any]:
@@ -248,9 +264,10 @@ def _through_cache(staging: Staging, options: ScanOptions, found: Discovery, pro
 def run_scan(options: ScanOptions, path: Optional[str] = None, corpus: Optional[Corpus] = None,
              cache: Union[BlobCache, str, bool, None] = None, progress: Progress = None,
              on_discovered: Progress = None, output: Optional[str] = None,
-             csv: bool = False) -> Tuple[Dict[str, Any], Staging]:
+             csv: bool = False, workers: Any = None) -> Tuple[Dict[str, Any], Staging]:
     """Scan into ``output`` (None: a temporary directory, for the caller to
-    read and remove); returns the summary and the committed staging."""
+    read and remove); returns the summary and the committed staging.  ``workers``: a
+    local engine pool shared with other scans (``worker_pool``)."""
     options.check()
     corpus = _corpus(options, path, corpus)
     if not corpus.honours_gitignore:  # git objects, an unpacked archive: no .gitignore applies
@@ -261,7 +278,7 @@ def run_scan(options: ScanOptions, path: Optional[str] = None, corpus: Optional[
     # before any work: a place that cannot take the scan (or that holds the corpus) is an error now
     staging = Staging(output, _corpus_places(corpus))
     try:
-        summary, rows = _scan_into(staging, options, corpus, cache, progress, on_discovered, csv)
+        summary, rows = _scan_into(staging, options, corpus, cache, progress, on_discovered, csv, workers)
         summary["rows"] = rows  # summary.json says how many rows each table holds
         staging.commit(summary, _carry_labels(staging, summary))
         del summary["rows"]
@@ -304,14 +321,14 @@ def _corpus_places(corpus: Corpus) -> List[Tuple[str, str]]:
 
 
 def _scan_into(staging: Staging, options: ScanOptions, corpus: Corpus, cache: Any, progress: Progress,
-               on_discovered: Progress, csv: bool) -> Tuple[Dict[str, Any], Dict[str, int]]:
+               on_discovered: Progress, csv: bool, shared: Any = None) -> Tuple[Dict[str, Any], Dict[str, int]]:
     with contextlib.ExitStack() as stack:  # the cache, the blob reader and a worker pool close at the end
         blob_cache = open_cache(cache, options.patterns)
         if blob_cache is not None and blob_cache is not cache:
             stack.callback(blob_cache.close)
         # with a cache, a revision's blobs are read only when not cached (revisions share most of them)
         lazy = corpus.is_revision and blob_cache is not None
-        workers, threshold = worker_pool(options, stack)
+        workers, threshold = worker_pool(options, stack, shared)
         found = _discover(options, corpus, lazy, threshold)
         read_blob = None
         if lazy:

@@ -171,7 +171,7 @@ def scan(path: Optional[str] = None, *, jobs: Optional[int] = None,
          lines_saved: bool = False, gitignore: bool = True, exclude: Sequence[str] = (),
          patterns: Sequence[Union[str, Kind]] = (),
          output: Optional[str] = None, csv: bool = False, eager: bool = True,
-         options: Optional[ScanOptions] = None) -> ScanResult:
+         options: Optional[ScanOptions] = None, workers: Any = None) -> ScanResult:
     """Scan a directory (default: this interpreter's standard library).
 
     ``options``: the settings as one ``ScanOptions`` value (what the command
@@ -195,9 +195,9 @@ def scan(path: Optional[str] = None, *, jobs: Optional[int] = None,
     functions ``punstats.pattern`` decorated (``PatternError`` for one that cannot be loaded).
     ``output``: store the scan in that directory as it runs (``csv``: with
     CSV copies), replacing a stored scan there whole; the result then reads
-    its tables from there.  Without it the tables are held in memory (with
-    ``eager=False`` only once used: they wait in a private temporary directory,
-    removed with the result).
+    its tables from there.  Without it the tables are held in memory (with ``eager=False``
+    only once used: in a private temporary directory, removed with the result).
+    ``workers``: a started ``engines.local.Workers`` many scans share (a run's, not one per project).
     A scan that found no file to parse warns with ``NoPythonFilesWarning`` (its text:
     ``nothing_found``) and returns its result all the same (every share is n/a).
     """
@@ -211,7 +211,7 @@ def scan(path: Optional[str] = None, *, jobs: Optional[int] = None,
             from punstats.runs.progress import auto_bar
             progress, on_discovered = auto_bar(stack, on_discovered)
         tick = progress if callable(progress) else None
-        summary, staging = run_scan(options, path, corpus, cache, tick, on_discovered, output, csv)
+        summary, staging = run_scan(options, path, corpus, cache, tick, on_discovered, output, csv, workers)
     if not summary["files"]:  # a valid result (stored like any other), said, not refused
         warnings.warn(NoPythonFilesWarning(nothing_found(summary)), stacklevel=2)
     if output is not None:

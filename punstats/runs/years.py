@@ -75,7 +75,8 @@ def run_years(top: Listing, projects: Sequence[Ranked], years: Sequence[int], op
               get: pypi.Getter = pypi.http_get,
               on_done: Optional[Callable[[Dict[str, Any], bool], None]] = None,
               on_start: Optional[Callable[[int], None]] = None,
-              on_begin: Optional[Callable[[str], None]] = None) -> List[YearDone]:
+              on_begin: Optional[Callable[[str], None]] = None,
+              on_wait: Optional[Callable[[str], None]] = None) -> List[YearDone]:
     """Scan ``projects`` at the end of each of ``years`` into ``options.output``, one ecosystem run
     per year; what each year gave, in order.  ``on_start(total)`` is told projects times years."""
     _prepare(options.output, top, years, options.skip_existing)
@@ -86,6 +87,7 @@ def run_years(top: Listing, projects: Sequence[Ranked], years: Sequence[int], op
         timing = Timing()
         start = time.perf_counter()
         yearly = dataclasses.replace(options, output=year_folder(options.output, year), year=year)
-        records, ecosystem = run_top(top, projects, yearly, get, on_done=on_done, timing=timing, on_begin=on_begin)
+        records, ecosystem = run_top(top, projects, yearly, get, on_done=on_done, timing=timing, on_begin=on_begin,
+                                     on_wait=on_wait)
         done.append(YearDone(year, tuple(records), ecosystem, time.perf_counter() - start, timing.files))
     return done

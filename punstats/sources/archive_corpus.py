@@ -17,8 +17,9 @@ from dataclasses import asdict
 from typing import Optional
 
 from punstats.model.corpus import Corpus, SourceError
-from punstats.sources.archives import ARCHIVE_SUFFIXES, Limits, default_dir, unpack_cached
+from punstats.sources.archives import ARCHIVE_SUFFIXES, Limits, default_dir
 from punstats.sources.pypi import sha256_of  # one way to hash an archive
+from punstats.sources.trees import unpack_cached
 
 WHEEL_SUFFIX = ".whl"
 

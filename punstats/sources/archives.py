@@ -4,23 +4,21 @@ and the whole archive read within a cap on decompressed bytes and a deadline (``
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
 import shutil
 import stat
 import tarfile
-import tempfile
 import zipfile
 from contextlib import closing
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import BinaryIO, List, Optional, Set, Tuple
 
-from punstats.model import jsondata
 from punstats.model.corpus import SourceError
 from punstats.model.errors import one_line
 from punstats.sources import bounded
 from punstats.sources.tarstream import STREAM_ERRORS, check_end, open_tar
+from punstats.sources.unwritten import Unwritten
 
 
 def default_dir() -> str:
@@ -88,6 +86,7 @@ class Unpacked:
     files: int
     bytes: int
     refused: Tuple[Refusal, ...]
+    unwritten_top: int = 0  # top-level files read but not written (``sources.unwritten``)
 
     @property
     def root(self) -> str:
@@ -96,7 +95,7 @@ class Unpacked:
             entries = os.listdir(self.directory)
         except OSError:
             return self.directory
-        if len(entries) == 1:
+        if len(entries) + self.unwritten_top == 1:
             only = os.path.join(self.directory, entries[0])
             if os.path.isdir(only) and not os.path.islink(only):
                 return only
@@ -140,8 +139,9 @@ def member_parts(name: str) -> Tuple[str, ...]:
 class _Writer:
     """Writes checked members under ``root`` and keeps the counts and refusals."""
 
-    def __init__(self, root: str, limits: Limits) -> None:
+    def __init__(self, root: str, limits: Limits, only: Tuple[str, ...] = ()) -> None:
         os.makedirs(root, exist_ok=True)
+        self.unwritten = Unwritten(only)
         self.root = root
         self.real_root = os.path.realpath(root)
         self.limits = limits
@@ -174,6 +174,9 @@ class _Writer:
         if not parts:
             return
         path = self.target(parts)
+        conflict = self.unwritten.conflict(parts)  # a file only read would stand in the way
+        if conflict:
+            raise _Refused(CONFLICT, conflict)
         try:
             os.makedirs(path, mode=0o755, exist_ok=True)
         except OSError as exc:
@@ -199,8 +202,9 @@ class _Writer:
         if len(parts) > 1:
             self.directory(parts[:-1])
         flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
+        written_here = self.unwritten.wanted(parts)  # else read all the same (every check), not written
         try:
-            fd = os.open(path, flags, 0o644)
+            fd = os.open(path if written_here else self.unwritten.sink(path), flags, 0o644)
         except OSError as exc:
             raise _Refused(CONFLICT, exc.strerror or str(exc)) from None
         written = 0
@@ -214,13 +218,16 @@ class _Writer:
                     if written > size:  # the header lied about the size
                         raise _Refused(MEMBER_TOO_LARGE, "more bytes than the %d the archive declares" % size)
                     handle.write(chunk)
-        except _Refused:
-            remove_quietly(path)
-            raise
-        except STREAM_ERRORS as exc:
-            remove_quietly(path)
+        except (_Refused,) + STREAM_ERRORS as exc:
+            if written_here:
+                remove_quietly(path)
+            if isinstance(exc, _Refused):
+                raise
             raise _Refused(CORRUPT, one_line(exc)) from None
-        os.chmod(path, 0o644)
+        if written_here:
+            os.chmod(path, 0o644)
+        else:
+            self.unwritten.add(parts)
         self.written.add(parts)
         self.files += 1
         self.bytes += written
@@ -344,8 +351,9 @@ def _unpack_zip(path: str, writer: _Writer) -> None:
                 writer.refuse(info.filename, CORRUPT, one_line(exc))
 
 
-def unpack(archive: str, destination: str, limits: Optional[Limits] = None) -> Unpacked:
-    """Unpack ``archive`` (by its ending: tar.gz, tar.bz2, tar.xz, tar, zip) into ``destination``.
+def unpack(archive: str, destination: str, limits: Optional[Limits] = None, only: Tuple[str, ...] = ()) -> Unpacked:
+    """Unpack ``archive`` (by its ending: tar.gz, tar.bz2, tar.xz, tar, zip) into ``destination``;
+    ``only``: write only the files a scan of these endings reads (``sources.unwritten``).
 
     Never raises for a bad member: each is refused and recorded.  Raises
     ``SourceError`` when the file is not an archive it can open at all, a
@@ -356,7 +364,7 @@ def unpack(archive: str, destination: str, limits: Optional[Limits] = None) -> U
     if kind is None:
         raise SourceError("not an archive punstats can unpack (.tar.gz, .tar.bz2, .zip): %s" % archive)
     created = not os.path.lexists(destination)
-    writer = _Writer(destination, limits or Limits())
+    writer = _Writer(destination, limits or Limits(), only)
     try:
         (_unpack_tar if kind == "tar" else _unpack_zip)(archive, writer)
     except BaseException as exc:
@@ -365,34 +373,4 @@ def unpack(archive: str, destination: str, limits: Optional[Limits] = None) -> U
         if isinstance(exc, bounded.LimitExceeded):  # the whole archive: a bomb, by bytes or by time
             raise SourceError("cannot read %s: %s" % (os.path.basename(archive), exc)) from None
         raise
-    return Unpacked(destination, writer.files, writer.bytes, tuple(writer.refused))
-
-
-def unpack_cached(archive: str, sha256: str, directory: Optional[str] = None,
-                  limits: Optional[Limits] = None) -> Unpacked:
-    """``unpack`` into the cache, once per archive and limits; later calls read the manifest."""
-    limits = limits or Limits()
-    parent = os.path.join(directory or default_dir(), sha256)
-    final = os.path.join(parent, "tree-" + limits.key)
-    manifest = os.path.join(final, MANIFEST)
-    if not os.path.isfile(manifest):
-        os.makedirs(parent, exist_ok=True)
-        partial = tempfile.mkdtemp(dir=parent, prefix=".partial-")
-        try:
-            result = unpack(archive, os.path.join(partial, "src"), limits)
-            with open(os.path.join(partial, MANIFEST), "w", encoding="utf-8") as handle:
-                json.dump({"files": result.files, "bytes": result.bytes, "limits": asdict(limits),
-                           "refused": [asdict(r) for r in result.refused]}, handle, indent=1)
-            try:
-                os.rename(partial, final)
-            except OSError:  # another scan finished first: use its tree
-                if not os.path.isfile(manifest):
-                    raise
-        finally:
-            if os.path.isdir(partial):
-                shutil.rmtree(partial, ignore_errors=True)
-    with open(manifest, encoding="utf-8") as handle:
-        saved = jsondata.load(handle)
-    return Unpacked(os.path.join(final, "src"), saved["files"], saved["bytes"],
-                    tuple(Refusal(**r) for r in saved["refused"]))
-
+    return Unpacked(destination, writer.files, writer.bytes, tuple(writer.refused), writer.unwritten.top)

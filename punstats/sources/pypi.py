@@ -23,7 +23,7 @@ bomb is an error for the release, and leaves no tree.
 Cache layout (under ``cache.default_dir()/sdists``)::
 
     <sha256>/<file name>              the archive, checked against its sha256
-    <sha256>/tree-<limits key>/       unpack.json (counts, refusals) and src/
+    <sha256>/tree-<limits key>/       unpack.json (counts, refusals) and src/ (``sources.trees``)
 
 A tree is renamed into place only when complete, so two scans at once or a
 scan killed midway never leave a half-unpacked tree that looks finished.
@@ -36,7 +36,7 @@ import re
 import tempfile
 import urllib.parse
 from dataclasses import asdict, dataclass
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from punstats.model import jsondata
 from punstats.model.corpus import Corpus, SourceError
@@ -46,7 +46,6 @@ from punstats.sources.archives import (
     archive_kind,
     default_dir,
     remove_quietly,
-    unpack_cached,
 )
 from punstats.sources.http import (  # noqa: F401 (pypi.http_get, pypi.FetchError, ... as before)
     MAX_DOWNLOAD_BYTES,
@@ -57,6 +56,7 @@ from punstats.sources.http import (  # noqa: F401 (pypi.http_get, pypi.FetchErro
     http_stream,
     refusal,
 )
+from punstats.sources.trees import unpack_cached
 
 PREFIX = "pypi:"
 
@@ -376,12 +376,13 @@ def pypi_corpus(argument: str, get: Getter = http_get, directory: Optional[str] 
 
 
 def release_corpus(release: Sdist, get: Getter = http_get, directory: Optional[str] = None,
-                   limits: Optional[Limits] = None) -> Corpus:
-    """The corpus of one release file (sdist or pure wheel): downloaded, checked, unpacked."""
+                   limits: Optional[Limits] = None, only: Tuple[str, ...] = ()) -> Corpus:
+    """The corpus of one release file (sdist or pure wheel): downloaded, checked, unpacked (``only``:
+    writing only the files ending so, ``sources.unwritten``)."""
     limits = limits or Limits()
     path = download(release, directory, get)
     try:
-        unpacked = unpack_cached(path, release.sha256, directory, limits)
+        unpacked = unpack_cached(path, release.sha256, directory, limits, only)
     except SourceError as exc:  # named as the index names it, not as stored (a wheel as .whl.zip)
         raise SourceError(str(exc).replace(release.stored_name, release.filename)) from None
     archive = {"file": release.filename, "url": release.url, "sha256": release.sha256,
