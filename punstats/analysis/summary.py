@@ -12,8 +12,9 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Set, Tupl
 from punstats.model.kinds import KIND_ATTRIBUTE, KIND_CALL, KIND_CLASS, Kind
 from punstats.model.statuses import OK, PATTERN_ERROR, SKIPPED_STATUSES
 from punstats.patterns.built_in import BUILT_IN
+from punstats.store.arrays import scalar
 from punstats.store.frames import as_stored
-from punstats.store.schema import NODE_PREFIX, scalar
+from punstats.store.schema import NODE_PREFIX
 
 if TYPE_CHECKING:
     import pandas as pd

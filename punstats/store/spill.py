@@ -21,7 +21,7 @@ import pyarrow.compute as pc
 
 from punstats.engines import base
 from punstats.model.records import Extraction
-from punstats.store import schema
+from punstats.store import arrays, schema
 
 INDEX = "_index"  # the candidate index of each spilled row
 
@@ -31,12 +31,12 @@ def record_batch(rows: Sequence[tuple], columns: schema.Columns,
     """``rows`` (tuples in ``columns`` order) as one Arrow batch of the stored
     types; with ``index``, an ``_index`` column of candidate indices after them."""
     values = list(zip(*rows)) if rows else [()] * len(columns)
-    arrays = [pa.array(column, type=schema.ARROW_TYPES[kind]) for (_, kind), column in zip(columns, values)]
+    built = [arrays.column(column, schema.ARROW_TYPES[kind]) for (_, kind), column in zip(columns, values)]
     names = schema.names(columns)
     if index is not None:
-        arrays.append(pa.array(index, type=pa.int64()))
+        built.append(arrays.column(index, pa.int64()))
         names.append(INDEX)
-    return pa.RecordBatch.from_arrays(arrays, names=names)
+    return pa.RecordBatch.from_arrays(built, names=names)
 
 
 def extraction_batches(items: Sequence[Tuple[int, Extraction]],
