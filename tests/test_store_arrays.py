@@ -32,6 +32,10 @@ def test_a_built_column_equals_pa_array(arrow_type, values):
     built.validate(full=True)
 
 
+def test_another_type_goes_through_pa_array():
+    assert arrays.column([1, None], pa.int32()).equals(pa.array([1, None], type=pa.int32()))
+
+
 def test_a_repeated_label_and_scalars():
     label = arrays.string_array(["components"], repeat=4)
     assert label.equals(pa.array(["components"] * 4, type=pa.large_string()))

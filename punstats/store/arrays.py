@@ -24,7 +24,10 @@ _ZEROS = {pa.int64(): 0, pa.float64(): 0.0, pa.bool_(): False, pa.large_string()
 
 
 def column(values: Sequence[Any], arrow_type: pa.DataType) -> pa.Array:
-    """``values`` (None for a null) as an array of ``arrow_type``."""
+    """``values`` (None for a null) as an array of ``arrow_type`` (of another type than the
+    stored tables use: through ``pa.array``)."""
+    if arrow_type not in _ZEROS:
+        return pa.array(values, type=arrow_type)
     valid = None
     if None in values:
         valid = _bits([value is not None for value in values])
