@@ -91,8 +91,7 @@ FILES: Columns = FILE_FACTS + tuple((name, INT) for name in COUNT_COLUMNS)
 
 def file_row(record: FileRecord) -> Tuple[Any, ...]:
     """``record`` as a row of ``FILES``: its facts, then its counts (0 where it kept none)."""
-    counts = record.counts
-    return _FACT_GETTER(record) + tuple(counts.get(column, 0) for column in COUNT_COLUMNS)
+    return _FACT_GETTER(record) + tuple(map(record.counts.get, COUNT_COLUMNS, _ZEROS))
 
 
 #: Prefix of the files-table columns counting the nodes of an ``ast`` class a user pattern's
@@ -146,6 +145,8 @@ def names(columns: Columns) -> List[str]:
 
 
 _FACT_GETTER = operator.attrgetter(*names(FILE_FACTS))
+
+_ZEROS = (0,) * len(COUNT_COLUMNS)
 
 
 def arrow_schema(columns: Columns) -> pa.Schema:
