@@ -15,10 +15,15 @@ commands, so drift of a shared machine affects every side alike:
   count is printed next to punstats' headline count.
 
 Each round's times are divided by that round's yardstick; medians of those
-ratios are printed with their min and max.  Goal on 2 cores: punstats at
-most 0.40 of the yardstick and within 1.15x of the parse floor.
+ratios are printed with their min and max.  Each command's CPU time (user +
+system of its whole process tree) is divided by the parse floor's in the same
+round: on a shared machine wall times swing with the load, CPU times much
+less.  Goal on 2 cores: punstats at most 0.40 of the yardstick and within
+1.15x of the parse floor, in wall and in CPU time.  ``--floor-only`` times
+punstats and the parse floor alone, in interleaved pairs (no yardstick, no
+ast-grep; wall ratios then against the floor).
 
-    python benchmarks/scan_stdlib.py [--runs N] [--jobs N] [--ast-grep PATH] [PATH]
+    python benchmarks/scan_stdlib.py [--runs N] [--jobs N] [--ast-grep PATH] [--floor-only] [PATH]
 """
 import argparse
 import json
@@ -86,19 +91,20 @@ rule:
 
 
 def timed(command):
-    """(wall seconds, peak RSS in MiB of the largest process) of one run."""
+    """(wall seconds, peak RSS in MiB of the largest process, CPU seconds of the process tree) of one run."""
     with tempfile.TemporaryFile() as out:
         start = time.perf_counter()
         # a fresh wrapper process per run, so its RUSAGE_CHILDREN is this run's alone
         wrapper = [sys.executable, "-c",
                    "import resource, subprocess, sys\n"
                    "subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL)\n"
-                   "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)", *command]
+                   "usage = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+                   "print(usage.ru_maxrss, usage.ru_utime + usage.ru_stime)", *command]
         subprocess.run(wrapper, check=True, stdout=out)
         wall = time.perf_counter() - start
         out.seek(0)
-        peak_kib = int(out.read().split()[-1])
-    return wall, peak_kib / 1024
+        peak_kib, cpu = out.read().split()[-2:]
+    return wall, int(peak_kib) / 1024, float(cpu)
 
 
 def find_ast_grep(given):
@@ -118,6 +124,8 @@ def main():
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--jobs", type=int, default=None, help="processes (default: all cores)")
     parser.add_argument("--ast-grep", dest="ast_grep", default=None, help="the ast-grep executable")
+    parser.add_argument("--floor-only", dest="floor_only", action="store_true",
+                        help="punstats and the parse floor only, in interleaved pairs")
     args = parser.parse_args()
 
     from punstats.discover.tree import discover
@@ -135,12 +143,11 @@ def main():
     scan = [sys.executable, "-m", "punstats", "scan", "--no-save", "--no-cache", "-q", "--jobs", str(jobs)]
     if args.path:
         scan.append(args.path)
-    commands = {
-        "punstats scan": scan,
-        "ast.parse + ast.walk": [sys.executable, "-c", BASELINE, listing],
-        "parse floor (%d proc)" % jobs: [sys.executable, "-c", PARSE_FLOOR, listing, str(jobs)],
-    }
-    ast_grep = find_ast_grep(args.ast_grep)
+    floor_name = "parse floor (%d proc)" % jobs
+    commands = {"punstats scan": scan, floor_name: [sys.executable, "-c", PARSE_FLOOR, listing, str(jobs)]}
+    if not args.floor_only:
+        commands["ast.parse + ast.walk"] = [sys.executable, "-c", BASELINE, listing]
+    ast_grep = None if args.floor_only else find_ast_grep(args.ast_grep)
     grep_count = None
     if ast_grep:
         rule = os.path.join(work, "punnable.yml")
@@ -161,27 +168,41 @@ def main():
         shutil.rmtree(work, ignore_errors=True)
     print("corpus %s: %d files, %d rounds, %d jobs, %d cores"
           % (corpus.name, len(locations), args.runs, jobs, os.cpu_count() or 1))
-    yardstick = rows["ast.parse + ast.walk"]
+    yardstick = rows["ast.parse + ast.walk" if not args.floor_only else floor_name]
     report = {}
     for name, runs in rows.items():
-        walls = [w for w, _ in runs]
-        ratios = [w / y for w, (y, _) in zip(walls, yardstick)]
-        report[name] = {"wall_median": statistics.median(walls), "ratio_median": statistics.median(ratios),
-                        "ratio_min": min(ratios), "ratio_max": max(ratios)}
-        print("%-22s wall median %6.2f s (min %.2f, max %.2f)  ratio %.3f (min %.3f, max %.3f)  peak RSS %5.0f MiB"
-              % (name, statistics.median(walls), min(walls), max(walls), statistics.median(ratios),
-                 min(ratios), max(ratios), max(m for _, m in runs)))
-    floor_name = "parse floor (%d proc)" % jobs
-    over_floor = [p / f for (p, _), (f, _) in zip(rows["punstats scan"], rows[floor_name])]
-    print("punstats / parse floor: median %.3f (min %.3f, max %.3f)  goal <= 1.15; punstats / yardstick goal <= 0.40"
-          % (statistics.median(over_floor), min(over_floor), max(over_floor)))
+        report[name] = described(name, runs, yardstick, rows[floor_name])
+    over_floor = [p / f for (p, _, _), (f, _, _) in zip(rows["punstats scan"], rows[floor_name])]
+    cpu_over_floor = [p / f for (_, _, p), (_, _, f) in zip(rows["punstats scan"], rows[floor_name])]
+    print("punstats / parse floor: wall median %.3f (min %.3f, max %.3f), CPU median %.3f (min %.3f, max %.3f); "
+          "goal <= 1.15; punstats / yardstick goal <= 0.40"
+          % (statistics.median(over_floor), min(over_floor), max(over_floor), statistics.median(cpu_over_floor),
+             min(cpu_over_floor), max(cpu_over_floor)))
     if ast_grep:
         print("matches: punstats f(x=x) %d, ast-grep rule %d" % (headline, grep_count))
     else:
         print("ast-grep: not installed (pip install ast-grep-cli), not measured")
     report["punstats / parse floor"] = statistics.median(over_floor)
+    report["punstats / parse floor, CPU"] = statistics.median(cpu_over_floor)
     json.dump(report, sys.stderr)
     sys.stderr.write("\n")
+
+
+def described(name, runs, yardstick, floor):
+    """One command's line (printed) and its figures: wall times against the round's
+    yardstick, CPU times against the round's parse floor."""
+    walls = [w for w, _, _ in runs]
+    ratios = [w / y for w, (y, _, _) in zip(walls, yardstick)]
+    cpus = [c for _, _, c in runs]
+    cpu_ratios = [c / f for c, (_, _, f) in zip(cpus, floor)]
+    print("%-22s wall median %6.2f s (min %.2f, max %.2f)  ratio %.3f (min %.3f, max %.3f)  "
+          "CPU median %6.2f s, / floor %.3f (min %.3f, max %.3f)  peak RSS %5.0f MiB"
+          % (name, statistics.median(walls), min(walls), max(walls), statistics.median(ratios), min(ratios),
+             max(ratios), statistics.median(cpus), statistics.median(cpu_ratios), min(cpu_ratios),
+             max(cpu_ratios), max(m for _, m, _ in runs)))
+    return {"wall_median": statistics.median(walls), "ratio_median": statistics.median(ratios),
+            "ratio_min": min(ratios), "ratio_max": max(ratios), "cpu_median": statistics.median(cpus),
+            "cpu_over_floor": statistics.median(cpu_ratios)}
 
 
 if __name__ == "__main__":

@@ -1,7 +1,9 @@
 """Test / non-test rules on relative paths."""
+import fnmatch
+
 import pytest
 
-from punstats.store.rules import TestRule, parse_test_rule
+from punstats.store.rules import DEFAULT_TEST_RULE, TEST_FILE_PATTERNS, TestRule, parse_test_rule
 
 
 @pytest.mark.parametrize("path, components, substring", [
@@ -35,3 +37,12 @@ def test_regex_rule_and_parsing():
         parse_test_rule("grep")
     with pytest.raises(ValueError, match="bad test pattern"):
         parse_test_rule("regex:[")
+
+
+def test_components_matches_file_names_as_fnmatch_does():
+    names = ["test_a.py", "test_.py", "Test_a.py", "test_a.pyc", "a_test.py", "_test.py", "a_Test.py", "tests.py",
+             "Tests.py", "conftest.py", "xconftest.py", "conftest.pyi", "test_a\n.py", "a.py", "test.py", "testing.py"]
+    for name in names:
+        expected = any(fnmatch.fnmatchcase(name, pattern) for pattern in TEST_FILE_PATTERNS)
+        assert DEFAULT_TEST_RULE.is_test("pkg/" + name) is expected, name
+        assert DEFAULT_TEST_RULE.is_test("pkg/tests/" + name) and DEFAULT_TEST_RULE.is_test("idle_test/" + name)

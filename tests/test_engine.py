@@ -1,12 +1,13 @@
 """Running extraction over many files: order, pooling, and read failures."""
 import errno
+import random
 
 import pytest
 
 from punstats import engines as engine
 from punstats.discover import read as read_module
 from punstats.discover.tree import discover
-from punstats.engines import local
+from punstats.engines import base, local
 from punstats.engines.local import batches, extract_candidate, run
 from punstats.extract.plugins import load
 from punstats.model.discovery import Candidate
@@ -121,6 +122,21 @@ def test_batches_cover_every_index_once_largest_first():
     groups = batches(candidates, batch_bytes=60)
     assert sorted(i for g in groups for i in g) == [0, 1, 2, 3]
     assert groups[0] == [3]
+
+
+def test_batches_stay_within_one_bucket_in_order_largest_first_in_each(monkeypatch):
+    monkeypatch.setattr(base, "BUCKET_FILES", 10)
+    sizes = [random.Random(3).randrange(1, 100) for _ in range(95)]
+    candidates = [Candidate("f%d.py" % i, "x", size) for i, size in enumerate(sizes)]
+    groups = batches(candidates, batch_bytes=150)
+    assert sorted(i for g in groups for i in g) == list(range(95))
+    # one bucket per batch: its results are one write per table in the store's spill
+    assert all(len({i // 10 for i in g}) == 1 for g in groups)
+    handed = [i for g in groups for i in g]
+    assert [i // 10 for i in handed] == sorted(i // 10 for i in handed)
+    for bucket in range(10):
+        within = [sizes[i] for i in handed if i // 10 == bucket]
+        assert within == sorted(within, reverse=True)
 
 
 def test_unreadable_file_is_recorded_and_others_are_kept(tmp_path, monkeypatch):

@@ -15,6 +15,9 @@ import pytest
 
 import punstats
 from punstats.cli import main
+from punstats.engines import base
+from punstats.engines.local import batches
+from punstats.model.discovery import Candidate
 from punstats.model.records import Extraction, FileRecord, FunctionShape, Occurrence, failure
 from punstats.store import disk, frames, schema, spill
 
@@ -31,7 +34,7 @@ def extraction(number):
 
 
 def test_results_in_any_order_are_stored_in_candidate_order(tmp_path, monkeypatch):
-    monkeypatch.setattr(spill, "BUCKET_FILES", 7)
+    monkeypatch.setattr(base, "BUCKET_FILES", 7)
     extractions = [extraction(n) for n in range(60)] + [failure("bad.py", "syntax_error", "oops", 2)]
     arrival = list(range(len(extractions)))
     random.Random(5).shuffle(arrival)
@@ -52,6 +55,37 @@ def test_results_in_any_order_are_stored_in_candidate_order(tmp_path, monkeypatc
         assert got.num_rows == len(frame) > 0
         assert got.equals(pa.Table.from_pandas(frame, schema=columns, preserve_index=False))
     assert os.listdir(tmp_path / "spill") == []
+
+
+def _spilled(directory, extractions, groups):
+    """(the drained tables, the record batches spilled per table) of ``extractions`` arriving in ``groups``."""
+    store = spill.Spill(str(directory), len(extractions))
+    for group in groups:
+        store.add(group, [extractions[i] for i in group])
+    store.close()
+    writes = {name: sum(1 for path in os.listdir(directory) if path.startswith(name)
+                        for _ in pa.ipc.open_stream(pa.OSFile(os.path.join(directory, path))))
+              for name in schema.RAW}
+    pieces = []
+    store.drain(lambda name, table: pieces.append((name, table)))
+    return {name: pa.concat_tables([t for n, t in pieces if n == name]) for name in schema.RAW}, writes
+
+
+def test_stored_tables_do_not_depend_on_the_batch_order_and_a_batch_is_one_write(tmp_path, monkeypatch):
+    monkeypatch.setattr(base, "BUCKET_FILES", 10)
+    extractions = [extraction(n) for n in range(95)]
+    candidates = [Candidate(e.record.path, "x", (n * 37) % 101 + 1) for n, e in enumerate(extractions)]
+    groups = batches(candidates, batch_bytes=150)
+    bucketed, writes = _spilled(tmp_path / "bucketed", extractions, groups)
+    # every batch within one bucket: one record batch per table it has rows of, whatever the corpus size
+    assert writes["files"] == len(groups) and writes["occurrences"] <= len(groups)
+    scattered = list(range(95))
+    random.Random(7).shuffle(scattered)
+    across, writes = _spilled(tmp_path / "across", extractions, [scattered[s:s + 8] for s in range(0, 95, 8)])
+    assert writes["files"] > 2 * len(range(0, 95, 8))  # batches across buckets: a write per bucket
+    for name in schema.RAW:
+        assert bucketed[name].combine_chunks().equals(across[name].combine_chunks())
+        assert bucketed[name].num_rows == across[name].num_rows > 0
 
 
 def test_row_groups_do_not_change_the_data(tmp_path, stdlib_subset_scan_dir, monkeypatch):

@@ -10,8 +10,9 @@ import pytest
 
 import punstats
 from punstats.cli import main
+from punstats.engines import base
 from punstats.present.tidy import PROVENANCE_COLUMNS
-from punstats.store import disk, fields, schema, spill
+from punstats.store import disk, fields, schema
 
 #: Every kind of field value, and a key (``mixed``) whose values are of two types.
 PLUGIN = '''\
@@ -104,7 +105,7 @@ def test_built_in_rows_are_stored_as_without_patterns(tmp_path, project, capsys)
 
 def test_fields_stay_with_their_rows_across_batches_and_row_groups(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(disk, "ROW_GROUP_ROWS", dict.fromkeys(disk.ROW_GROUP_ROWS, 7))
-    monkeypatch.setattr(spill, "BUCKET_FILES", 3)
+    monkeypatch.setattr(base, "BUCKET_FILES", 3)
     root = tmp_path / "many"
     root.mkdir()
     for n in range(20):  # some files without a return (rows without fields between those with)

@@ -287,9 +287,9 @@ def _first_failure(files: Any, status: str) -> Dict[str, Any]:
 
 
 def _scalar(value: Any) -> Any:
-    """``store.schema.scalar``, imported when a table is summed (runs.revisions sums no table:
+    """``store.arrays.scalar``, imported when a table is summed (runs.revisions sums no table:
     it needs no pyarrow)."""
-    from punstats.store.schema import scalar
+    from punstats.store.arrays import scalar
     return scalar(value)
 
 

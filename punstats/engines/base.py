@@ -1,5 +1,6 @@
-"""What every engine shares: their error, the sink results are handed to, and
-what "all cores" means.  The engines themselves are rows of ``engines.registry``.
+"""What every engine shares: their error, the sink results are handed to, what
+"all cores" means, and the buckets of consecutive candidates results are stored
+by.  The engines themselves are rows of ``engines.registry``.
 """
 from __future__ import annotations
 
@@ -26,6 +27,21 @@ def default_jobs() -> int:
 #: The most worker processes (``-j``): four per core, at least 8; more processes
 #: than cores only cost memory and start-up, and an unbounded number is a fork storm.
 MAX_JOBS = max(8, 4 * default_jobs())
+
+
+#: Consecutive candidates per bucket (more when ``MAX_BUCKETS`` would be exceeded).
+BUCKET_FILES = 1000
+
+
+#: At most this many buckets whatever the corpus size.
+MAX_BUCKETS = 64
+
+
+def bucket_span(count: int) -> int:
+    """How many consecutive candidates of ``count`` share a bucket: the store spills results
+    by bucket (``store.spill``), and engines hand out batches within one bucket, so that an
+    arriving batch is one write rather than one per bucket its files fall in."""
+    return max(BUCKET_FILES, -(-count // MAX_BUCKETS))
 
 
 class EngineError(PunstatsError, ValueError):

@@ -1,8 +1,9 @@
 """Running the per-file extraction over many files: in process or in a process pool.
 
 Whatever the number of workers, results come back in the discovery order,
-so stored results are identical for any ``jobs``.  Large files are handed
-out first and small ones are batched, which keeps both cores busy without
+so stored results are identical for any ``jobs``.  Within each bucket of
+consecutive candidates (the store spills results by bucket), large files are
+handed out first and small ones are batched, which keeps both cores busy without
 paying inter-process overhead per file.  ``run_dask`` sends the same
 batches to a Dask cluster instead (``dask[distributed]``, imported only then).
 
@@ -58,7 +59,7 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from punstats.discover.read import candidate_bytes
-from punstats.engines.base import MAX_JOBS, Progress, Sink, default_jobs
+from punstats.engines.base import MAX_JOBS, Progress, Sink, bucket_span, default_jobs
 from punstats.extract import plugins
 from punstats.extract.plugins import Wire
 from punstats.extract.traversal import extract
@@ -237,13 +238,19 @@ class Workers:
 
 def batches(candidates: Sequence[Candidate], batch_bytes: Optional[int] = None) -> List[List[int]]:
     """Indices of ``candidates`` grouped into tasks of about ``batch_bytes`` (default
-    ``BATCH_BYTES``), largest files first."""
+    ``BATCH_BYTES``), each within one bucket (``base.bucket_span``): buckets in order,
+    largest files first within each.  Ordered across the whole corpus instead, a batch of
+    small files would fall in every bucket, and its results cost a write per bucket."""
     batch_bytes = batch_bytes or BATCH_BYTES
-    order = sorted(range(len(candidates)), key=lambda i: (-candidates[i].size, i))
+    span = bucket_span(len(candidates))
+    order = sorted(range(len(candidates)), key=lambda i: (i // span, -candidates[i].size, i))
     groups: List[List[int]] = []
     current: List[int] = []
     total = 0
     for index in order:
+        if current and index // span != current[0] // span:
+            groups.append(current)
+            current, total = [], 0
         current.append(index)
         total += candidates[index].size
         if total >= batch_bytes:

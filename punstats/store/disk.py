@@ -20,8 +20,8 @@ import pyarrow.parquet as pq
 
 from punstats.model import jsondata
 from punstats.model.errors import one_line
+from punstats.store import arrays, labels, schema, shape
 from punstats.store import fields as spreading
-from punstats.store import labels, schema, shape
 from punstats.store.frames import as_stored, csv_ready
 from punstats.store.provenance import provenance_metadata
 from punstats.store.staging import (  # noqa: F401  (their home before staging)
@@ -69,11 +69,15 @@ class ParquetTable:
             self._flush(self.row_group_rows)
 
     def _flush(self, rows: int) -> None:
-        table = pa.concat_tables(self.pending) if self.pending else self.schema.empty_table()
+        table = pa.concat_tables(self.pending) if self.pending else self._empty()
         self.writer.write_table(table.slice(0, rows), row_group_size=max(rows, 1))
         rest = table.slice(rows)
         self.pending, self.buffered = ([rest] if rest.num_rows else []), rest.num_rows
         self.rows += rows
+
+    def _empty(self) -> pa.Table:
+        """No rows, in one chunk (``Schema.empty_table`` would import pandas)."""
+        return pa.Table.from_arrays([arrays.column([], field.type) for field in self.schema], schema=self.schema)
 
     def close(self) -> int:
         if self.buffered or not self.rows:  # an empty table is one empty row group, as pandas writes it

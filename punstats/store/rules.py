@@ -34,6 +34,10 @@ TEST_DIRS = frozenset({"test", "tests", "testing", "idle_test"})
 TEST_FILE_PATTERNS = ("test_*.py", "*_test.py", "tests.py", "conftest.py")
 
 
+#: ``TEST_FILE_PATTERNS`` as one expression: what ``fnmatch.fnmatchcase`` matches with any of them.
+_TEST_FILE = re.compile("|".join("(?:%s)" % fnmatch.translate(pattern) for pattern in TEST_FILE_PATTERNS))
+
+
 DEFAULT_LONG_THRESHOLD = 10
 
 
@@ -56,8 +60,7 @@ class TestRule:
     def is_test(self, path: str) -> bool:
         if self.name == "components":
             *dirs, filename = path.split("/")
-            return any(d in TEST_DIRS for d in dirs) or any(
-                fnmatch.fnmatchcase(filename, pattern) for pattern in TEST_FILE_PATTERNS)
+            return not TEST_DIRS.isdisjoint(dirs) or _TEST_FILE.match(filename) is not None
         if self.name == "substring":
             return "test" in path
         if self.name == "regex":

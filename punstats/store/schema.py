@@ -9,10 +9,8 @@ decides a column's type.  A field added to a record without a row here fails
 """
 from __future__ import annotations
 
-import array
 import json
 import operator
-import sys
 from typing import Any, Dict, List, Sequence, Tuple
 
 import pyarrow as pa
@@ -20,6 +18,7 @@ import pyarrow as pa
 from punstats.model import records
 from punstats.model.records import FileRecord
 from punstats.patterns.built_in import COUNT_COLUMNS
+from punstats.store import arrays
 from punstats.store.rules import TestRule
 
 INT, BOOL, STR, OPTIONAL_INT = "int", "bool", "str", "optional int"
@@ -92,8 +91,7 @@ FILES: Columns = FILE_FACTS + tuple((name, INT) for name in COUNT_COLUMNS)
 
 def file_row(record: FileRecord) -> Tuple[Any, ...]:
     """``record`` as a row of ``FILES``: its facts, then its counts (0 where it kept none)."""
-    counts = record.counts
-    return _FACT_GETTER(record) + tuple(counts.get(column, 0) for column in COUNT_COLUMNS)
+    return _FACT_GETTER(record) + tuple(map(record.counts.get, COUNT_COLUMNS, _ZEROS))
 
 
 #: Prefix of the files-table columns counting the nodes of an ``ast`` class a user pattern's
@@ -148,6 +146,8 @@ def names(columns: Columns) -> List[str]:
 
 _FACT_GETTER = operator.attrgetter(*names(FILE_FACTS))
 
+_ZEROS = (0,) * len(COUNT_COLUMNS)
+
 
 def arrow_schema(columns: Columns) -> pa.Schema:
     """The Arrow schema of ``columns`` (every field nullable, as pandas writes them)."""
@@ -178,44 +178,7 @@ def with_rule(table: pa.Table, rule: TestRule) -> pa.Table:
     import pyarrow.compute as pc
     paths = table.column("path")
     unique = pc.unique(paths)
-    flags = bool_array([rule.is_test(path) for path in unique.to_pylist()])
+    flags = arrays.bool_array([rule.is_test(path) for path in unique.to_pylist()])
     in_test = flags.take(pc.index_in(paths, value_set=unique)) if len(unique) else flags
-    label = string_array([rule.label], repeat=table.num_rows)
+    label = arrays.string_array([rule.label], repeat=table.num_rows)
     return table.append_column("in_test", in_test).append_column("test_rule", label)
-
-
-# Arrow values built from their buffers: ``pa.array`` and ``pa.scalar`` of
-# Python values import pandas when it is installed, which would double the
-# time of a re-scan answered from the cache.
-
-def string_array(values: Sequence[str], repeat: int = 1) -> pa.Array:
-    """``values`` (``repeat`` times over) as a ``large_string`` array."""
-    data = [value.encode("utf-8") for value in values] * repeat
-    offsets = array.array("q", [0])
-    total = 0
-    for item in data:
-        total += len(item)
-        offsets.append(total)
-    return pa.Array.from_buffers(pa.large_string(), len(data),
-                                 [None, pa.py_buffer(_little(offsets)), pa.py_buffer(b"".join(data))])
-
-
-def bool_array(values: Sequence[bool]) -> pa.Array:
-    bits = bytearray((len(values) + 7) // 8)
-    for i, value in enumerate(values):
-        if value:
-            bits[i >> 3] |= 1 << (i & 7)
-    return pa.Array.from_buffers(pa.bool_(), len(values), [None, pa.py_buffer(bytes(bits))])
-
-
-def scalar(value: Any) -> pa.Scalar:
-    """An ``int64`` or ``large_string`` scalar, for comparisons in ``pyarrow.compute``."""
-    if isinstance(value, str):
-        return string_array([value])[0]
-    return pa.Array.from_buffers(pa.int64(), 1, [None, pa.py_buffer(_little(array.array("q", [value])))])[0]
-
-
-def _little(values: array.array) -> bytes:
-    if sys.byteorder == "big":  # Arrow buffers are little-endian
-        values.byteswap()
-    return values.tobytes()

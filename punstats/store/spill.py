@@ -3,8 +3,9 @@
 Engines hand over extractions in any order (large files first), and the
 stored tables are in discovery order.  ``Spill`` turns each arriving batch
 into Arrow record batches at once and appends them to the bucket of their
-candidate index (``BUCKET_FILES`` consecutive candidates per bucket, at most
-``MAX_BUCKETS`` buckets), so nothing is held per file.  ``drain`` then reads
+candidate index (``engines.base.bucket_span`` consecutive candidates per bucket,
+at most ``base.MAX_BUCKETS`` buckets), so nothing is held per file.  Engines hand out
+batches within one bucket, so that a batch is one write per table.  ``drain`` then reads
 one bucket at a time, puts its rows in candidate order (a stable sort, so a
 file's rows keep their order) and hands each table's piece on.  Memory is
 one arriving batch while extracting and one bucket while draining.
@@ -18,16 +19,9 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from punstats.engines import base
 from punstats.model.records import Extraction
-from punstats.store import schema
-
-#: Consecutive candidates per bucket (more when ``MAX_BUCKETS`` would be exceeded).
-BUCKET_FILES = 1000
-
-
-#: At most this many buckets (three open files each) whatever the corpus size.
-MAX_BUCKETS = 64
-
+from punstats.store import arrays, schema
 
 INDEX = "_index"  # the candidate index of each spilled row
 
@@ -37,12 +31,12 @@ def record_batch(rows: Sequence[tuple], columns: schema.Columns,
     """``rows`` (tuples in ``columns`` order) as one Arrow batch of the stored
     types; with ``index``, an ``_index`` column of candidate indices after them."""
     values = list(zip(*rows)) if rows else [()] * len(columns)
-    arrays = [pa.array(column, type=schema.ARROW_TYPES[kind]) for (_, kind), column in zip(columns, values)]
+    built = [arrays.column(column, schema.ARROW_TYPES[kind]) for (_, kind), column in zip(columns, values)]
     names = schema.names(columns)
     if index is not None:
-        arrays.append(pa.array(index, type=pa.int64()))
+        built.append(arrays.column(index, pa.int64()))
         names.append(INDEX)
-    return pa.RecordBatch.from_arrays(arrays, names=names)
+    return pa.RecordBatch.from_arrays(built, names=names)
 
 
 def extraction_batches(items: Sequence[Tuple[int, Extraction]],
@@ -69,7 +63,7 @@ class Spill:
     def __init__(self, directory: str, count: int, units: Sequence[str] = ()) -> None:
         self.directory = directory
         self.units = tuple(units)
-        self.bucket_files = max(BUCKET_FILES, -(-count // MAX_BUCKETS))
+        self.bucket_files = base.bucket_span(count)
         self.buckets = max(1, -(-count // self.bucket_files))
         self._writers: Dict[Tuple[str, int], Any] = {}
         self._schemas = {name: schema.arrow_schema(columns).append(pa.field(INDEX, pa.int64()))

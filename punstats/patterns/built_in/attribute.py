@@ -32,7 +32,10 @@ def base_kind(base):
                                           doc=_PART_DOC % (label.replace("`", "``"), part))
                              for part, label in _PARTS))
 def match(node, context):
-    found = [kw for kw in node.keywords
+    keywords = node.keywords
+    if not keywords:  # most calls: a test first is cheaper than an empty comprehension
+        return
+    found = [kw for kw in keywords
              if kw.arg is not None and type(kw.value) is ast.Attribute and kw.value.attr == kw.arg]
     if not found:
         return

@@ -36,10 +36,13 @@ def named_and_punnable(node):
                                          "name ``dict``, building a dict whose key is the name of its value. Part of "
                                          "the headline count; a share of the calls' named keyword arguments."),))
 def match(node, context):
-    puns = [kw for kw in node.keywords if is_punnable(kw)]
+    keywords = node.keywords
+    if not keywords:  # most calls: a test first is cheaper than an empty comprehension
+        return
+    puns = [kw for kw in keywords if is_punnable(kw)]
     if not puns:
         return
-    named = sum(1 for kw in node.keywords if kw.arg is not None)
+    named = sum(1 for kw in keywords if kw.arg is not None)
     func = node.func
     dict_call = type(func) is ast.Name and func.id == "dict"
     callee = context.text(func)
