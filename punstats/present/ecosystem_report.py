@@ -59,15 +59,16 @@ def headline(ecosystem: Dict[str, Any], intervals: Optional[RunIntervals] = None
         return "95%% interval %s; " % interval_text(getattr(intervals, by)[measure])
 
     method = " %s" % intervals.method.words() if intervals is not None else ""
-    return ("Pooled over the %d scanned projects (every occurrence counts once, so big projects weigh more), "
+    return ("Pooled over the %s scanned projects (every occurrence counts once, so big projects weigh more), "
             "**%s** of the keyword arguments outside tests are `f(x=x)` (%s%s of %s; test rule %s); in all "
             "code, **%s** (%s%s of %s). Per project (every project counts once), outside tests: median %s "
-            "(%squartiles %s and %s) over the %d projects with keyword arguments.%s"
-            % (ecosystem["scanned"], text["pooled_pct"], within("pooled", "nontest_pct"), format(n["punnable"], ","),
+            "(%squartiles %s and %s) over the %s projects with keyword arguments.%s"
+            % (format(ecosystem["scanned"], ","), text["pooled_pct"], within("pooled", "nontest_pct"),
+               format(n["punnable"], ","),
                format(n["keywords"], ","), markdown_code(str((ecosystem.get("rules") or {}).get("test_rule", "?"))),
                texts["all"]["pooled_pct"], within("pooled", "pct"), format(a["punnable"], ","),
                format(a["keywords"], ","), text["median_pct"], within("median", "nontest_pct"), text["q1_pct"],
-               text["q3_pct"], per["projects"], method))
+               text["q3_pct"], format(per["projects"], ","), method))
 
 
 #: How many projects of each reason the report names.

@@ -38,6 +38,10 @@ DEFAULT_DIRECTORY = "reports"
 NONE_FOUND_BOUND = 3.0
 
 
+#: How a run's headline begins: how many projects were pooled, and the weighting.
+POOLED_OVER = "Pooled over the %s scanned projects (every occurrence counts once, so big projects weigh more), "
+
+
 def report_path(name: str, kind: Kind, directory: str = DEFAULT_DIRECTORY) -> str:
     """Where the report about ``kind`` of a run or scans called ``name`` goes by default:
     ``reports/top-pypi-30-return-in-finally.md``."""
@@ -125,16 +129,16 @@ def render_run(stored: Any, kind: Kind, figure: Optional[str] = None, top: Optio
     ecosystem = stored.ecosystem
     pooled = subject.pooled(subject.per_project(stored.records, kind), kind)
     rule = str((ecosystem.get("rules") or {}).get("test_rule", "?"))
-    spread = ("%s of the %d scanned projects %s. Per project (every project counts once), the median is %s "
+    spread = ("%s of the %s scanned projects %s. Per project (every project counts once), the median is %s "
               "(outside tests, %s)."
-              % (pooled["with_matches"] or "None", pooled["projects"],
+              % (format(pooled["with_matches"], ",") if pooled["with_matches"] else "None",
+                 format(pooled["projects"], ","),
                  "has one" if pooled["with_matches"] < 2 else "have at least one",
                  measure_text(pooled["median"], kind), measure_text(pooled["median_nontest"], kind)))
     head = ["# %s in %s" % (prose(kind.label), population(ecosystem, short=True)),
             "Written by `punstats report`: one kind over a run of `punstats corpus`.",
             "\n".join(definition_lines(kind)), "## Headline",
-            headline(pooled, kind, rule, "Pooled over the %d scanned projects (every occurrence counts once, "
-                                           "so big projects weigh more), " % pooled["projects"]) + " " + spread,
+            headline(pooled, kind, rule, POOLED_OVER % format(pooled["projects"], ",")) + " " + spread,
             "## Projects"]
     caption = "Each project's %s, in all code and outside tests (a box plot, every project a point)." % (
         _measured(kind))
