@@ -48,13 +48,14 @@ def compared(args: argparse.Namespace) -> Any:
     from punstats.analysis.sides import compare
 
     try:
-        kind, inputs = load(args.dirs, args.kind, args.test_rule, args.long)
+        _, inputs = load(args.dirs, args.kind, args.test_rule, args.long)
     except OptionError as exc:
         raise UsageError(str(exc)) from None
     return compare([found.side for found in inputs], bootstrap(args)), inputs
 
 
 def table_of_comparison(args: argparse.Namespace) -> str:
+    """The inputs side by side as ``--format`` asks (CSV: tidy, ``present.sides.comparison_frame``)."""
     from punstats.present import sides
     from punstats.present.formats import render_all
 
