@@ -11,6 +11,7 @@ import shutil
 import sysconfig
 
 import pytest
+from fakeindex import FakePyPI
 
 import punstats
 from punstats.sources.local import stdlib_corpus
@@ -50,3 +51,12 @@ def stdlib_subset_scan_dir(stdlib_subset_dir, tmp_path_factory) -> str:
     directory = str(tmp_path_factory.mktemp("scans") / "stdlib-subset")
     result.save(directory)
     return directory
+
+
+@pytest.fixture
+def index():
+    """A fake PyPI on 127.0.0.1 (``fakeindex.FakePyPI``), empty, closed after the test; a test file
+    that needs it filled defines its own."""
+    fake = FakePyPI()
+    yield fake
+    fake.close()

@@ -11,7 +11,7 @@ import time
 
 import pandas as pd
 import pytest
-from fakeindex import FakePyPI, sdist, top_list, wheel
+from fakeindex import sdist, top_list, wheel
 
 from punstats.analysis import ecosystem as eco
 from punstats.runs import downloads, projects
@@ -28,13 +28,6 @@ def code(n):
     """A module with ``n`` punnable arguments of growing length, one call with a non-punnable one."""
     calls = "".join("    f(%s=%s)\n" % ("v" * (i + 1), "v" * (i + 1)) for i in range(n))
     return "def m(%s):\n%s    h(k=1)\n" % (", ".join("v" * (i + 1) for i in range(n)) or "", calls or "    pass\n")
-
-
-@pytest.fixture
-def index():
-    fake = FakePyPI()
-    yield fake
-    fake.close()
 
 
 def populate(index):

@@ -7,7 +7,7 @@ import os
 
 import pandas as pd
 import pytest
-from fakeindex import FakePyPI, sdist, top_list
+from fakeindex import sdist, top_list
 from fakerun import TRIES  # the user pattern file the runs count (try with finally)
 
 from punstats.cli import main
@@ -24,13 +24,6 @@ PROJECTS = {
     "gamma": {"gamma/m.py": "g(y=y)\n", "gamma/tests/test_m.py": FINALLY * 4},
 }
 NAMES = sorted(PROJECTS)
-
-
-@pytest.fixture
-def index():
-    fake = FakePyPI()
-    yield fake
-    fake.close()
 
 
 @pytest.fixture

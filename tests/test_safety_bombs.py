@@ -18,7 +18,7 @@ import zipfile
 import zlib
 
 import pytest
-from fakeindex import FakePyPI, sdist, top_list
+from fakeindex import sdist, top_list
 from test_safety_archives import tar_bytes
 
 from punstats import cli
@@ -337,13 +337,6 @@ def test_the_limits_are_recorded_in_the_archive_provenance(tmp_path, monkeypatch
     assert summary["archive"]["limits"] == {
         "max_total_bytes": 1 << 30, "max_member_bytes": 128 * MiB, "max_files": 100_000,
         "max_decompressed_bytes": bounded.MAX_DECOMPRESSED_BYTES, "max_seconds": 42.0}
-
-
-@pytest.fixture
-def index():
-    fake = FakePyPI()
-    yield fake
-    fake.close()
 
 
 def test_scan_pypi_of_a_bomb_is_one_line_and_leaves_no_tree(tmp_path, monkeypatch, capsys, small_cap, index):

@@ -3,7 +3,7 @@
 The index is a fake PyPI on 127.0.0.1 (``fakeindex``); nothing touches the network.
 """
 import pytest
-from fakeindex import FakePyPI, sdist, wheel
+from fakeindex import sdist, wheel
 
 from punstats.sources import pypi, releases
 
@@ -62,13 +62,6 @@ def test_a_range_gives_each_year_once():
     assert releases.parse_releases("yearly:2019..2022") == (2019, 2020, 2021, 2022)
     assert releases.parse_releases("yearly:2021..2021") == (2021,)
     assert releases.releases_text((2019, 2020)) == "yearly:2019..2020"
-
-
-@pytest.fixture
-def index():
-    fake = FakePyPI()
-    yield fake
-    fake.close()
 
 
 def test_release_as_of_reads_the_index_and_picks_the_file_as_today(index):
