@@ -18,7 +18,7 @@ from dataclasses import replace
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from punstats.analysis.ecosystem import not_scanned_reason, per_project, pooled, pooled_summary, row_counts, shares
-from punstats.analysis.uncertainty import run_intervals
+from punstats.analysis.uncertainty import RunIntervals, run_intervals
 from punstats.analysis.units import is_share, share, stored_share, unit_words
 from punstats.model.escape import terminal
 from punstats.model.intervals import DEFAULT_BOOTSTRAP, Bootstrap
@@ -84,11 +84,12 @@ def _project_row(row: Dict[str, Any]) -> Tuple[Cell, ...]:
 
 
 def project_table(records: Sequence[Dict[str, Any]], ecosystem: Dict[str, Any], top: Optional[int] = None,
-                  method: Bootstrap = DEFAULT_BOOTSTRAP) -> Table:
+                  method: Bootstrap = DEFAULT_BOOTSTRAP, intervals: Optional[RunIntervals] = None) -> Table:
     """Every project of the run (or the first ``top``, then one row pooling the others), then the
     run pooled and the median project, each with its 95 % interval (``interval_rows``, bootstrapped
-    as ``method`` says): rank, project, release, parsed files, lines of code, ``f(x=x)``, its share
-    of the keyword arguments in all code and outside tests, and per million lines of code."""
+    as ``method`` says, or ``intervals`` when the caller has them already: a report renders this
+    table for several ``top``): rank, project, release, parsed files, lines of code, ``f(x=x)``, its
+    share of the keyword arguments in all code and outside tests, and per million lines of code."""
     frame = per_project(records)
     shown = frame if top is None else frame.head(top)
     rows: List[Tuple[Cell, ...]] = [_project_row(row) for row in shown.to_dict("records")]
@@ -100,7 +101,7 @@ def project_table(records: Sequence[Dict[str, Any]], ecosystem: Dict[str, Any], 
     everything = pooled(frame)
     rows.append((Label(""), Label("All %d scanned projects, %s" % (everything["projects"], POOLED_WORDS)), Label(""),
                  *_counts_cells(everything)))
-    intervals = run_intervals(frame, method)
+    intervals = intervals if intervals is not None else run_intervals(frame, method)
     rows.extend(interval_rows(intervals))
     notes = ("%s Not scanned: %s. %s %s" % (run_provenance(ecosystem), _not_scanned(ecosystem), WEIGHTING_NOTE,
                                            intervals.method.words()),)

@@ -11,7 +11,7 @@ was measured (``present.ecosystem.run_provenance``), as every figure's does.
 """
 from __future__ import annotations
 
-from typing import Any, Dict, Sequence
+from typing import Any, Dict, Optional, Sequence
 
 import matplotlib
 import pandas as pd
@@ -108,11 +108,12 @@ def _length_panel(axes: Any, ecosystem: Dict[str, Any]) -> None:
 
 
 def ecosystem_plot(records: Sequence[Dict[str, Any]], ecosystem: Dict[str, Any],
-                   method: Bootstrap = DEFAULT_BOOTSTRAP) -> Plot:
+                   method: Bootstrap = DEFAULT_BOOTSTRAP, intervals: Optional[RunIntervals] = None) -> Plot:
     """The run's figure (``kind`` ``ecosystem``) and the per-project shares it draws, with the pooled
-    share and the median of each series and their 95 % intervals (bootstrapped as ``method`` says)."""
+    share and the median of each series and their 95 % intervals (bootstrapped as ``method`` says,
+    or ``intervals`` made already)."""
     data = project_shares(records)
-    intervals = run_intervals(per_project(records), method)
+    intervals = intervals if intervals is not None else run_intervals(per_project(records), method)
     with matplotlib.rc_context(STYLE):
         figure = Figure(figsize=(WIDTH * 1.3, 5.6), dpi=DPI)
         FigureCanvasAgg(figure)

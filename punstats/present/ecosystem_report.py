@@ -137,16 +137,16 @@ def reproduce_commands(stored: Any) -> List[str]:
 
 
 def render_report(stored: Any, figure: Optional[str] = None, top: Optional[int] = None, links: bool = False,
-                  method: Bootstrap = DEFAULT_BOOTSTRAP) -> str:
+                  method: Bootstrap = DEFAULT_BOOTSTRAP, intervals: Optional[RunIntervals] = None) -> str:
     """The report as Markdown; ``figure``: the figure's address (none when None); ``top``: the
     projects listed (default: every project if the report then fits one post, else as many as fit);
-    ``method``: the bootstrap of its intervals.  Only the projects table depends on how many are
-    listed: the rest is rendered once."""
+    ``method``: the bootstrap of its intervals (``intervals``: made already).  Only the projects
+    table depends on how many are listed: the rest, the intervals among it, is made once."""
     def table(t: Table, notes: bool = True) -> str:
         return render(t, "markdown", notes=notes, links=links).rstrip("\n")
 
     records, ecosystem = stored.records, stored.ecosystem
-    intervals = run_intervals(per_project(records), method)
+    intervals = intervals if intervals is not None else run_intervals(per_project(records), method)
     head = ["# `f(x=x)` keyword arguments in %s" % population(ecosystem, short=True),
             "Written by `punstats report`. Keyword arguments of the form `f(x=x)` are the ones "
             "[PEP 736](https://peps.python.org/pep-0736/) proposed to shorten to `f(x=)`.",
@@ -161,7 +161,7 @@ def render_report(stored: Any, figure: Optional[str] = None, top: Optional[int] 
 
     def listing(shown_top: Optional[int], fitted: bool = False) -> str:
         note = fitted_note(stored, shown_top) if fitted and shown_top is not None else ""
-        parts = head + [note, table(shown.project_table(records, ecosystem, shown_top, method))] + tail
+        parts = head + [note, table(shown.project_table(records, ecosystem, shown_top, method, intervals))] + tail
         return "\n\n".join(part for part in parts if part) + "\n"
 
     return fitted(stored, listing, figure, top)
@@ -205,10 +205,12 @@ def write_report(stored: Any, path: Optional[str] = None, figures: bool = True, 
     path = path or report_path(stored)
     check_writable(path)  # before the figure is drawn
     address = None
+    intervals = run_intervals(per_project(stored.records), method)  # the figure's and the report's
     if figures:
         from punstats.present.ecosystem_figure import ecosystem_plot
-        address = figure_address(ecosystem_plot(stored.records, stored.ecosystem, method), path, figures_dir, embed)
-    return write_text(path, render_report(stored, address, top, links, method))
+        address = figure_address(ecosystem_plot(stored.records, stored.ecosystem, method, intervals), path,
+                                 figures_dir, embed)
+    return write_text(path, render_report(stored, address, top, links, method, intervals))
 
 
 def figure_address(plot: Any, path: str, figures_dir: Optional[str], embed: bool) -> str:

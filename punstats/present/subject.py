@@ -20,7 +20,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import pandas as pd
 
 from punstats.analysis import subject, units
-from punstats.analysis.uncertainty import run_intervals
+from punstats.analysis.uncertainty import RunIntervals, run_intervals
 from punstats.model.intervals import DEFAULT_BOOTSTRAP, Bootstrap
 from punstats.model.kinds import Kind
 from punstats.present.commands import shown_source
@@ -78,11 +78,13 @@ def _project_row(row: Dict[str, Any], kind: Kind) -> Tuple[Cell, ...]:
     return (row["rank"], Code(row["project"]), row["version"], *_cells(row, kind))
 
 
-def project_table(stored: Any, kind: Kind, top: Optional[int] = None, method: Bootstrap = DEFAULT_BOOTSTRAP) -> Table:
+def project_table(stored: Any, kind: Kind, top: Optional[int] = None, method: Bootstrap = DEFAULT_BOOTSTRAP,
+                  intervals: Optional[RunIntervals] = None) -> Table:
     """Every project of the run ``stored`` (or the first ``top``, then one row pooling the others),
     then the run pooled and the median of the projects' measures: the kind's count and measure
     against its unit in all code and outside tests; then the 95 % intervals of the pooled measures
-    and of the medians (bootstrapped over projects as ``method`` says)."""
+    and of the medians (bootstrapped over projects as ``method`` says: ``kind_intervals``, or
+    ``intervals`` when the caller has them already)."""
     frame = subject.per_project(stored.records, kind)
     shown = frame if top is None else frame.head(top)
     rows: List[Tuple[Cell, ...]] = [_project_row(row, kind) for row in shown.to_dict("records")]
@@ -107,22 +109,28 @@ def project_table(stored: Any, kind: Kind, top: Optional[int] = None, method: Bo
     if labels is not None:  # the run holds a sheet of the kind: the share of each project's hits labelled
         header += (Label("Hits labelled"),)
         rows = [row + (cell,) for row, cell in zip(rows, _labelled_cells(labels, shown, rest))]
-    intervals = _interval_rows(frame, kind, method)
-    rows += [row + (Label(""),) * (len(header) - len(row)) for row in intervals]
-    notes = (notes[0] + " " + method.words(),)
+    found = intervals if intervals is not None else kind_intervals(frame, kind, method)
+    rows += [row + (Label(""),) * (len(header) - len(row)) for row in _interval_rows(found, kind)]
+    notes = (notes[0] + " " + found.method.words(),)
     return Table(header=header, rows=tuple(rows), notes=notes, title_note=0, note_links=(list_url(ecosystem),),
                  title=(kind_text(kind), Label(" in %s" % population(ecosystem, short=True))))
 
 
-def _interval_rows(frame: pd.DataFrame, kind: Kind, method: Bootstrap) -> List[Tuple[Cell, ...]]:
+def kind_intervals(frame: pd.DataFrame, kind: Kind, method: Bootstrap = DEFAULT_BOOTSTRAP) -> RunIntervals:
+    """The 95 % intervals of a run's pooled measure of ``kind`` and of its median, in all code
+    (``all``) and outside tests (``nontest``), from its ``analysis.subject.per_project`` frame."""
+    scale = 100.0 if units.is_share(kind.per) else 1e6
+    return run_intervals(frame, method, (("all", "count", "unit", scale),
+                                         ("nontest", "count_nontest", "unit_nontest", scale)))
+
+
+def _interval_rows(intervals: RunIntervals, kind: Kind) -> List[Tuple[Cell, ...]]:
     """The rows of ``project_table`` giving the 95 % intervals of the pooled measure and of the median,
     in all code and outside tests."""
-    scale, rate = (100.0, False) if units.is_share(kind.per) else (1e6, True)
-    intervals = run_intervals(frame, method, (("all", "count", "unit", scale),
-                                              ("nontest", "count_nontest", "unit_nontest", scale)))
+    rate, unit = not units.is_share(kind.per), intervals.method.unit
     rows: List[Tuple[Cell, ...]] = []
     for words, by in (("pooled", intervals.pooled), ("median", intervals.median)):
-        rows.append((Label(""), Label("95%% interval of the %s (bootstrap over %s)" % (words, method.unit)),
+        rows.append((Label(""), Label("95%% interval of the %s (bootstrap over %s)" % (words, unit)),
                      *[Label("")] * 3, Span(interval_text(by["all"], rate)), Label(""),
                      Span(interval_text(by["nontest"], rate))))
     return rows

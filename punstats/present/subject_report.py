@@ -29,7 +29,7 @@ from punstats.present.formats import Table, count_text, percent_text, rate_text,
 from punstats.present.provenance import column_names
 from punstats.present.report import REPRODUCE, portable, what_was_measured
 from punstats.present.run_labels import labels_section, sheets_in
-from punstats.present.subject import project_table, scan_counts, scans_table
+from punstats.present.subject import kind_intervals, project_table, scan_counts, scans_table
 from punstats.store.ecosystem import population
 
 DEFAULT_DIRECTORY = "reports"
@@ -127,7 +127,9 @@ def render_run(stored: Any, kind: Kind, figure: Optional[str] = None, top: Optio
         return render(t, "markdown", links=links).rstrip("\n")
 
     ecosystem = stored.ecosystem
-    pooled = subject.pooled(subject.per_project(stored.records, kind), kind)
+    frame = subject.per_project(stored.records, kind)
+    pooled = subject.pooled(frame, kind)
+    intervals = kind_intervals(frame, kind, method)  # once, for every length the listing is tried at
     rule = str((ecosystem.get("rules") or {}).get("test_rule", "?"))
     spread = ("%s of the %s scanned projects %s. Per project (every project counts once), the median is %s "
               "(outside tests, %s)."
@@ -151,7 +153,7 @@ def render_run(stored: Any, kind: Kind, figure: Optional[str] = None, top: Optio
 
     def listing(shown_top: Optional[int], fitted: bool = False) -> str:
         note = ecosystem_report.fitted_note(stored, shown_top) if fitted and shown_top is not None else ""
-        parts = head + [note, table(project_table(stored, kind, shown_top, method))] + tail
+        parts = head + [note, table(project_table(stored, kind, shown_top, method, intervals))] + tail
         return "\n\n".join(part for part in parts if part) + "\n"
 
     return ecosystem_report.fitted(stored, listing, figure, top)
