@@ -14,7 +14,7 @@ in this process and named by their git blob id, then let go.  Two layers:
 - per corpus state (``store.reuse``): the manifest (every path with its
   blob, or its failure) names the whole result; its three tables, before any
   test rule, are kept as Arrow IPC streams, so re-scanning an unchanged
-  corpus reads three entries instead of rebuilding tens of commas of rows.
+  corpus reads three entries instead of rebuilding tens of thousands of rows.
 
 Results go to a sink as they are known (cached ones in chunks of
 ``LOOKUP_FILES``), so no list of every file's extraction is held here.

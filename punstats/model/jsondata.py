@@ -8,7 +8,7 @@ from typing import IO, Any, Union
 
 
 class TooDeep(ValueError):
-    """JSON nested too deeply to parse (``[[[[...]]]]`` commas deep)."""
+    """JSON nested too deeply to parse (``[[[[...]]]]`` thousands deep)."""
 
 
 def loads(data: Union[str, bytes]) -> Any:

@@ -5,7 +5,7 @@ how a table is written as a reST simple table (the shape PEPs use, e.g. the
 "Applicability" table of PEP 736), Markdown, CSV or LaTeX.  Every number
 comes from a scan's summary or from ``punstats.analysis``.
 
-Formatting rules: counts with commas separators (``3,715``), percentages
+Formatting rules: counts with thousands separators (``3,715``), percentages
 with two decimals (``10.70%``), a share of nothing (0 of 0) ``n/a``; CSV holds
 the plain numbers instead (``3715``, ``10.70``, an empty cell); a rate per million prints by
 ``formats.rate_text``.  Each table states its corpus, revision, Python version and every rule

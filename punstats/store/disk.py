@@ -202,7 +202,7 @@ def read_summary(directory: str) -> Dict[str, Any]:
     try:
         with open(paths[2], encoding="utf-8") as handle:
             summary = jsondata.load(handle)
-    except jsondata.TooDeep:  # arrays or objects nested commas deep
+    except jsondata.TooDeep:  # arrays or objects nested thousands deep
         raise StoreError("%s: not a stored scan's summary (nested too deeply)" % paths[2]) from None
     except (OSError, ValueError) as exc:
         raise StoreError("%s: %s" % (paths[2], one_line(exc))) from None
@@ -239,7 +239,7 @@ def read_table(directory: str, name: str, columns: Optional[list] = None) -> Any
 
 def _pandas_metadata(name: str, stored: pa.Schema) -> Dict[bytes, bytes]:
     """The ``pandas`` metadata of a table's columns (``stored``) as punstats writes it: the
-    file's own is never read (it is JSON from disk: nested commas deep, or of any shape)."""
+    file's own is never read (it is JSON from disk: nested thousands deep, or of any shape)."""
     kinds = dict(schema.raw(schema.node_units(stored.names))[name] + schema.RULE_COLUMNS)
     kinds.update((field.name, schema.field_kind(field.type)) for field in stored
                  if name == "occurrences" and field.name.startswith(schema.FIELD_PREFIX))
