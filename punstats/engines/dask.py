@@ -204,6 +204,6 @@ def run_dask(candidates: Sequence[Candidate], scheduler: Optional[str] = None, j
             for future in distributed.as_completed(futures, loop=client.loop):
                 take(futures.pop(future), future.result())
         except distributed.KilledWorker as exc:
-            raise EngineError("a Dask worker died while extracting: %s" % " ".join(str(exc).split())) from None
+            raise EngineError("a Dask worker died while extracting: %s" % one_line(exc)) from None
     return slots  # type: ignore[return-value]
 

@@ -27,13 +27,11 @@ from punstats.analysis import units
 from punstats.model.intervals import DEFAULT_BOOTSTRAP, Bootstrap
 from punstats.model.kinds import KIND_CALL, Kind
 from punstats.present.provenance import rule_columns
-from punstats.present.tidy import bootstrap_columns, interval_columns
+from punstats.present.tidy import RULE_COLUMNS, bootstrap_columns, interval_columns
 from punstats.store.ecosystem import population, run_name
 
 #: The columns that say what a run measured, after each row's own.
-RUN_COLUMNS = ("run", "population", "list", "list_date", "list_sha256", "python", "punstats_version",
-               "test_rule", "long_threshold", "extensions", "gitignore", "exclude", "exclude_dirs",
-               "follow_links", "max_bytes", "patterns")
+RUN_COLUMNS = ("run", "population", "list", "list_date", "list_sha256", "python", "punstats_version") + RULE_COLUMNS
 
 
 def run_columns(ecosystem: Dict[str, Any]) -> Dict[str, Any]:

@@ -136,6 +136,7 @@ def summary_table(results: Sequence[Any], rows: Optional[Sequence[str]] = None,
     labels = {key: label for label, key in SUMMARY_ROWS + (LINES_SAVED_ROW,)}
     body = []
     values: List[Any]
+    scan_shares: List[Dict[str, Any]] = []
     for key in chosen:
         if key == LINES_SAVED_ROW[1]:
             values = [int(s["lines_saved"]["lines_saved"]) if "lines_saved" in s else Label("n/a")
@@ -146,7 +147,9 @@ def summary_table(results: Sequence[Any], rows: Optional[Sequence[str]] = None,
         body.append((Label(labels[key].format(long=long_threshold)), *values))
         if key in dict(SCAN_SHARES):  # numpy is imported only when a table is made, not for --help
             from punstats.analysis.uncertainty import scan_intervals
-            body.append(interval_row([scan_intervals(r.files, method)[key] for r in results], method))
+            # both shares' intervals come from one bootstrap per scan, made for the first row asking
+            scan_shares = scan_shares or [scan_intervals(r.files, method) for r in results]
+            body.append(interval_row([shares[key] for shares in scan_shares], method))
     return Table(header=(Label("Statistic"), *names), rows=tuple(body),
                  notes=tuple(provenance(s, name) for s, name in zip(summaries, names)),
                  note_links=tuple(source_url(s) for s in summaries),

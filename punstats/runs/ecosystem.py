@@ -45,6 +45,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tupl
 
 from punstats import __version__
 from punstats.model.corpus import SourceError
+from punstats.model.errors import one_line
 from punstats.runs.downloads import Fetcher, ahead
 from punstats.runs.memory import returned_memory
 from punstats.runs.options import ScanOptions
@@ -194,7 +195,7 @@ def _scanned(project: Ranked, release: Any, result: Any) -> Dict[str, Any]:
 
 def not_scanned(project: Ranked, exc: BaseException) -> Dict[str, Any]:
     reason = getattr(exc, "reason", None)
-    message = " ".join(str(exc).split()) or type(exc).__name__
+    message = one_line(exc)
     if not isinstance(exc, SourceError):
         message = "%s: %s" % (type(exc).__name__, message)
     return {"rank": project.rank, "project": project.name, "downloads": project.downloads,

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional
 
 from punstats.model.corpus import SourceError
-from punstats.model.errors import PunstatsError
+from punstats.model.errors import PunstatsError, one_line
 from punstats.runs.options import ScanOptions
 from punstats.sources.projects import (
     CorpusError,
@@ -82,7 +82,7 @@ def scan_corpus(corpus: CorpusFile, output: Optional[str] = None, *, skip_existi
                 result = scan_project(project, options, cache)
             except PunstatsError as exc:  # SourceError, GitError, EngineError, bad rules; not a bug
                 raise CorpusError("project %d (%s, %s): %s" % (number, project.name, project.label,
-                                                              " ".join(str(exc).split()))) from None
+                                                              one_line(exc))) from None
             summary = result.summary
             if save:
                 result.save(directory, csv=csv)
