@@ -22,11 +22,12 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+import numpy as np
 import pandas as pd
 
 from punstats.analysis import units
 from punstats.analysis.summary import scanned_files
-from punstats.analysis.uncertainty import difference, median, median_difference, pooled
+from punstats.analysis.uncertainty import difference, median, median_difference, pooled, unit_ratios
 from punstats.model.intervals import DEFAULT_BOOTSTRAP, NOTHING, Bootstrap, Difference, Interval
 from punstats.model.kinds import KIND_CALL, Kind
 from punstats.model.statuses import OK
@@ -84,13 +85,15 @@ class Side:
     def quartiles(self, measure: str) -> Optional[Tuple[float, float]]:
         """The first and third quartile of the units' own values of ``measure`` (units with some of
         its denominator), as ``analysis.ecosystem.quantile`` computes a run's; None without units."""
-        from punstats.analysis.ecosystem import quantile
         columns = self.columns(measure)
         if columns is None:
             return None
-        num, den = columns
-        values = sorted(self.scale(measure) * num[den > 0] / den[den > 0])
-        return (quantile(values, 0.25), quantile(values, 0.75)) if values else None
+        values = unit_ratios(columns[0], columns[1], self.scale(measure))
+        if not len(values):
+            return None
+        # linear interpolation, as pandas' quantile (analysis.ecosystem.quantile) takes them
+        low, high = np.quantile(values, (0.25, 0.75))
+        return float(low), float(high)
 
     def estimate(self, measure: str) -> float:
         """The pooled ``measure`` from the totals, or as the input stored it; NaN where unknown."""

@@ -101,13 +101,18 @@ def pooled(numerators: Sequence[float], denominators: Sequence[float], method: B
     return _percentiles(values, _ratio(num, den, scale))
 
 
+def unit_ratios(num: np.ndarray, den: np.ndarray, scale: float) -> np.ndarray:
+    """Each unit's own ratio, the units without any of the denominator left out."""
+    keep = den > 0
+    return scale * num[keep] / den[keep]
+
+
 def median(numerators: Sequence[float], denominators: Sequence[float], method: Bootstrap = DEFAULT_BOOTSTRAP,
            scale: float = 100.0) -> Interval:
     """The median of each unit's own ratio (every unit counts once; units whose denominator is 0
     have no ratio and are left out) and its bootstrap interval."""
     num, den = _arrays(numerators, denominators)
-    keep = den > 0
-    ratios = scale * num[keep] / den[keep]
+    ratios = unit_ratios(num, den, scale)
     if not len(ratios):
         return NOTHING
     values = _resampled(len(ratios), method, lambda indices: np.median(ratios[indices], axis=1))
@@ -178,12 +183,6 @@ class RunIntervals:
     median: Dict[str, Interval]
 
 
-def _unit_ratios(num: np.ndarray, den: np.ndarray, scale: float) -> np.ndarray:
-    """Each unit's own ratio, the units without any of the denominator left out."""
-    keep = den > 0
-    return scale * num[keep] / den[keep]
-
-
 def median_difference(first: Sequence[Sequence[float]], second: Sequence[Sequence[float]],
                       method: Bootstrap = DEFAULT_BOOTSTRAP, permutations: int = DEFAULT_PERMUTATIONS,
                       scale: float = 100.0) -> Difference:
@@ -193,7 +192,7 @@ def median_difference(first: Sequence[Sequence[float]], second: Sequence[Sequenc
     shuffled between the two; ``permutation_p``'s rule)."""
     a_num, a_den = _arrays(*first)
     b_num, b_den = _arrays(*second)
-    a, b = _unit_ratios(a_num, a_den, scale), _unit_ratios(b_num, b_den, scale)
+    a, b = unit_ratios(a_num, a_den, scale), unit_ratios(b_num, b_den, scale)
     if not len(a) or not len(b):
         return Difference(float("nan"), float("nan"), float("nan"), float("nan"), permutations)
     estimate = float(np.median(a) - np.median(b))

@@ -23,6 +23,7 @@ from punstats.model.intervals import Difference, Interval
 from punstats.model.kinds import Kind
 from punstats.present.formats import Cell, Label, Percent, Rate, Span, Table, count_cell, percent_text, rate_text
 from punstats.present.intervals import PER_PROJECT_WORDS, POOLED_WORDS, WEIGHTING_NOTE
+from punstats.present.subject import capital, kind_text
 
 #: The sort of each input, in words.
 SORT_WORDS = {SCAN: "one scan", RUN: "an ecosystem run", HISTORY: "a history's newest revision"}
@@ -97,9 +98,9 @@ def _count_rows(comparison: Comparison, blank: List[Cell]) -> List[Tuple[Cell, .
         (Label("Parsed files"), *[count_cell(c.side.files) for c in comparison.sides], *blank),
         (Label("Lines of code"), *[count_cell(c.side.totals.get("code_lines")) for c in comparison.sides], *blank)]
     for scope, suffix in (("all code", ""), ("outside tests", "_nontest")):
-        rows.append((Label("%s, %s" % (unit[:1].upper() + unit[1:], scope)),
+        rows.append((Label("%s, %s" % (capital(unit), scope)),
                      *[count_cell(c.side.totals.get("unit" + suffix)) for c in comparison.sides], *blank))
-        rows.append((Label("%s, %s" % (kind.label, scope)) if not kind.user else "%s, %s" % (kind.label, scope),
+        rows.append((_with(kind_text(kind), ", " + scope),
                      *[count_cell(c.side.totals.get("count" + suffix)) for c in comparison.sides], *blank))
     return rows
 
@@ -107,7 +108,7 @@ def _count_rows(comparison: Comparison, blank: List[Cell]) -> List[Tuple[Cell, .
 def _measure_rows(comparison: Comparison, measure: str) -> List[Tuple[Cell, ...]]:
     kind, sides, differences = comparison.kind, comparison.sides, comparison.differences
     words = _measure_words(kind, measure)
-    pooled_row = (Label("%s, %s" % (_capital(words), POOLED_WORDS)),
+    pooled_row = (Label("%s, %s" % (capital(words), POOLED_WORDS)),
                   *[_measure_cell(c.pooled[measure].estimate, measure, kind) for c in sides],
                   *[Label(_signed(d[measure].estimate, measure, kind)) for d in differences])
     interval_row = (Label("95% interval"), *[Span(interval_words(c.pooled[measure], measure, kind)) for c in sides],
@@ -117,7 +118,7 @@ def _measure_rows(comparison: Comparison, measure: str) -> List[Tuple[Cell, ...]
     rows = [pooled_row, interval_row, p_row] if differences else [pooled_row, interval_row]
     if any(c.side.sort == RUN for c in sides):
         medians = comparison.median_differences
-        rows += [(Label("%s, median %s" % (_capital(words), PER_PROJECT_WORDS)),
+        rows += [(Label("%s, median %s" % (capital(words), PER_PROJECT_WORDS)),
                   *[_median_cell(c, measure, kind) for c in sides],
                   *[Label(_signed(d[measure].estimate, measure, kind)) for d in medians]),
                  (Label("95% interval of the median"),
@@ -144,8 +145,9 @@ def _quartiles(compared: Compared, measure: str, kind: Kind) -> str:
     return "%s to %s" % (_value_text(found[0], measure, kind), _value_text(found[1], measure, kind))
 
 
-def _capital(text: str) -> str:
-    return text[:1].upper() + text[1:]
+def _with(text: Any, words: str) -> Any:
+    """``text`` (a kind's label as ``kind_text`` gives it) followed by punstats' own ``words``."""
+    return Label(text.text + words) if isinstance(text, Label) else text + words
 
 
 def _median_cell(compared: Compared, measure: str, kind: Kind) -> Cell:
@@ -169,7 +171,7 @@ def comparison_table(comparison: Comparison) -> Table:
     kind = comparison.kind
     return Table(header=header, rows=tuple(rows), notes=notes,
                  header_notes=(len(notes) - 1, *range(len(sides)), *[None] * (len(sides) - 1)),
-                 title=(Label("%s side by side" % kind.label) if not kind.user else "%s side by side" % kind.label,))
+                 title=(kind_text(kind), Label(" side by side")))
 
 
 def method_note(comparison: Comparison) -> str:
