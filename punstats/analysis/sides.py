@@ -42,10 +42,11 @@ COUNTS = ("count", "unit", "count_nontest", "unit_nontest", "code_lines")
 #: A scan's per-file column: whether the file is outside tests (the units of its share outside tests).
 NONTEST = "nontest"
 
-#: The measures compared: (name, numerator, denominator); ``per_million`` only for a kind
-#: that is a share of its unit (a kind counted per line already is a rate per line).
-MEASURES = (("measure", "count", "unit"), ("measure_nontest", "count_nontest", "unit_nontest"),
-            ("per_million", "count", "code_lines"))
+#: The measures compared, in order: name -> (numerator, denominator) among ``COUNTS``;
+#: ``per_million`` only for a kind that is a share of its unit (a kind counted per line
+#: already is a rate per line).
+MEASURES = {"measure": ("count", "unit"), "measure_nontest": ("count_nontest", "unit_nontest"),
+            "per_million": ("count", "code_lines")}
 
 
 @dataclass(frozen=True)
@@ -76,7 +77,7 @@ class Side:
 
     def measures(self) -> Tuple[str, ...]:
         """The names of the ``MEASURES`` this side's kind has."""
-        return tuple(name for name, _, _ in MEASURES if name != "per_million" or units.is_share(self.kind.per))
+        return tuple(name for name in MEASURES if name != "per_million" or units.is_share(self.kind.per))
 
     def scale(self, measure: str) -> float:
         """100 for a share in %, a million for a rate per million."""
@@ -97,7 +98,7 @@ class Side:
 
     def estimate(self, measure: str) -> float:
         """The pooled ``measure`` from the totals, or as the input stored it; NaN where unknown."""
-        _, part, whole = next(row for row in MEASURES if row[0] == measure)
+        part, whole = MEASURES[measure]
         num, den = self.totals.get(part), self.totals.get(whole)
         if num is None or not den:
             return self.stored.get(measure, float("nan"))
@@ -107,7 +108,7 @@ class Side:
         """The per-unit numerators and denominators of ``measure`` (None without units)."""
         if self.per_unit is None:
             return None
-        _, part, whole = next(row for row in MEASURES if row[0] == measure)
+        part, whole = MEASURES[measure]
         rows = self.per_unit
         if measure == "measure_nontest" and NONTEST in rows.columns:
             # a scan's share outside tests is one of its files outside tests: those are its units

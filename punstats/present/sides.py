@@ -18,7 +18,7 @@ from typing import Any, Dict, List, Sequence, Tuple
 import pandas as pd
 
 from punstats.analysis import units
-from punstats.analysis.sides import HISTORY, RUN, SCAN, Compared, Comparison, Side
+from punstats.analysis.sides import HISTORY, MEASURES, RUN, SCAN, Compared, Comparison, Side
 from punstats.model.intervals import Difference, Interval
 from punstats.model.kinds import Kind
 from punstats.present.formats import Cell, Label, Percent, Rate, Span, Table, count_cell, percent_text, rate_text
@@ -204,7 +204,7 @@ def comparison_frame(comparison: Comparison, inputs: Sequence[Input] = ()) -> pd
             found = comparison.differences[index - 1][measure] if index else None
             medians = comparison.median_differences[index - 1][measure] if index else None
             quartiles = side.quartiles(measure) if side.sort == RUN else None
-            part, whole = _parts(measure)
+            part, whole = MEASURES[measure]
             rows.append({
                 "input": side.name, "sort": side.sort, "kind": comparison.kind.name, "measure": measure,
                 "count": side.totals.get(part), "of": side.totals.get(whole), "projects": side.projects,
@@ -229,12 +229,6 @@ def comparison_frame(comparison: Comparison, inputs: Sequence[Input] = ()) -> pd
     for column in ("count", "of", "files"):
         frame[column] = frame[column].astype("Int64")
     return frame
-
-
-def _parts(measure: str) -> Tuple[str, str]:
-    from punstats.analysis.sides import MEASURES
-    _, part, whole = next(row for row in MEASURES if row[0] == measure)
-    return part, whole
 
 
 def headline(comparison: Comparison) -> str:
