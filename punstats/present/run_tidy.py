@@ -23,7 +23,6 @@ from typing import Any, Dict, List, Optional
 
 import pandas as pd
 
-from punstats.analysis import units
 from punstats.model.intervals import DEFAULT_BOOTSTRAP, Bootstrap
 from punstats.model.kinds import KIND_CALL, Kind
 from punstats.present.provenance import rule_columns
@@ -52,20 +51,22 @@ def with_run_columns(frame: pd.DataFrame, ecosystem: Dict[str, Any]) -> pd.DataF
     return frame.assign(**added)
 
 
-def run_measures(stored: Any, kind: Kind, measured: str, method: Bootstrap = DEFAULT_BOOTSTRAP) -> Dict[str, Any]:
+def run_measures(stored: Any, kind: Kind, measured: str, method: Bootstrap = DEFAULT_BOOTSTRAP,
+                 frame: Optional[pd.DataFrame] = None) -> Dict[str, Any]:
     """The kind's measure (``measured``: its column's name) of the run pooled and the median of its
     projects' own, in all code and outside tests, each with its 95 % interval (its scanned projects
-    resampled as ``method`` says), as ``project_table`` shows them: ``pooled_<measured>``,
-    ``pooled_<measured>_low``, ..., ``median_<measured>_nontest_high``; then ``bootstrap_columns``."""
+    resampled as ``method`` says, ``present.subject.kind_intervals``), as ``project_table`` shows
+    them: ``pooled_<measured>``, ``pooled_<measured>_low``, ..., ``median_<measured>_nontest_high``;
+    then ``bootstrap_columns``.  ``frame``: the run's ``analysis.subject.per_project`` of the kind,
+    when the caller has it."""
     from punstats.analysis import subject
-    from punstats.analysis.uncertainty import run_intervals
-    scale = 100.0 if units.is_share(kind.per) else 1e6
-    intervals = run_intervals(subject.per_project(stored.records, kind), method,
-                              (("", "count", "unit", scale), ("_nontest", "count_nontest", "unit_nontest", scale)))
+    from punstats.present.subject import kind_intervals
+    frame = frame if frame is not None else subject.per_project(stored.records, kind)
+    intervals = kind_intervals(frame, kind, method)
     columns: Dict[str, Any] = {}
     for words, by in (("pooled", intervals.pooled), ("median", intervals.median)):
-        for suffix, interval in by.items():
-            name = "%s_%s%s" % (words, measured, suffix)
+        for scope, interval in by.items():
+            name = "%s_%s%s" % (words, measured, "_nontest" if scope == "nontest" else "")
             columns[name] = round(interval.estimate, 4)
             columns.update(interval_columns(name, interval))
     return dict(columns, **bootstrap_columns(method))
@@ -73,9 +74,13 @@ def run_measures(stored: Any, kind: Kind, measured: str, method: Bootstrap = DEF
 
 def _kind_rows(stored: Any, kind: Kind, top: Optional[int], method: Bootstrap) -> pd.DataFrame:
     """``present.subject.project_frame`` of the kind, with the kind's ``run_measures``; f(x=x) also
-    per million lines of code (``lines_rates``), as its projects table shows it."""
+    per million lines of code (``lines_rates``), as its projects table shows it.  The run's
+    projects are counted once for both."""
+    from punstats.analysis import subject
     from punstats.present.subject import column_words, project_frame
-    frame = project_frame(stored, kind, top).assign(**run_measures(stored, kind, column_words(kind)[1], method))
+    counted = subject.per_project(stored.records, kind)
+    frame = project_frame(stored, kind, top, counted).assign(
+        **run_measures(stored, kind, column_words(kind)[1], method, counted))
     return frame.assign(**lines_rates(stored, kind, top, method)) if kind.name == KIND_CALL else frame
 
 
@@ -88,13 +93,13 @@ def lines_rates(stored: Any, kind: Kind, top: Optional[int] = None,
 
     from punstats.analysis import subject
     per_lines = replace(kind, per="code_lines")
-    frame = subject.per_project(stored.records, per_lines)
-    frame = frame if top is None else frame.head(top)
+    counted = subject.per_project(stored.records, per_lines)
+    frame = counted if top is None else counted.head(top)
     columns: Dict[str, Any] = {}
     for suffix in ("", "_nontest"):
         columns["code_lines" + suffix] = frame["unit" + suffix].to_numpy()
         columns["per_million_code_lines" + suffix] = frame["measure" + suffix].to_numpy()
-    measures = run_measures(stored, per_lines, "per_million_code_lines", method)
+    measures = run_measures(stored, per_lines, "per_million_code_lines", method, counted)
     return dict(columns, **{key: value for key, value in measures.items() if not key.startswith("bootstrap_")})
 
 

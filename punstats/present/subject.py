@@ -168,11 +168,13 @@ def column_words(kind: Kind) -> Tuple[str, str]:
     return unit, ("pct_of_%s" if units.is_share(kind.per) else "per_million_%s") % unit
 
 
-def project_frame(stored: Any, kind: Kind, top: Optional[int] = None) -> pd.DataFrame:
+def project_frame(stored: Any, kind: Kind, top: Optional[int] = None,
+                  counted: Optional[pd.DataFrame] = None) -> pd.DataFrame:
     """``project_table`` as one tidy row per project (the first ``top``): rank, project, release,
     status, kind, and the counts and measures, numbers as numbers (empty: not scanned, or n/a); with a
-    labels sheet of the kind, ``labelled``: the project's hits labelled."""
-    frame = subject.per_project(stored.records, kind)
+    labels sheet of the kind, ``labelled``: the project's hits labelled.  ``counted``: the run's
+    ``analysis.subject.per_project`` of the kind, when the caller has it."""
+    frame = counted if counted is not None else subject.per_project(stored.records, kind)
     frame = frame if top is None else frame.head(top)
     unit, measured = column_words(kind)
     tidy = pd.DataFrame({
