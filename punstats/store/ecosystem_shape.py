@@ -11,6 +11,7 @@ import math
 from typing import Any, Callable, Dict, Optional
 
 from punstats.model.kinds import name_problem
+from punstats.store.shape import patterns_problem
 
 #: The largest count a stored run holds (what a 64-bit column takes).
 MAX_COUNT = 2 ** 63 - 1
@@ -89,12 +90,9 @@ def summary_problem(ecosystem: Dict[str, Any]) -> Optional[str]:
 
 
 def _patterns(value: Any) -> bool:
-    """User patterns as a run records them: objects, each named as a pattern is (``name_problem``;
-    names become file and figure names), no name twice."""
-    if not (isinstance(value, list) and all(isinstance(p, dict) and name_problem(p.get("name")) is None
-                                            for p in value)):
-        return False
-    return len({p["name"] for p in value}) == len(value)
+    """User patterns as a run records them (``store.shape.patterns_problem``: objects, each named
+    as a pattern is, no name twice)."""
+    return isinstance(value, list) and patterns_problem(value) is None
 
 
 def _texts(value: Any) -> bool:

@@ -12,7 +12,7 @@ Standard library and ``model`` only.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from punstats.model.kinds import name_problem
 
@@ -148,12 +148,19 @@ def names_problem(summary: Dict[str, Any]) -> Optional[str]:
             wrong = name_problem(name)
             if wrong:
                 return "a name in %s should be %s" % (key, wrong)
-    seen = set()
     patterns = summary.get("patterns")
-    for index, pattern in enumerate(patterns if isinstance(patterns, list) else []):
-        wrong = name_problem(pattern.get("name") if isinstance(pattern, dict) else pattern)
+    return patterns_problem(patterns) if isinstance(patterns, list) else None
+
+
+def patterns_problem(patterns: List[Any]) -> Optional[str]:
+    """What is wrong with user patterns as a scan or a run records them, or None: each an object
+    named as a pattern is (``model.kinds.name_problem``: names become file and figure names), no
+    name twice."""
+    seen = set()
+    for index, pattern in enumerate(patterns):
+        wrong = name_problem(pattern.get("name")) if isinstance(pattern, dict) else "an object"
         if wrong:
-            return "patterns[%d].name should be %s" % (index, wrong)
+            return "patterns[%d]%s should be %s" % (index, ".name" if isinstance(pattern, dict) else "", wrong)
         if pattern["name"] in seen:
             return "two patterns are named %s" % pattern["name"]
         seen.add(pattern["name"])
