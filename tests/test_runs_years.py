@@ -93,6 +93,12 @@ def test_each_project_and_year_is_the_release_that_stood_then(tmp_path, index):
     assert old_2019["uploaded"].startswith("2019-06-01")
 
 
+def test_each_project_s_page_is_read_once_for_all_the_years(tmp_path, index):
+    run_years(tmp_path, index)
+    pages = [path for path in index.requests if path.endswith("/json")]
+    assert sorted(pages) == sorted(set(pages)) and len(pages) == len(NAMES)
+
+
 def test_a_release_standing_in_two_years_is_downloaded_once_and_its_files_come_from_the_cache(tmp_path, index):
     done = run_years(tmp_path, index)
     assert sum(1 for p in index.requests if p.endswith("/old-1.0.tar.gz")) == 1

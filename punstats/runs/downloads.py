@@ -118,6 +118,8 @@ class Fetcher:
         """The release of ``name`` to read: the latest, or the one that stood at the end of the run's ``year``."""
         if self.options.year is None:
             return pypi.resolve_latest(name, self.get, self.options.index_url)
+        if self.options.year_releases is not None:  # one read of the project's page for every year
+            return self.options.year_releases.release(name, self.options.year, self.get, self.options.index_url)
         from punstats.sources.releases import release_as_of
         return release_as_of(name, self.options.year, self.get, self.options.index_url)
 

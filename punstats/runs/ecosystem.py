@@ -93,6 +93,8 @@ class Options:
     outage_wait: float = 6 * 3600.0  # seconds a project waits for the network to come back before it fails
     limits: Limits = field(default_factory=Limits)  # made when the run starts: the limits of that moment
     year: Optional[int] = None  # None: each project's latest release; else the one at the end of that year
+    #: a run over years: each project's release per year, read once for all years (``sources.releases``)
+    year_releases: Any = field(default=None, compare=False)
 
 
 @dataclass

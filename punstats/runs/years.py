@@ -23,7 +23,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 from punstats import __version__
 from punstats.runs.ecosystem import Options, RunError, Timing, run_top
 from punstats.sources import pypi
-from punstats.sources.releases import releases_text
+from punstats.sources.releases import YearReleases, releases_text
 from punstats.sources.toppypi import Listing, Ranked
 from punstats.store.staging import write_atomic
 from punstats.store.years import YEARS_FILE, read_description, year_folder
@@ -83,10 +83,12 @@ def run_years(top: Listing, projects: Sequence[Ranked], years: Sequence[int], op
     if on_start:
         on_start(len(projects) * len(years))
     done = []
+    known = YearReleases(years)  # each project's page read once, for all the years
     for year in years:
         timing = Timing()
         start = time.perf_counter()
-        yearly = dataclasses.replace(options, output=year_folder(options.output, year), year=year)
+        yearly = dataclasses.replace(options, output=year_folder(options.output, year), year=year,
+                                     year_releases=known)
         records, ecosystem = run_top(top, projects, yearly, get, on_done=on_done, timing=timing, on_begin=on_begin,
                                      on_wait=on_wait)
         done.append(YearDone(year, tuple(records), ecosystem, time.perf_counter() - start, timing.files))

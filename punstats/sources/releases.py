@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import datetime
 import re
+import threading
 import urllib.parse
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from packaging.version import InvalidVersion, Version
 
@@ -110,13 +111,55 @@ def release_as_of(name: str, year: int, get: pypi.Getter = pypi.http_get,
                   index_url: str = pypi.INDEX_URL) -> pypi.Sdist:
     """The file punstats reads of ``name``'s release at the end of ``year``; ``pypi.Unavailable``
     (``pypi.NO_RELEASE_YET``, or the reason ``pypi.pick_release`` gives) when there is none."""
+    found = releases_as_of(name, (year,), get, index_url)[year]
+    if isinstance(found, Exception):
+        raise found
+    return found
+
+
+def releases_as_of(name: str, years: Sequence[int], get: pypi.Getter = pypi.http_get,
+                   index_url: str = pypi.INDEX_URL) -> Dict[int, Union[pypi.Sdist, SourceError]]:
+    """For each of ``years``, the file punstats reads of ``name``'s release at its end, or the error
+    (``pypi.Unavailable``: why there is none; a version the index wrote wrong) that year's record
+    gives: all from one read of the project's page, so that a run over years asks the index once per
+    project (an error reading the page is raised)."""
     spec = pypi.Spec(pypi.check_name(name, "project"), None)
     url = "%s/%s/json" % (index_url, urllib.parse.quote(spec.name))
     releases = pypi.project_json(get, url, spec).get("releases")
     if not isinstance(releases, dict):
         raise pypi.FetchError("%s: unexpected JSON from the index (no releases)" % url)
-    chosen = choose(releases, year)
-    if chosen is None:
-        raise pypi.Unavailable("%s had no release on PyPI by the end of %d" % (spec.name, year), pypi.NO_RELEASE_YET)
-    version = pypi.check_version(chosen[0], url)
-    return pypi.pick_release(spec.name, version, chosen[1], url)
+    found: Dict[int, Union[pypi.Sdist, SourceError]] = {}
+    for year in years:
+        chosen = choose(releases, year)
+        try:
+            if chosen is None:
+                raise pypi.Unavailable("%s had no release on PyPI by the end of %d" % (spec.name, year),
+                                       pypi.NO_RELEASE_YET)
+            found[year] = pypi.pick_release(spec.name, pypi.check_version(chosen[0], url), chosen[1], url)
+        except SourceError as exc:  # Unavailable, a version written wrong: this year's, not the others'
+            found[year] = exc
+    return found
+
+
+class YearReleases:
+    """The releases of each project at the end of each year of a run over years, read from the
+    index once per project and kept for the later years (a few small records per project);
+    shared by the fetch threads of every year's run."""
+
+    def __init__(self, years: Sequence[int]) -> None:
+        self.years = tuple(years)
+        self.found: Dict[str, Dict[int, Union[pypi.Sdist, SourceError]]] = {}
+        self.lock = threading.Lock()
+
+    def release(self, name: str, year: int, get: pypi.Getter, index_url: str) -> pypi.Sdist:
+        """``release_as_of(name, year)``, the index asked only the first time ``name`` is."""
+        with self.lock:
+            known = self.found.get(name)
+        if known is None:
+            known = releases_as_of(name, self.years, get, index_url)
+            with self.lock:
+                self.found[name] = known
+        chosen = known[year]
+        if isinstance(chosen, Exception):
+            raise chosen
+        return chosen
