@@ -19,6 +19,8 @@ import sys
 import tempfile
 import time
 
+import compiled
+
 
 def timed(command, env):
     start = time.perf_counter()
@@ -32,6 +34,7 @@ def main():
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--jobs", type=int, default=None)
     args = parser.parse_args()
+    compiled.ensure()
     cold, warm, again = [], [], []
     for _ in range(args.runs):
         with tempfile.TemporaryDirectory() as directory:

@@ -30,6 +30,8 @@ import sysconfig
 import tempfile
 import time
 
+import compiled
+
 #: git as the benchmark runs it to build its repository: no system or global configuration.
 GIT_ENV = dict(os.environ, GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull, LC_ALL="C")
 
@@ -152,6 +154,7 @@ def main() -> None:
                         help="small commits before the synthetic repository's first revision (default: 0)")
     parser.add_argument("--jobs", type=int, default=0)
     args = parser.parse_args()
+    compiled.ensure()
     import pandas as pd
     with tempfile.TemporaryDirectory() as directory:
         repo = args.repo or synthetic_repo(os.path.join(directory, "repo.git"), args.commits, args.depth)

@@ -15,6 +15,8 @@ import subprocess
 import sys
 import time
 
+import compiled
+
 HEAVY = ("pandas", "pyarrow", "matplotlib", "dask", "tqdm")
 COMMANDS = {
     "baseline (import argparse)": [sys.executable, "-c", "import argparse"],
@@ -43,6 +45,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=20)
     args = parser.parse_args()
+    compiled.ensure()
     times = {name: [] for name in COMMANDS}
     for argv in COMMANDS.values():  # warm the file-system cache and the bytecode
         _time(argv)

@@ -116,3 +116,40 @@ def test_undecodable_file_name_is_printable(tmp_path):
     (c,) = discover(str(tmp_path)).candidates
     assert c.path == "caf\\xe9.py" and c.location.endswith(name)
     assert read_source(c.location) == b"f(x=x)\n"
+
+
+def test_files_the_scan_never_reads_are_not_looked_at(tmp_path):
+    write(tmp_path, "pkg/a.py")
+    write(tmp_path, "pkg/README.txt", "text\n")
+    write(tmp_path, "pkg/data.csv", "1,2\n")
+    os.symlink("README.txt", str(tmp_path / "pkg" / "link.txt"))
+    asked = []
+
+    def ignore(relpath, is_dir):
+        asked.append(relpath)
+        return None
+
+    found = discover(str(tmp_path), ignore=ignore)
+    assert paths(found) == ["pkg/a.py"]
+    # directories and candidates are looked at; other files are passed by on the listing alone
+    assert sorted(asked) == ["pkg", "pkg/a.py"]
+
+
+def test_a_reader_walks_each_directory_once_and_never_through_a_link(tmp_path, monkeypatch):
+    from punstats.discover import read as read_module
+    first, second = write(tmp_path, "one/a.py"), write(tmp_path, "two/b.py", "g(y=y)\n")
+    write(tmp_path, "one/c.py", "h(z=z)\n")
+    outside = tmp_path / "outside"
+    write(outside, "b.py", "evil(e=e)\n")
+    walks = []
+    real = read_module.open_parent
+    monkeypatch.setattr(read_module, "open_parent", lambda location: walks.append(location) or real(location))
+    with read_module.Reader() as reader:
+        assert read_source(str(first), reader=reader) == b"f(x=x)\n"
+        assert read_source(str(tmp_path / "one" / "c.py"), reader=reader) == b"h(z=z)\n"
+        # the second directory is swapped for a link after the first was read
+        os.rename(str(tmp_path / "two"), str(tmp_path / "two-moved"))
+        os.symlink(str(outside), str(tmp_path / "two"))
+        with pytest.raises(OSError, match="no longer a directory"):
+            read_source(str(second), reader=reader)
+    assert len(walks) == 2

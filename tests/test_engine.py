@@ -144,10 +144,10 @@ def test_unreadable_file_is_recorded_and_others_are_kept(tmp_path, monkeypatch):
     (tmp_path / "locked.py").write_text("f(y=y)\n")
     real_read = read_module.read_source
 
-    def read(location, max_bytes):
+    def read(location, max_bytes, reader=None):
         if location.endswith("locked.py"):
             raise PermissionError(errno.EACCES, "Permission denied")
-        return real_read(location, max_bytes)
+        return real_read(location, max_bytes, reader)
 
     monkeypatch.setattr(read_module, "read_source", read)
     good, locked = run(discover(str(tmp_path)).candidates, jobs=1)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from typing import Tuple, Union
+from typing import Optional, Tuple, Union
 
 from punstats.discover.tree import file_kind
 from punstats.model.discovery import Candidate
@@ -19,12 +19,14 @@ from punstats.model.records import Extraction, failure
 from punstats.model.statuses import UNREADABLE
 
 
-def read_source(location: str, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
+def read_source(location: str, max_bytes: int = DEFAULT_MAX_BYTES, reader: Optional["Reader"] = None) -> bytes:
     """The bytes of a regular file; never blocks on a FIFO, never follows a link.
 
-    Raises OSError (with a message fit for a user) for anything else.
+    Raises OSError (with a message fit for a user) for anything else.  A
+    ``reader`` keeps the directory of the last file read open for the next.
     """
-    fd = open_nofollow(location, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
+    fd = reader.open(location, flags) if reader is not None else open_nofollow(location, flags)
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
@@ -90,15 +92,51 @@ def open_nofollow(location: str, flags: int, mode: int = 0o644) -> int:
         os.close(directory)
 
 
-def candidate_bytes(candidate: Candidate, max_bytes: int = DEFAULT_MAX_BYTES) -> Union[bytes, Extraction]:
+class Reader:
+    """Opens files one after another through no link, keeping the last one's directory open.
+
+    Discovery lists a directory's files together, so a run of reads walks each
+    directory's path once rather than once a file.  The directory kept was
+    reached through no link when it was opened; a file in it is opened relative
+    to it with ``O_NOFOLLOW``, so nothing is ever read through a link.
+    """
+
+    def __init__(self) -> None:
+        self.head: Optional[str] = None
+        self.directory = -1
+
+    def open(self, location: str, flags: int) -> int:
+        head, name = os.path.split(location)
+        if not _BY_COMPONENT or not os.path.isabs(location):
+            return os.open(location, flags | _NOFOLLOW)
+        if head != self.head:
+            self.close()
+            self.directory, _ = open_parent(location)
+            self.head = head
+        return os.open(name, flags | _NOFOLLOW, dir_fd=self.directory)
+
+    def close(self) -> None:
+        if self.directory >= 0:
+            os.close(self.directory)
+        self.head, self.directory = None, -1
+
+    def __enter__(self) -> "Reader":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def candidate_bytes(candidate: Candidate, max_bytes: int = DEFAULT_MAX_BYTES,
+                    reader: Optional[Reader] = None) -> Union[bytes, Extraction]:
     """A candidate's bytes (read now unless it carries them), or, when it has
-    none to give, the failed extraction that records why."""
+    none to give, the failed extraction that records why (``reader``: see ``read_source``)."""
     if candidate.status:
         return failure(candidate.path, candidate.status, candidate.error, size=candidate.size)
     if candidate.data is not None:
         return candidate.data
     try:
-        return read_source(candidate.location, max_bytes)
+        return read_source(candidate.location, max_bytes, reader)
     except OSError as exc:
         return failure(candidate.path, UNREADABLE, exc.strerror or str(exc), size=candidate.size)
 

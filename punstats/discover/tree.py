@@ -191,6 +191,10 @@ class _Walk:
         return subdirs
 
     def entry(self, entry: os.DirEntry, subdirs: List[str]) -> None:
+        # most entries are files the scan never reads: the listing says so without a stat
+        # or a look at the ignore rules, and nothing below records such a file
+        if not self.matches(entry.name) and not _is_dir_entry(entry) and not _is_link_entry(entry):
+            return
         try:
             info = entry.stat(follow_symlinks=False)
         except OSError as exc:  # e.g. a directory that is not searchable, a path over PATH_MAX
@@ -268,6 +272,14 @@ def _is_dir_entry(entry: os.DirEntry) -> bool:
     """Whether the directory listing says a directory (no stat needed), or cannot say."""
     try:
         return entry.is_dir(follow_symlinks=False)
+    except OSError:
+        return True
+
+
+def _is_link_entry(entry: os.DirEntry) -> bool:
+    """Whether the directory listing says a symbolic link, or cannot say."""
+    try:
+        return entry.is_symlink()
     except OSError:
         return True
 

@@ -28,7 +28,7 @@ import platform
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from punstats.cache import BlobCache, blob_id
-from punstats.discover.read import candidate_bytes
+from punstats.discover.read import Reader, candidate_bytes
 from punstats.engines.base import Sink
 from punstats.extract.notebook import NOTEBOOK_SUFFIX, NOTEBOOK_VERSION
 from punstats.extract.traversal import EXTRACTOR_VERSION
@@ -122,17 +122,18 @@ def prepare(candidates: Sequence[Candidate], max_bytes: int = DEFAULT_MAX_BYTES)
     failed: List[Tuple[int, Extraction]] = []
     readable: List[Tuple[int, Candidate, str]] = []
     digests: Dict[int, str] = {}
-    for index, candidate in enumerate(candidates):
-        if not candidate.status and candidate.data is None and candidate.location.startswith(GIT_LOCATION):
-            readable.append((index, candidate, candidate.location[len(GIT_LOCATION):]))
-            continue
-        data = candidate_bytes(candidate, max_bytes)
-        if isinstance(data, Extraction):
-            failed.append((index, data))
-        else:
-            readable.append((index, candidate, blob_id(data)))
-            if candidate.data is None:
-                digests[index] = hashlib.sha256(data).hexdigest()
+    with Reader() as reader:
+        for index, candidate in enumerate(candidates):
+            if not candidate.status and candidate.data is None and candidate.location.startswith(GIT_LOCATION):
+                readable.append((index, candidate, candidate.location[len(GIT_LOCATION):]))
+                continue
+            data = candidate_bytes(candidate, max_bytes, reader)
+            if isinstance(data, Extraction):
+                failed.append((index, data))
+            else:
+                readable.append((index, candidate, blob_id(data)))
+                if candidate.data is None:
+                    digests[index] = hashlib.sha256(data).hexdigest()
     return Prepared(tuple(failed), tuple(readable), len(candidates), digests)
 
 
