@@ -145,6 +145,24 @@ def write(path, text):
     return path
 
 
+def test_a_stored_table_s_project_rank_and_year_columns_are_those_pa_array_gives(tmp_path, index):
+    """Each project's stored tables, their constant columns built again with ``pa.array`` (as
+    before ``store.arrays.constant``) and written with the same metadata: the same bytes."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    run_years(tmp_path, index)
+    paths = sorted((tmp_path / "out").glob("*/*/*.parquet"))
+    assert len(paths) == 18
+    for path in paths:
+        table = pq.read_table(path)
+        again = table.drop_columns(["project", "rank", "year"])
+        for name, arrow_type in (("project", pa.string()), ("rank", pa.int32()), ("year", pa.int32())):
+            again = again.append_column(name, pa.array(table[name].to_pylist(), arrow_type))
+        sink = pa.BufferOutputStream()
+        pq.write_table(again.replace_schema_metadata(table.schema.metadata), sink)
+        assert sink.getvalue().to_pybytes() == path.read_bytes(), path
+
+
 def test_resume_scans_only_the_years_and_projects_not_stored(tmp_path, index):
     run_years(tmp_path, index)
     shutil.rmtree(tmp_path / "out" / "2021")

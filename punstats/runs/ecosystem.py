@@ -170,15 +170,16 @@ def _table_bytes(project: Ranked, result: Any, year: Optional[int] = None) -> Di
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    from punstats.store.arrays import constant
     from punstats.store.disk import provenance_metadata
     from punstats.store.staging import TABLE_FILES
     tables = {}
     for name in TABLES:
         table = pq.read_table(os.path.join(result.directory, TABLE_FILES[name]))
-        table = table.append_column("project", pa.array([project.name] * len(table), pa.string()))
-        table = table.append_column("rank", pa.array([project.rank] * len(table), pa.int32()))
+        table = table.append_column("project", constant(project.name, len(table), pa.string()))
+        table = table.append_column("rank", constant(project.rank, len(table), pa.int32()))
         if year is not None:
-            table = table.append_column("year", pa.array([year] * len(table), pa.int32()))
+            table = table.append_column("year", constant(year, len(table), pa.int32()))
         metadata = dict(table.schema.metadata or {})
         metadata[b"punstats"] = json.dumps(provenance_metadata(result.summary), sort_keys=True).encode()
         sink = pa.BufferOutputStream()
