@@ -114,7 +114,7 @@ def test_the_trend_is_the_stored_tables_counted_with_pandas(tmp_path, index):
     stored = read_years(str(tmp_path / "out"))
     for kind_name in ("call", "walrus"):
         kind = stored.registry[kind_name]
-        trend = trends.trend(stored, kind).set_index("year")
+        trend = trends.trend(stored, kind).years.set_index("year")
         for year in (2019, 2020, 2021, 2022):
             folder = tmp_path / "out" / str(year)
             occurrences = pd.read_parquet(folder / "occurrences")
@@ -133,10 +133,10 @@ def test_the_trend_is_the_stored_tables_counted_with_pandas(tmp_path, index):
                 assert row["median"] == pytest.approx(shares.median())
     every = pd.concat([pd.read_parquet(tmp_path / "out" / str(year) / "occurrences") for year in range(2019, 2023)])
     by_year = every[every["kind"] == "call"].groupby("year").size()
-    assert by_year.to_dict() == trends.trend(stored, KINDS["call"]).set_index("year")["count"].to_dict()
-    call = trends.trend(stored, KINDS["call"]).set_index("year")
+    assert by_year.to_dict() == trends.trend(stored, KINDS["call"]).years.set_index("year")["count"].to_dict()
+    call = trends.trend(stored, KINDS["call"]).years.set_index("year")
     assert list(call["released"]) == [1, 2, 3, 3] and list(call["projects"]) == [3, 3, 3, 3]
-    walrus = trends.trend(stored, stored.registry["walrus"]).set_index("year")
+    walrus = trends.trend(stored, stored.registry["walrus"]).years.set_index("year")
     assert list(walrus["with_matches"]) == [0, 1, 2, 2]  # wheely from 2020, old from 2.1 (2021)
 
 
