@@ -269,8 +269,6 @@ def _finish(output: str, project: Ranked, record: Dict[str, Any], tables: Dict[s
     if record["status"] == "failed" and options.strict:
         raise RunError("project %d (%s) failed: %s" % (project.rank, project.name, record["message"]))
     _check_own(output)
-    if options.year is not None:
-        record["year"] = options.year
     for name, data in tables.items():
         write_atomic(os.path.join(output, name, project.name + ".parquet"), data)
     _commit(output, record)
