@@ -4,6 +4,7 @@ Three projects with dated releases: ``old`` (2019, then two in 2021), ``new`` (f
 2021, a yanked release in 2022) and ``wheely`` (a pure-Python wheel only, 2020).  Nothing touches
 the network.
 """
+import json
 import os
 import shutil
 
@@ -93,6 +94,24 @@ def test_each_project_and_year_is_the_release_that_stood_then(tmp_path, index):
     assert old_2019["uploaded"].startswith("2019-06-01")
 
 
+def test_a_stored_record_says_its_year_by_its_folder_and_one_that_stores_it_still_reads(tmp_path, index, capsys):
+    done = run_years(tmp_path, index, releases="yearly:2020..2021")
+    path = tmp_path / "out" / "2021" / "projects" / "old.json"
+    stored = json.loads(path.read_text())
+    assert "year" not in stored and stored["version"] == "2.1"
+    assert all(r["year"] == y.year for y in done for r in y.records)  # what the run hands on says it
+    # a record as punstats wrote it before: with its year, it reads and resumes as any
+    path.write_text(json.dumps(dict(stored, year=2021)))
+    out = str(tmp_path / "out")
+    assert main(["table", out, "--kind", "call", "--format", "csv", "-o", str(tmp_path / "t.csv")]) == 0
+    assert list(pd.read_csv(tmp_path / "t.csv")["count"]) == [3, 5]
+    seen = []
+    again = run_years(tmp_path, index, releases="yearly:2020..2021", skip_existing=True,
+                      on_done=lambda record, reused: seen.append((record["year"], record["project"], reused)))
+    assert rows(again) == rows(done) and all(reused for _, _, reused in seen)
+    assert sorted(year for year, _, _ in seen) == [2020] * 3 + [2021] * 3
+
+
 def test_each_project_s_page_is_read_once_for_all_the_years(tmp_path, index):
     run_years(tmp_path, index)
     pages = [path for path in index.requests if path.endswith("/json")]
@@ -114,7 +133,7 @@ def test_the_trend_is_the_stored_tables_counted_with_pandas(tmp_path, index):
     stored = read_years(str(tmp_path / "out"))
     for kind_name in ("call", "walrus"):
         kind = stored.registry[kind_name]
-        trend = trends.trend(stored, kind).set_index("year")
+        trend = trends.trend(stored, kind).years.set_index("year")
         for year in (2019, 2020, 2021, 2022):
             folder = tmp_path / "out" / str(year)
             occurrences = pd.read_parquet(folder / "occurrences")
@@ -133,10 +152,10 @@ def test_the_trend_is_the_stored_tables_counted_with_pandas(tmp_path, index):
                 assert row["median"] == pytest.approx(shares.median())
     every = pd.concat([pd.read_parquet(tmp_path / "out" / str(year) / "occurrences") for year in range(2019, 2023)])
     by_year = every[every["kind"] == "call"].groupby("year").size()
-    assert by_year.to_dict() == trends.trend(stored, KINDS["call"]).set_index("year")["count"].to_dict()
-    call = trends.trend(stored, KINDS["call"]).set_index("year")
+    assert by_year.to_dict() == trends.trend(stored, KINDS["call"]).years.set_index("year")["count"].to_dict()
+    call = trends.trend(stored, KINDS["call"]).years.set_index("year")
     assert list(call["released"]) == [1, 2, 3, 3] and list(call["projects"]) == [3, 3, 3, 3]
-    walrus = trends.trend(stored, stored.registry["walrus"]).set_index("year")
+    walrus = trends.trend(stored, stored.registry["walrus"]).years.set_index("year")
     assert list(walrus["with_matches"]) == [0, 1, 2, 2]  # wheely from 2020, old from 2.1 (2021)
 
 
@@ -145,13 +164,31 @@ def write(path, text):
     return path
 
 
+def test_a_stored_table_s_project_rank_and_year_columns_are_those_pa_array_gives(tmp_path, index):
+    """Each project's stored tables, their constant columns built again with ``pa.array`` (as
+    before ``store.arrays.constant``) and written with the same metadata: the same bytes."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    run_years(tmp_path, index)
+    paths = sorted((tmp_path / "out").glob("*/*/*.parquet"))
+    assert len(paths) == 18
+    for path in paths:
+        table = pq.read_table(path)
+        again = table.drop_columns(["project", "rank", "year"])
+        for name, arrow_type in (("project", pa.string()), ("rank", pa.int32()), ("year", pa.int32())):
+            again = again.append_column(name, pa.array(table[name].to_pylist(), arrow_type))
+        sink = pa.BufferOutputStream()
+        pq.write_table(again.replace_schema_metadata(table.schema.metadata), sink)
+        assert sink.getvalue().to_pybytes() == path.read_bytes(), path
+
+
 def test_resume_scans_only_the_years_and_projects_not_stored(tmp_path, index):
     run_years(tmp_path, index)
     shutil.rmtree(tmp_path / "out" / "2021")
     os.unlink(tmp_path / "out" / "2022" / "projects" / "new.json")  # as a kill before its journal line
     seen = []
     done = run_years(tmp_path, index, skip_existing=True, on_done=lambda r, reused: seen.append(
-        (r["year"] if "year" in r else None, r["project"], reused)))
+        (r["year"], r["project"], reused)))
     fresh = sorted((year, name) for year, name, reused in seen if not reused)
     assert fresh == [(2021, "new"), (2021, "old"), (2021, "wheely"), (2022, "new")]
     assert rows(done)[2022, "new"] == ("scanned", "1.0", "sdist")

@@ -44,6 +44,23 @@ def test_a_repeated_label_and_scalars():
     assert arrays.scalar(12).equals(pa.scalar(12, type=pa.int64()))
 
 
+@pytest.mark.parametrize("value, arrow_type", [("components", pa.string()), ("caf\u00e9", pa.large_string()),
+                                               (7, pa.int32()), (2021, pa.int32()), (-3, pa.int64())])
+@pytest.mark.parametrize("length", [0, 1, 5])
+def test_a_constant_column_equals_pa_array_and_stores_the_same_bytes(value, arrow_type, length):
+    import pyarrow.parquet as pq
+    built = arrays.constant(value, length, arrow_type)
+    expected = pa.array([value] * length, type=arrow_type)
+    assert built.type == arrow_type and built.equals(expected)
+    built.validate(full=True)
+    stored = []
+    for made in (built, expected):
+        sink = pa.BufferOutputStream()
+        pq.write_table(pa.table({"x": made}), sink)
+        stored.append(sink.getvalue().to_pybytes())
+    assert stored[0] == stored[1]
+
+
 def test_a_cold_scan_from_the_command_line_never_imports_pandas(tmp_path):
     root = tmp_path / "src"
     root.mkdir()

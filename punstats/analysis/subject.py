@@ -10,7 +10,9 @@ project's stored summary (``analysis.units``, as the run's kinds table);
 ``measure`` turns a count and its unit into what the tables print: a share
 in % for a unit of syntax, a rate per million for lines or files
 (``units.is_share``); ``pooled`` sums the scanned projects and gives the
-per-project median of the measure (projects with some of the unit).
+per-project median of the measure (projects with some of the unit);
+``kind_intervals`` their 95 % intervals, the scanned projects resampled
+(``analysis.uncertainty.run_intervals``).
 """
 from __future__ import annotations
 
@@ -20,6 +22,8 @@ import pandas as pd
 
 from punstats.analysis import units
 from punstats.analysis.ecosystem import project_identity
+from punstats.analysis.uncertainty import RunIntervals, run_intervals
+from punstats.model.intervals import DEFAULT_BOOTSTRAP, Bootstrap
 from punstats.model.kinds import Kind
 
 #: The counts of ``per_project``: the kind's and its unit's, in all code and outside tests.
@@ -79,3 +83,11 @@ def pooled(frame: pd.DataFrame, kind: Kind) -> Dict[str, Any]:
         result["median" + suffix] = float(known.median()) if len(known) else float("nan")
     result["measured"] = int(scanned["measure"].notna().sum())
     return result
+
+
+def kind_intervals(frame: pd.DataFrame, kind: Kind, method: Bootstrap = DEFAULT_BOOTSTRAP) -> RunIntervals:
+    """The 95 % intervals of a run's pooled measure of ``kind`` and of its median, in all code
+    (``all``) and outside tests (``nontest``), from its ``per_project`` frame."""
+    scale = 100.0 if units.is_share(kind.per) else 1e6
+    return run_intervals(frame, method, (("all", "count", "unit", scale),
+                                         ("nontest", "count_nontest", "unit_nontest", scale)))

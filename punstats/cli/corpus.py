@@ -229,8 +229,10 @@ def cmd_years(args: argparse.Namespace) -> int:
         cache = year.ecosystem.get("cache") or {}
         print(terminal("%d: %.1f s, %d files scanned now; files of the year from the cache %d, extracted %d"
                        % (year.year, year.seconds, year.files, cache.get("cached", 0), cache.get("extracted", 0))))
+    from punstats.analysis.years import trend
     from punstats.present.formats import render_all
-    for line in render_all([shown.trend_table(read_years(options.output), kind)], "rst").rstrip("\n").split("\n"):
+    stored = read_years(options.output)
+    for line in render_all([shown.trend_table(stored, trend(stored, kind))], "rst").rstrip("\n").split("\n"):
         print(terminal(line))
     print(terminal("show it again: punstats table %s, punstats plot %s, punstats report %s (each year alone: %s)"
                    % ((shlex.quote(options.output),) * 3 + (shlex.quote(os.path.join(options.output, "YEAR")),))))

@@ -2,7 +2,9 @@
 
 ``handler`` wraps each command of ``cli.evidence``: a directory holding a run over years
 (``store.years``) is shown here, as its trend per year (``present.years``); any other goes on
-to the command as before.  Each year's folder is an ordinary run, which those commands show alone.
+to the command as before.  Each command computes the trend once (``analysis.years.trend``, its
+intervals bootstrapped as ``--resamples`` and ``--seed`` say) and hands it to every table, figure
+and report it writes.  Each year's folder is an ordinary run, which those commands show alone.
 """
 from __future__ import annotations
 
@@ -34,9 +36,13 @@ def _given(args: argparse.Namespace) -> Any:
     return read_years(found[0])  # a StoreError (a year missing or never finished): cli.main
 
 
-def _kind(stored: Any, asked: Any) -> Any:
+def _trend(stored: Any, args: argparse.Namespace) -> Any:
+    """The trend of the kind ``--kind`` asks for (``analysis.years.Trend``), made once for the command."""
+    from punstats.analysis import years
     from punstats.analysis.asked import subject
-    return subject(stored.registry, asked)  # an unknown kind: a one-line OptionError
+    from punstats.cli.bootstrap import bootstrap
+    kind = subject(stored.registry, args.kind)  # an unknown kind: a one-line OptionError
+    return years.trend(stored, kind, bootstrap(args))
 
 
 def _table(args: argparse.Namespace, stored: Any) -> int:
@@ -49,12 +55,13 @@ def _table(args: argparse.Namespace, stored: Any) -> int:
         raise UsageError("a run over years has its trend per year and its projects per year (--kind chooses the "
                          "kind, -n the projects); one year's --kinds or --by: punstats table %s/YEAR"
                          % stored.directory)
-    kind = _kind(stored, args.kind)
+    trend = _trend(stored, args)
     if args.format == "csv":  # one tidy row per year; a year's projects: that year's own CSV
         from punstats.present import tidy
-        write_output(tidy.to_csv(years.trend_frame(stored, kind)), args.output)
+        write_output(tidy.to_csv(years.trend_frame(stored, trend)), args.output)
         return 0
-    tables = [years.trend_table(stored, kind), years.projects_table(stored, kind, args.top if args.top_given else None)]
+    tables = [years.trend_table(stored, trend),
+              years.projects_table(stored, trend, args.top if args.top_given else None)]
     write_output(render_all(tables, args.format, links=args.links), args.output)
     return 0
 
@@ -62,9 +69,9 @@ def _table(args: argparse.Namespace, stored: Any) -> int:
 def _plot(args: argparse.Namespace, stored: Any) -> int:
     """The trend figure of the kind."""
     from punstats.present import figure, years
-    kind = _kind(stored, args.kind)
+    trend = _trend(stored, args)
     try:
-        paths = figure.save(years.trend_plot(stored, kind), args.output or figure.DEFAULT_DIRECTORY, args.format)
+        paths = figure.save(years.trend_plot(stored, trend), args.output or figure.DEFAULT_DIRECTORY, args.format)
     except OSError as exc:
         raise UsageError("cannot write the figures: %s" % error_line(exc)) from None
     print("\n".join(terminal(path) for path in paths))
@@ -77,9 +84,9 @@ def _report(args: argparse.Namespace, stored: Any) -> int:
     from punstats.present import years
     check_report_output(args)
     check_figure_options(args)
-    kind = _kind(stored, args.kind)
+    trend = _trend(stored, args)
     try:
-        path = years.write_report(stored, kind, args.output, figures=not args.no_figures,
+        path = years.write_report(stored, trend, args.output, figures=not args.no_figures,
                                   figures_dir=args.figures_dir, embed=args.embed, links=args.links, top=args.top)
     except OSError as exc:
         raise UsageError("cannot write the report: %s" % error_line(exc)) from None

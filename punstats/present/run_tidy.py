@@ -55,14 +55,13 @@ def run_measures(stored: Any, kind: Kind, measured: str, method: Bootstrap = DEF
                  frame: Optional[pd.DataFrame] = None) -> Dict[str, Any]:
     """The kind's measure (``measured``: its column's name) of the run pooled and the median of its
     projects' own, in all code and outside tests, each with its 95 % interval (its scanned projects
-    resampled as ``method`` says, ``present.subject.kind_intervals``), as ``project_table`` shows
+    resampled as ``method`` says, ``analysis.subject.kind_intervals``), as ``project_table`` shows
     them: ``pooled_<measured>``, ``pooled_<measured>_low``, ..., ``median_<measured>_nontest_high``;
     then ``bootstrap_columns``.  ``frame``: the run's ``analysis.subject.per_project`` of the kind,
     when the caller has it."""
     from punstats.analysis import subject
-    from punstats.present.subject import kind_intervals
     frame = frame if frame is not None else subject.per_project(stored.records, kind)
-    intervals = kind_intervals(frame, kind, method)
+    intervals = subject.kind_intervals(frame, kind, method)
     columns: Dict[str, Any] = {}
     for words, by in (("pooled", intervals.pooled), ("median", intervals.median)):
         for scope, interval in by.items():

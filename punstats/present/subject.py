@@ -20,7 +20,8 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import pandas as pd
 
 from punstats.analysis import subject, units
-from punstats.analysis.uncertainty import RunIntervals, run_intervals
+from punstats.analysis.subject import kind_intervals
+from punstats.analysis.uncertainty import RunIntervals
 from punstats.model.intervals import DEFAULT_BOOTSTRAP, Bootstrap
 from punstats.model.kinds import Kind
 from punstats.present.commands import shown_source
@@ -83,7 +84,7 @@ def project_table(stored: Any, kind: Kind, top: Optional[int] = None, method: Bo
     """Every project of the run ``stored`` (or the first ``top``, then one row pooling the others),
     then the run pooled and the median of the projects' measures: the kind's count and measure
     against its unit in all code and outside tests; then the 95 % intervals of the pooled measures
-    and of the medians (bootstrapped over projects as ``method`` says: ``kind_intervals``, or
+    and of the medians (bootstrapped over projects as ``method`` says: ``analysis.subject.kind_intervals``, or
     ``intervals`` when the caller has them already)."""
     frame = subject.per_project(stored.records, kind)
     shown = frame if top is None else frame.head(top)
@@ -114,14 +115,6 @@ def project_table(stored: Any, kind: Kind, top: Optional[int] = None, method: Bo
     notes = (notes[0] + " " + found.method.words(),)
     return Table(header=header, rows=tuple(rows), notes=notes, title_note=0, note_links=(list_url(ecosystem),),
                  title=(kind_text(kind), Label(" in %s" % population(ecosystem, short=True))))
-
-
-def kind_intervals(frame: pd.DataFrame, kind: Kind, method: Bootstrap = DEFAULT_BOOTSTRAP) -> RunIntervals:
-    """The 95 % intervals of a run's pooled measure of ``kind`` and of its median, in all code
-    (``all``) and outside tests (``nontest``), from its ``analysis.subject.per_project`` frame."""
-    scale = 100.0 if units.is_share(kind.per) else 1e6
-    return run_intervals(frame, method, (("all", "count", "unit", scale),
-                                         ("nontest", "count_nontest", "unit_nontest", scale)))
 
 
 def _interval_rows(intervals: RunIntervals, kind: Kind) -> List[Tuple[Cell, ...]]:

@@ -29,7 +29,7 @@ from punstats.present.formats import Table, count_text, percent_text, rate_text,
 from punstats.present.provenance import column_names
 from punstats.present.report import REPRODUCE, portable, what_was_measured
 from punstats.present.run_labels import labels_section, sheets_in
-from punstats.present.subject import kind_intervals, project_table, scan_counts, scans_table
+from punstats.present.subject import project_table, scan_counts, scans_table
 from punstats.store.ecosystem import population
 
 DEFAULT_DIRECTORY = "reports"
@@ -129,7 +129,7 @@ def render_run(stored: Any, kind: Kind, figure: Optional[str] = None, top: Optio
     ecosystem = stored.ecosystem
     frame = subject.per_project(stored.records, kind)
     pooled = subject.pooled(frame, kind)
-    intervals = kind_intervals(frame, kind, method)  # once, for every length the listing is tried at
+    intervals = subject.kind_intervals(frame, kind, method)  # once, for every length the listing is tried at
     rule = str((ecosystem.get("rules") or {}).get("test_rule", "?"))
     spread = ("%s of the %s scanned projects %s. Per project (every project counts once), the median is %s "
               "(outside tests, %s)."

@@ -170,15 +170,16 @@ def _table_bytes(project: Ranked, result: Any, year: Optional[int] = None) -> Di
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    from punstats.store.arrays import constant
     from punstats.store.disk import provenance_metadata
     from punstats.store.staging import TABLE_FILES
     tables = {}
     for name in TABLES:
         table = pq.read_table(os.path.join(result.directory, TABLE_FILES[name]))
-        table = table.append_column("project", pa.array([project.name] * len(table), pa.string()))
-        table = table.append_column("rank", pa.array([project.rank] * len(table), pa.int32()))
+        table = table.append_column("project", constant(project.name, len(table), pa.string()))
+        table = table.append_column("rank", constant(project.rank, len(table), pa.int32()))
         if year is not None:
-            table = table.append_column("year", pa.array([year] * len(table), pa.int32()))
+            table = table.append_column("year", constant(year, len(table), pa.int32()))
         metadata = dict(table.schema.metadata or {})
         metadata[b"punstats"] = json.dumps(provenance_metadata(result.summary), sort_keys=True).encode()
         sink = pa.BufferOutputStream()
@@ -268,8 +269,6 @@ def _finish(output: str, project: Ranked, record: Dict[str, Any], tables: Dict[s
     if record["status"] == "failed" and options.strict:
         raise RunError("project %d (%s) failed: %s" % (project.rank, project.name, record["message"]))
     _check_own(output)
-    if options.year is not None:
-        record["year"] = options.year
     for name, data in tables.items():
         write_atomic(os.path.join(output, name, project.name + ".parquet"), data)
     _commit(output, record)

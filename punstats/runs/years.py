@@ -10,6 +10,10 @@ The years share the blob cache (and the downloads folder): a file unchanged sinc
 year is not extracted again, and a release that stood in two years is downloaded once, so
 later years cost less than the first.  Each year's run resumes as any run does
 (``--skip-existing``: per project and year).
+
+A stored record does not say its year: its folder does (and the year's ``ecosystem.json``).
+The records this module hands on (``on_done``, ``YearDone.records``) carry it as ``year``,
+added here (``with_year``), so that progress lines and ``--json`` say it.
 """
 from __future__ import annotations
 
@@ -71,6 +75,11 @@ def _prepare(output: str, top: Listing, years: Sequence[int], skip_existing: boo
         raise RunError("cannot write the run to %s: %s" % (output, exc.strerror or exc)) from None
 
 
+def with_year(record: Dict[str, Any], year: int) -> Dict[str, Any]:
+    """A copy of the stored ``record`` of ``year``'s run that says its year (``year``)."""
+    return dict(record, year=year)
+
+
 def run_years(top: Listing, projects: Sequence[Ranked], years: Sequence[int], options: Options,
               get: pypi.Getter = pypi.http_get,
               on_done: Optional[Callable[[Dict[str, Any], bool], None]] = None,
@@ -89,7 +98,14 @@ def run_years(top: Listing, projects: Sequence[Ranked], years: Sequence[int], op
         start = time.perf_counter()
         yearly = dataclasses.replace(options, output=year_folder(options.output, year), year=year,
                                      year_releases=known)
-        records, ecosystem = run_top(top, projects, yearly, get, on_done=on_done, timing=timing, on_begin=on_begin,
+        told = None if on_done is None else _told(on_done, year)
+        records, ecosystem = run_top(top, projects, yearly, get, on_done=told, timing=timing, on_begin=on_begin,
                                      on_wait=on_wait)
-        done.append(YearDone(year, tuple(records), ecosystem, time.perf_counter() - start, timing.files))
+        done.append(YearDone(year, tuple(with_year(r, year) for r in records), ecosystem,
+                             time.perf_counter() - start, timing.files))
     return done
+
+
+def _told(on_done: Callable[[Dict[str, Any], bool], None], year: int) -> Callable[[Dict[str, Any], bool], None]:
+    """``on_done`` told each record of ``year`` with its year."""
+    return lambda record, reused: on_done(with_year(record, year), reused)

@@ -54,6 +54,14 @@ def string_array(values: Sequence[str], repeat: int = 1, valid: Optional[pa.Buff
                                  [valid, pa.py_buffer(_little(offsets)), pa.py_buffer(b"".join(data) * repeat)])
 
 
+def constant(value: Any, length: int, arrow_type: pa.DataType) -> pa.Array:
+    """``value`` (a string or a whole number) ``length`` times over, as an array of ``arrow_type``
+    (a string or an integer type): a column that says whose every row of a table is."""
+    if isinstance(value, str):
+        return string_array([value], repeat=length).cast(arrow_type)
+    return column([value] * length, pa.int64()).cast(arrow_type)
+
+
 def bool_array(values: Sequence[bool]) -> pa.Array:
     return column(values, pa.bool_())
 
