@@ -43,6 +43,7 @@ from punstats.model.corpus import Corpus, SourceError
 from punstats.sources.archives import (
     ARCHIVE_SUFFIXES,
     Limits,
+    Unpacked,
     archive_kind,
     default_dir,
     remove_quietly,
@@ -64,6 +65,10 @@ INDEX_URL = "https://pypi.org/pypi"
 
 #: ``get(url) -> bytes``; raises ``FetchError``.  Tests pass their own.
 Getter = Callable[[str], bytes]
+
+#: What unpacks a downloaded archive: ``sources.trees.unpack_cached``'s arguments and result
+#: (an ecosystem run's runs it in processes of its own, ``runs.unpacking``).
+Unpacker = Callable[[str, str, Optional[str], Optional[Limits], Tuple[str, ...]], Unpacked]
 
 _NAME = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$")
 
@@ -376,13 +381,15 @@ def pypi_corpus(argument: str, get: Getter = http_get, directory: Optional[str] 
 
 
 def release_corpus(release: Sdist, get: Getter = http_get, directory: Optional[str] = None,
-                   limits: Optional[Limits] = None, only: Tuple[str, ...] = ()) -> Corpus:
+                   limits: Optional[Limits] = None, only: Tuple[str, ...] = (),
+                   unpack: Optional[Unpacker] = None) -> Corpus:
     """The corpus of one release file (sdist or pure wheel): downloaded, checked, unpacked (``only``:
-    writing only the files ending so, ``sources.unwritten``)."""
+    writing only the files ending so, ``sources.unwritten``) by ``unpack`` (default: here,
+    ``sources.trees.unpack_cached``)."""
     limits = limits or Limits()
     path = download(release, directory, get)
     try:
-        unpacked = unpack_cached(path, release.sha256, directory, limits, only)
+        unpacked = (unpack or unpack_cached)(path, release.sha256, directory, limits, only)
     except SourceError as exc:  # named as the index names it, not as stored (a wheel as .whl.zip)
         raise SourceError(str(exc).replace(release.stored_name, release.filename)) from None
     archive = {"file": release.filename, "url": release.url, "sha256": release.sha256,
