@@ -27,7 +27,7 @@ from typing import Any, Callable, Deque, Dict, Iterator, List, Optional, Sequenc
 from punstats.cache import ARCHIVE_FOLDER
 from punstats.sources import pypi
 from punstats.sources.toppypi import Ranked
-from punstats.sources.trees import tree_name
+from punstats.sources.trees import Unpacker, tree_name
 
 
 def _retry(call: Any) -> Any:
@@ -79,7 +79,7 @@ class Fetcher:
         self.sleep = time.sleep  # between tries while the network is down
         self.on_wait: Optional[Callable[[str], None]] = None  # told each pause, in words
         # where archives are unpacked (``runs.unpacking``); None: in the fetch thread
-        self.unpack: Optional[pypi.Unpacker] = None
+        self.unpack: Optional[Unpacker] = None
         self.directory = options.downloads or pypi.default_dir()
         # only the files the scan reads are written (a tree kept for the user is whole)
         self.only: Tuple[str, ...] = () if options.keep else tuple(options.scan.extensions)

@@ -11,13 +11,15 @@ checks, refusals and counts, its tree renamed into place only when complete),
 waiting without holding the lock.  What the unpack raises (a damaged archive,
 a bomb) is raised here as it was, and is the project's failure as before.  A
 process that dies (killed, as the out-of-memory killer does) breaks the pool:
-it is replaced, the archive is unpacked once more in the new one, and if that
-dies too the project fails with ``DIED``; the run goes on.  The processes die
+it is replaced, and each archive that was in it is unpacked once more, alone in
+a process of its own, so that one bad archive cannot take others down; if that
+one dies too, its project fails with ``DIED``; the run goes on.  The processes die
 with the run (``engines.local.new_pool``).
 """
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import threading
 from concurrent.futures import ProcessPoolExecutor
@@ -52,14 +54,21 @@ class Unpackers:
 
     def unpack(self, archive: str, sha256: str, directory: Optional[str] = None,
                limits: Optional[Limits] = None, only: Tuple[str, ...] = ()) -> Unpacked:
-        """``sources.trees.unpack_cached`` of these arguments, run in one of the processes."""
-        for _ in range(2):
-            pool = self.sound()
-            try:
-                return pool.submit(unpack_cached, archive, sha256, directory, limits, only).result()
-            except BrokenProcessPool:
-                self.replace(pool)
-        raise SourceError(DIED % os.path.basename(archive))
+        """``sources.trees.unpack_cached`` of these arguments, run in one of the processes; once
+        more in a process of its own if the pool broke meanwhile (whichever archive broke it)."""
+        task = functools.partial(unpack_cached, archive, sha256, directory, limits, only)
+        pool = self.sound()
+        try:
+            return pool.submit(task).result()
+        except BrokenProcessPool:
+            self.replace(pool)
+        alone = local.new_pool(1)
+        try:
+            return alone.submit(task).result()
+        except BrokenProcessPool:
+            raise SourceError(DIED % os.path.basename(archive)) from None
+        finally:
+            local.close(alone)
 
     def sound(self) -> ProcessPoolExecutor:
         self.start()
