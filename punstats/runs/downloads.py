@@ -1,4 +1,4 @@
-"""Projects fetched ahead of the scan: resolved, downloaded and unpacked in a thread pool.
+"""Projects fetched ahead of the scan: resolved and downloaded in a thread pool, and unpacked.
 
 This module owns the fetching side of ``corpus top-pypi:N`` (``runs.ecosystem``):
 ``Fetcher.fetch`` resolves a project's latest release (``pypi.resolve_latest``; with a
