@@ -72,7 +72,7 @@ def unreachable(exc: BaseException, get: pypi.Getter, index_url: str) -> bool:
 
 
 class Fetcher:
-    """Resolves, downloads and unpacks projects in a thread pool, a few ahead."""
+    """Resolves and downloads projects in a thread pool, a few ahead, and has them unpacked (``unpack``)."""
 
     def __init__(self, options: Any, get: pypi.Getter) -> None:  # runs.ecosystem.Options
         self.options, self.get, self.probe = options, _getter(get), get
