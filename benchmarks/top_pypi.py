@@ -15,7 +15,7 @@ wall time and CPU time:
 
 then the CPU busy share of the whole process tree (the run and its workers,
 sampled from psutil twice a second: CPU seconds over wall seconds times
-cores), its peak RSS (summed over the tree) and that of the run alone, the
+cores) and how much of it the run's own process used, its peak RSS (summed over the tree) and that of the run alone, the
 worker pools started, and a projection of the wall time for 8,000 projects
 from the measured cost per project.  As the baseline for the CPU share it also
 measures, just before each N, how much CPU one busy process per core gets on
@@ -49,6 +49,8 @@ import time
 FETCH_STAGES = (("resolve", "resolve_latest"), ("download", "download"), ("unpack", "unpack_cached"))
 
 PROJECTION = 8000
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def timed(module, name, label, stages, lock):
@@ -109,6 +111,17 @@ class TreeSampler:
         return self.gone_cpu + sum(self.seen.values())
 
 
+def use_version(folder):
+    """Import punstats from ``folder``, even where an editable install's import hook would win over
+    ``sys.path`` (and so over ``PYTHONPATH``): every version compared would be the installed one."""
+    sys.meta_path[:] = [finder for finder in sys.meta_path
+                        if not (getattr(finder, "__module__", None) or "").startswith("__editable__")]
+    sys.path.insert(0, folder)
+    import punstats
+    if os.path.dirname(os.path.dirname(os.path.abspath(punstats.__file__))) != os.path.abspath(folder):
+        sys.exit("punstats was imported from %s, not %s" % (punstats.__file__, folder))
+
+
 def child(n, jobs, download_jobs, output, downloads, pattern, cache=True):
     from punstats.engines import local
     from punstats.runs import ecosystem, projects
@@ -116,6 +129,11 @@ def child(n, jobs, download_jobs, output, downloads, pattern, cache=True):
     stages, lock = {}, threading.Lock()
     for label, name in FETCH_STAGES:
         timed(pypi, name, "fetch: " + label, stages, lock)
+    try:  # this version's unpacking in processes of its own: the fetch thread waits for it
+        from punstats.runs import unpacking
+        timed(unpacking.Unpackers, "unpack", "fetch: unpack (waiting)", stages, lock)
+    except ImportError:  # an older version unpacks in the fetch threads
+        pass
     pools = []
     real_pool = local.new_pool
     local.new_pool = lambda jobs: pools.append(jobs) or real_pool(jobs)
@@ -135,13 +153,15 @@ def child(n, jobs, download_jobs, output, downloads, pattern, cache=True):
         wall = time.perf_counter() - start
         tree.sample()
     cpu = os.times()
+    main_cpu = cpu.user + cpu.system - cpu_before.user - cpu_before.system
     used = sum(getattr(cpu, k) - getattr(cpu_before, k) for k in ("user", "system", "children_user",
                                                                      "children_system"))
     for where, label in (("loop", "waiting"), ("loop", "scanning"), ("store", "storing")):
         if hasattr(timing, label):  # an older version's Timing may lack it: absent, not 0
             stages["%s: %s" % (where, label)] = [getattr(timing, label), getattr(timing, label + "_cpu", None), n]
     print(json.dumps({"n": n, "wall": wall, "waiting": timing.waiting, "files": timing.files,
-                      "bytes": timing.bytes, "cpu": max(used, tree.cpu()), "scanned": summary["scanned"],
+                      "bytes": timing.bytes, "cpu": max(used, tree.cpu()), "main_cpu": main_cpu,
+                      "scanned": summary["scanned"],
                       "stages": stages, "pools": len(pools), "tree_rss_kb": tree.peak // 1024,
                       "rss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
                       "rss_quarters_kb": [rss[max(0, len(rss) * q // 4 - 1)] for q in (1, 2, 3, 4)] if rss else [],
@@ -177,10 +197,9 @@ def measure(n, args, version=None):
     """The child's measures of top-pypi:N, with the punstats in ``version`` (a folder) or this one."""
     with tempfile.TemporaryDirectory() as directory:
         env = dict(os.environ, PUNSTATS_CACHE_DIR=os.path.join(directory, "cache"))
-        if version:
-            env["PYTHONPATH"] = os.path.abspath(version)
         command = [sys.executable, os.path.abspath(__file__), "--child", str(n), "--download-jobs",
-                   str(args.download_jobs), "--output", os.path.join(directory, "out")]
+                   str(args.download_jobs), "--output", os.path.join(directory, "out"),
+                   "--version", os.path.abspath(version or ROOT)]
         for flag, value in (("--jobs", args.jobs), ("--downloads", args.downloads), ("--pattern", args.pattern)):
             command += [flag, str(value)] if value else []
         command += ["--no-cache"] if args.no_cache else []
@@ -204,6 +223,9 @@ def report(r, available, label=""):
         print("    %-18s %8.1f s wall%s  (%d)" % (stage, wall, "" if cpu is None else ", %7.1f s CPU" % cpu, count))
     print("    resident memory after 1/4, 1/2, 3/4 and all of the projects: %s MB" % ", ".join(
         "%.0f" % (kb / 1024) for kb in r["rss_quarters_kb"]), flush=True)
+    if "main_cpu" in r:
+        print("    CPU of the run's own process %.2f cores (%.0f %% of the CPU used), of its workers %.2f cores"
+              % (r["main_cpu"] / r["wall"], 100 * r["main_cpu"] / r["cpu"], (r["cpu"] - r["main_cpu"]) / r["wall"]))
     per = r["wall"] / r["n"]
     print("    per project: %.2f s wall, %.2f s CPU; %d projects at this rate: %.0f min; with every core busy: %.0f min"
           % (per, r["cpu"] / r["n"], PROJECTION, per * PROJECTION / 60, r["cpu"] / r["n"] / cores * PROJECTION / 60))
@@ -213,6 +235,7 @@ def compare(n, args):
     """This version against ``args.against``, interleaved; the ratios of the medians."""
     import statistics
     walls, shares = {"this": [], "other": []}, {"this": [], "other": []}
+    cpus, mains = {"this": [], "other": []}, {"this": [], "other": []}
     for _ in range(args.repeat):
         for name, version in (("other", args.against), ("this", None)):
             available = available_cores()
@@ -220,9 +243,14 @@ def compare(n, args):
             report(r, available, "[%s] " % name)
             walls[name].append(r["wall"])
             shares[name].append(r["cpu"] / r["wall"] / available if available else 0)
-    print("top-pypi:%d, this version over %s: wall %.2f, CPU used over what a busy process got %.2f" % (
-        n, args.against, statistics.median(walls["this"]) / statistics.median(walls["other"]),
-        statistics.median(shares["this"]) / statistics.median(shares["other"])), flush=True)
+            cpus[name].append(r["cpu"])
+            mains[name].append(r["main_cpu"] / r["cpu"])
+    median = statistics.median
+    print("top-pypi:%d, this version over %s: wall %.2f, CPU used over what a busy process got %.2f, "
+          "CPU %.2f; the run's own process's share of the CPU %.0f %% against %.0f %%" % (
+              n, args.against, median(walls["this"]) / median(walls["other"]),
+              median(shares["this"]) / median(shares["other"]), median(cpus["this"]) / median(cpus["other"]),
+              100 * median(mains["this"]), 100 * median(mains["other"])), flush=True)
 
 
 def main():
@@ -237,8 +265,10 @@ def main():
     parser.add_argument("--repeat", type=int, default=1, help="with --against: runs of each version, interleaved")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--output", help=argparse.SUPPRESS)
+    parser.add_argument("--version", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
+        use_version(args.version)
         return child(args.n[0], args.jobs, args.download_jobs, args.output, args.downloads, args.pattern,
                      not args.no_cache)
     results = []

@@ -244,7 +244,7 @@ def test_one_worker_pool_serves_every_project_and_each_is_stored_while_the_next_
     monkeypatch.setattr(local, "new_pool", new_pool)
     records, pooled = run_top(tmp_path / "two", index, names, cache=False, jobs=2,
                               on_done=lambda record, reused: stored_in.append(threading.current_thread().name))
-    assert pools == [2]
+    assert pools == [2, 2]  # the scan's workers, and the processes that unpack (runs.unpacking)
     assert [r["status"] for r in records] == ["scanned"] * 3
     assert all(name.startswith("store") for name in stored_in) and len(stored_in) == 3
     assert dict(pooled, list=None) == dict(alone, list=None)
@@ -619,3 +619,40 @@ def test_a_record_swapped_for_a_link_is_scanned_again_and_the_link_replaced(tmp_
     records, _ = run_top(tmp_path, index, ["alpha", "iota"], skip_existing=True)
     assert [r["status"] for r in records] == ["scanned", "scanned"]
     assert not record.is_symlink() and outside.read_text() == kept
+
+
+def test_fetching_stops_running_ahead_while_the_projects_fetched_hold_over_the_bytes_allowed():
+    """``ahead`` holds back further fetches, not the next one in order, while those done hold too much."""
+    from concurrent.futures import Future
+
+    from punstats.model.corpus import Corpus
+    from punstats.sources.toppypi import Ranked
+
+    class Now:
+        """A pool that runs each fetch as it is submitted, so what is held is known at each step."""
+
+        def submit(self, fetch, project):
+            future = Future()
+            future.set_result(fetch(project))
+            return future
+
+    class Fetcher:
+        submitted = []
+
+        def fetch(self, project):
+            self.submitted.append(project.name)
+            return None, Corpus(project.name, "/", "", "", archive={"bytes": 100}), 0.0
+
+    names = ["p%d" % i for i in range(6)]
+    fetcher, ahead_of_consumer = Fetcher(), []
+    taken = []
+    for project, _ in downloads.ahead([Ranked(i + 1, n) for i, n in enumerate(names)], fetcher, Now(),
+                                           depth=4, held_bytes=150):
+        taken.append(project.name)
+        ahead_of_consumer.append(len(fetcher.submitted) - len(taken))
+    assert taken == names and fetcher.submitted == names
+    # fetched ahead until they hold over 150 bytes: two of 100; by count alone, four (depth 4)
+    assert max(ahead_of_consumer) == 2
+    fetcher.submitted.clear()
+    counted = [len(fetcher.submitted) for _ in downloads.ahead([Ranked(1, n) for n in names], fetcher, Now(), 4)]
+    assert counted[0] - 1 == 4

@@ -1,4 +1,4 @@
-"""Projects fetched ahead of the scan: resolved, downloaded and unpacked in a thread pool.
+"""Projects fetched ahead of the scan: resolved and downloaded in a thread pool, and unpacked.
 
 This module owns the fetching side of ``corpus top-pypi:N`` (``runs.ecosystem``):
 ``Fetcher.fetch`` resolves a project's latest release (``pypi.resolve_latest``; with a
@@ -8,7 +8,10 @@ only the files the scan reads, ``sources.unwritten``, unless the trees are kept)
 returns the failure instead of raising; ``Fetcher.done_with`` deletes the
 unpacked tree after the scan (unless ``keep``) and trims the downloaded archives
 to the cap, never one in use; ``ahead`` keeps a bounded number of fetches
-running ahead of the consumer, in rank order.
+(and of unpacked bytes) running ahead of the consumer, in rank order.  An
+ecosystem run has the archives unpacked in processes of their own
+(``Fetcher.unpack``, ``runs.unpacking``), the threads only resolving and
+downloading.
 """
 from __future__ import annotations
 
@@ -17,13 +20,14 @@ import re
 import shutil
 import threading
 import time
+from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Deque, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from punstats.cache import ARCHIVE_FOLDER
 from punstats.sources import pypi
 from punstats.sources.toppypi import Ranked
-from punstats.sources.trees import tree_name
+from punstats.sources.trees import Unpacker, tree_name
 
 
 def _retry(call: Any) -> Any:
@@ -68,12 +72,14 @@ def unreachable(exc: BaseException, get: pypi.Getter, index_url: str) -> bool:
 
 
 class Fetcher:
-    """Resolves, downloads and unpacks projects in a thread pool, a few ahead."""
+    """Resolves and downloads projects in a thread pool, a few ahead, and has them unpacked (``unpack``)."""
 
     def __init__(self, options: Any, get: pypi.Getter) -> None:  # runs.ecosystem.Options
         self.options, self.get, self.probe = options, _getter(get), get
         self.sleep = time.sleep  # between tries while the network is down
         self.on_wait: Optional[Callable[[str], None]] = None  # told each pause, in words
+        # where archives are unpacked (``runs.unpacking``); None: in the fetch thread
+        self.unpack: Optional[Unpacker] = None
         self.directory = options.downloads or pypi.default_dir()
         # only the files the scan reads are written (a tree kept for the user is whole)
         self.only: Tuple[str, ...] = () if options.keep else tuple(options.scan.extensions)
@@ -106,7 +112,8 @@ class Fetcher:
         with self.lock:
             self.active[release.sha256] = self.active.get(release.sha256, 0) + 1
         try:
-            corpus = pypi.release_corpus(release, self.get, self.directory, self.options.limits, self.only)
+            corpus = pypi.release_corpus(release, self.get, self.directory, self.options.limits, self.only,
+                                         self.unpack)
         except BaseException:
             self.release(release)
             raise
@@ -177,18 +184,33 @@ class Fetcher:
         return found
 
 
-def ahead(projects: Sequence[Ranked], fetcher: Fetcher, pool: ThreadPoolExecutor,
-           depth: int) -> Iterator[Tuple[Ranked, "Future[Tuple[Any, Any, float]]"]]:
-    """Futures in rank order, at most ``depth`` submitted ahead of the consumer."""
-    pending: List[Tuple[Ranked, Future]] = []
+def held(pending: Sequence[Tuple[Ranked, Future]]) -> int:
+    """The unpacked bytes of the projects in ``pending`` already fetched (one still fetching counts 0)."""
+    total = 0
+    for _, future in pending:
+        if future.done() and not future.cancelled() and future.exception() is None:
+            corpus = future.result()[1]
+            total += int(((corpus.archive if corpus is not None else None) or {}).get("bytes") or 0)
+    return total
+
+
+def ahead(projects: Sequence[Ranked], fetcher: Fetcher, pool: ThreadPoolExecutor, depth: int,
+          held_bytes: Optional[int] = None) -> Iterator[Tuple[Ranked, "Future[Tuple[Any, Any, float]]"]]:
+    """Futures in rank order, at most ``depth`` submitted ahead of the consumer, and no more while
+    the projects fetched ahead and not yet taken hold over ``held_bytes`` unpacked (``held``), so
+    that a few huge releases cannot fill the disk ahead of the scan; the next one in order is
+    always fetched."""
+    pending: Deque[Tuple[Ranked, Future]] = deque()
     queue = iter(projects)
-    for project in queue:
-        pending.append((project, pool.submit(fetcher.fetch, project)))
-        if len(pending) >= depth:
-            break
+
+    def fill() -> None:
+        while len(pending) < depth and (held_bytes is None or held(pending) <= held_bytes):
+            project = next(queue, None)
+            if project is None:
+                return
+            pending.append((project, pool.submit(fetcher.fetch, project)))
+    fill()
     while pending:
-        head = pending.pop(0)
-        nxt = next(queue, None)
-        if nxt is not None:
-            pending.append((nxt, pool.submit(fetcher.fetch, nxt)))
+        head = pending.popleft()
+        fill()
         yield head

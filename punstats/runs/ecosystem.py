@@ -2,9 +2,10 @@
 
 This module owns the loop behind ``punstats corpus top-pypi:N``.  A thread
 pool resolves each project's latest release (``pypi.resolve_latest``: the
-sdist, else a pure-Python wheel), downloads and unpacks it, a few projects
-ahead of the scan; the main thread scans one project at a time (the blob
-cache extracts a file seen in an earlier project only once), stores it, then
+sdist, else a pure-Python wheel) and downloads it, and a few processes unpack
+it (``runs.unpacking``), a few projects ahead of the scan; the main thread
+scans one project at a time (the blob cache extracts a file seen in an earlier
+project only once), stores it, then
 deletes its unpacked tree (unless ``keep``) and trims the downloads to
 ``download_cap`` bytes (``runs.downloads``).  With the Dask engine, whole
 projects (fetch and scan) run on the workers instead (``runs.ecosystem_dask``)
@@ -277,16 +278,22 @@ def _finish(output: str, project: Ranked, record: Dict[str, Any], tables: Dict[s
 def _local(todo: Sequence[Ranked], options: Options, get: pypi.Getter, cache: Any, timing: Timing,
            on_begin: Optional[Callable[[str], None]] = None, on_wait: Optional[Callable[[str], None]] = None,
            ) -> Iterator[Tuple[Ranked, Callable[[], Outcome]]]:
-    """Each project scanned, in rank order, with what makes its outcome: downloads and unpacking in
-    threads, scans here, every scan through one worker pool for the run (``on_begin``: told each
-    project's name as the loop starts waiting for it; ``on_wait``: each pause for the network)."""
+    """Each project scanned, in rank order, with what makes its outcome: downloads in threads,
+    unpacking in processes of its own (``runs.unpacking``; fetched ahead by count and by unpacked
+    bytes, at most ``download_cap``), scans here, every scan through one worker pool for the run
+    (``on_begin``: told each project's name as the loop starts waiting for it; ``on_wait``: each
+    pause for the network)."""
     from punstats.runs.pipeline import shared_pool
+    from punstats.runs.unpacking import unpackers
     fetcher = Fetcher(options, get)
     fetcher.on_wait = on_wait
-    # the pool first: its workers are forked before any thread is started
+    # the pools first: their processes are forked before the fetch threads are started; the
+    # archives are unpacked in processes of their own, not under this process's GIL
     with shared_pool(options.scan) as workers, \
+            unpackers(options.download_jobs, options.scan.jobs) as unpacking, \
             ThreadPoolExecutor(max_workers=options.download_jobs, thread_name_prefix="fetch") as pool:
-        for project, future in ahead(todo, fetcher, pool, options.download_jobs + 1):
+        fetcher.unpack = unpacking.unpack if unpacking is not None else None
+        for project, future in ahead(todo, fetcher, pool, options.download_jobs + 1, options.download_cap):
             if on_begin:
                 on_begin(project.name)
             waited = time.perf_counter()

@@ -9,16 +9,14 @@ package is ever run: no build, no ``setup.py``, no hook; the archive is only
 read.  Names, versions and file names from the index are checked (PEP 503,
 PEP 440, one path component) before any of them becomes part of a path.
 
-Unpacking trusts nothing in the archive.  Every member is checked before it
-is written, and each one refused is recorded with its reason (``Refusal``):
-absolute paths, ``..`` components, links of any kind (symbolic or hard,
-wherever they point: none is ever created), devices, FIFOs and other special
-files, members over the size limit, the total size limit and the member-count
-limit (``Limits``).  Files are written with mode 0644 whatever the archive
-says.  ``tarfile.data_filter`` (Python 3.11.4+) runs as a second check on
-what passes ours.  The whole archive is read through a cap on the bytes its
-decompressor yields and a deadline (``sources.bounded``): a decompression
-bomb is an error for the release, and leaves no tree.
+Unpacking trusts nothing in the archive. Every member is checked before it is written, and each
+one refused is recorded with its reason (``Refusal``): absolute paths, ``..`` components, links
+of any kind (symbolic or hard, wherever they point: none is ever created), devices, FIFOs and
+other special files, members over the size limit, the total size limit and the member-count
+limit (``Limits``). Files are written with mode 0644 whatever the archive says.
+``tarfile.data_filter`` (Python 3.11.4+) runs as a second check on what passes ours. The whole
+archive is read through a cap on the bytes its decompressor yields and a deadline
+(``sources.bounded``): a decompression bomb is an error for the release, and leaves no tree.
 
 Cache layout (under ``cache.default_dir()/sdists``)::
 
@@ -56,7 +54,7 @@ from punstats.sources.http import (  # noqa: F401 (pypi.http_get, pypi.FetchErro
     http_stream,
     refusal,
 )
-from punstats.sources.trees import unpack_cached
+from punstats.sources.trees import Unpacker, unpack_cached
 
 PREFIX = "pypi:"
 
@@ -376,13 +374,14 @@ def pypi_corpus(argument: str, get: Getter = http_get, directory: Optional[str] 
 
 
 def release_corpus(release: Sdist, get: Getter = http_get, directory: Optional[str] = None,
-                   limits: Optional[Limits] = None, only: Tuple[str, ...] = ()) -> Corpus:
-    """The corpus of one release file (sdist or pure wheel): downloaded, checked, unpacked (``only``:
-    writing only the files ending so, ``sources.unwritten``)."""
+                   limits: Optional[Limits] = None, only: Tuple[str, ...] = (),
+                   unpack: Optional[Unpacker] = None) -> Corpus:
+    """The corpus of one release file (sdist or pure wheel): downloaded, checked, unpacked by ``unpack``
+    (default: here, ``unpack_cached``; ``only``: writing only the files ending so, ``sources.unwritten``)."""
     limits = limits or Limits()
     path = download(release, directory, get)
     try:
-        unpacked = unpack_cached(path, release.sha256, directory, limits, only)
+        unpacked = (unpack or unpack_cached)(path, release.sha256, directory, limits, only)
     except SourceError as exc:  # named as the index names it, not as stored (a wheel as .whl.zip)
         raise SourceError(str(exc).replace(release.stored_name, release.filename)) from None
     archive = {"file": release.filename, "url": release.url, "sha256": release.sha256,

@@ -15,10 +15,14 @@ import os
 import shutil
 import tempfile
 from dataclasses import asdict
-from typing import Optional, Tuple
+from typing import Callable, Optional, Tuple
 
 from punstats.model import jsondata
 from punstats.sources.archives import MANIFEST, Limits, Refusal, Unpacked, default_dir, unpack
+
+#: What unpacks a downloaded archive: ``unpack_cached``'s arguments and result (an ecosystem run
+#: runs it in processes of its own, ``runs.unpacking``).
+Unpacker = Callable[[str, str, Optional[str], Optional[Limits], Tuple[str, ...]], Unpacked]
 
 
 def tree_name(limits: Limits, only: Tuple[str, ...] = ()) -> str:
