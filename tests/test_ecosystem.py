@@ -2,11 +2,13 @@
 
 Every project is built here (sdists, wheels); nothing touches the network.
 """
+import errno
 import json
 import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 import pandas as pd
@@ -293,13 +295,18 @@ def test_a_run_refuses_a_directory_of_other_files_and_removes_none_of_them(tmp_p
     assert (mine / ".draft.tmp").read_text() == "the user's\n" and sorted(os.listdir(mine)) == [".draft.tmp"]
 
 
-def test_trim_keeps_the_downloads_under_the_cap_and_never_deletes_one_in_use(tmp_path):
-    folder = tmp_path / "dl"
+def three_archives(folder):
+    """Archives of 100 bytes in three sha256 folders, oldest first: p0, p1, p2."""
     for i, sha in enumerate(("a" * 64, "b" * 64, "c" * 64)):
         (folder / sha).mkdir(parents=True)
         path = folder / sha / ("p%d.tar.gz" % i)
         path.write_bytes(b"x" * 100)
         os.utime(path, (1000 + i, 1000 + i))
+    return folder
+
+
+def test_trim_keeps_the_downloads_under_the_cap_and_never_deletes_one_in_use(tmp_path):
+    folder = three_archives(tmp_path / "dl")
     fetcher = downloads.Fetcher(run.Options(output=str(tmp_path), downloads=str(folder), download_cap=250), None)
     fetcher.active["a" * 64] = 1  # the oldest is being scanned
     fetcher.trim()
@@ -324,6 +331,44 @@ def test_trim_deletes_only_downloaded_archives(tmp_path):
     (folder / ("a" * 64) / "p.tar.gz").write_bytes(b"x" * 100)
     downloads.Fetcher(run.Options(output=str(tmp_path), downloads=str(folder), download_cap=50), None).trim()
     assert sorted(p.name for p in folder.rglob("*.tar.gz")) == ["mine.tar.gz"]
+
+
+def test_trim_spares_an_archive_another_run_uses_and_one_another_run_deleted(tmp_path):
+    """Two runs sharing one downloads folder (a top and a random sample at once)."""
+    folder = three_archives(tmp_path / "dl")
+    # the other run unpacks the oldest archive: its shared lock, taken in another process
+    other = subprocess.Popen([sys.executable, "-c", (
+        "import sys; from punstats.runs.downloads import in_use; in_use(sys.argv[1]); "
+        "print('held', flush=True); sys.stdin.read()"), str(folder / ("a" * 64))],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    try:
+        assert other.stdout.readline() == "held\n"
+        fetcher = downloads.Fetcher(run.Options(output=str(tmp_path), downloads=str(folder), download_cap=150), None)
+        real_listing = fetcher.archives
+
+        def listed_then_deleted_by_the_other_run():
+            found = real_listing()
+            os.unlink(str(folder / ("b" * 64) / "p1.tar.gz"))
+            return found
+
+        fetcher.archives = listed_then_deleted_by_the_other_run
+        fetcher.trim()
+    finally:
+        other.communicate("")
+    # the one in use stays, the one the other run deleted is no error, the newest goes for the cap
+    assert sorted(p.name for p in folder.rglob("*.tar.gz")) == ["p0.tar.gz"]
+
+
+def test_a_run_that_stops_on_an_error_closes_its_fetch_threads_before_it_returns(tmp_path, index, monkeypatch):
+    populate(index)
+
+    def disk_gone(self):
+        raise FileNotFoundError(errno.ENOENT, "No such file or directory", "downloads")
+
+    monkeypatch.setattr(downloads.Fetcher, "trim", disk_gone)
+    with pytest.raises(FileNotFoundError):
+        run_top(tmp_path, index, ["alpha", "iota"], download_jobs=2)
+    assert [t.name for t in threading.enumerate() if t.name.startswith("fetch")] == []
 
 
 def cli_run(tmp_path, index, out, *extra, jobs="1"):

@@ -15,6 +15,7 @@ downloading.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -84,6 +85,7 @@ class Fetcher:
         # only the files the scan reads are written (a tree kept for the user is whole)
         self.only: Tuple[str, ...] = () if options.keep else tuple(options.scan.extensions)
         self.active: Dict[str, int] = {}  # sha256 of archives in use -> users
+        self.holds: Dict[str, Optional[int]] = {}  # sha256 of archives in use -> their in-use lock
         self.lock = threading.Lock()
         self.listed: Optional[int] = None  # bytes of archives at the last listing
         self.fetched = 0  # bytes of archives fetched since
@@ -109,8 +111,7 @@ class Fetcher:
 
     def fetch_once(self, project: Ranked) -> Tuple[Any, Any]:
         release = self.resolve(project.name)
-        with self.lock:
-            self.active[release.sha256] = self.active.get(release.sha256, 0) + 1
+        self.hold(release)
         try:
             corpus = pypi.release_corpus(release, self.get, self.directory, self.options.limits, self.only,
                                          self.unpack)
@@ -130,11 +131,22 @@ class Fetcher:
         from punstats.sources.releases import release_as_of
         return release_as_of(name, self.options.year, self.get, self.options.index_url)
 
+    def hold(self, release: Any) -> None:
+        """``release``'s archive in use: by this run (``active``), and for other runs sharing the
+        downloads (a shared lock on its folder's ``IN_USE`` file, taken once per archive)."""
+        with self.lock:
+            if release.sha256 not in self.active:  # a failure to lock leaves nothing counted
+                self.holds[release.sha256] = in_use(os.path.join(self.directory, release.sha256))
+            self.active[release.sha256] = self.active.get(release.sha256, 0) + 1
+
     def release(self, release: Any) -> None:
         with self.lock:
             self.active[release.sha256] -= 1
             if not self.active[release.sha256]:
                 del self.active[release.sha256]
+                held = self.holds.pop(release.sha256, None)
+                if held is not None:
+                    os.close(held)
 
     def done_with(self, release: Any) -> None:
         """The project is scanned: drop its tree unless kept, trim the downloads."""
@@ -159,8 +171,8 @@ class Fetcher:
             with self.lock:
                 if sha in self.active:
                     continue
-            os.unlink(path)
-            total -= size
+            if unlink_unused(os.path.join(self.directory, sha), path):
+                total -= size
         self.listed, self.fetched = total, 0
 
     def added(self) -> int:
@@ -177,11 +189,58 @@ class Fetcher:
         except OSError:
             return found
         for folder in folders:
-            for entry in os.scandir(folder.path):
-                if entry.is_file(follow_symlinks=False) and not entry.name.startswith("."):
-                    stat = entry.stat(follow_symlinks=False)
-                    found.append((stat.st_mtime, stat.st_size, folder.name, entry.path))
+            # another run sharing the downloads may delete a file while it is listed: it is gone
+            with contextlib.suppress(FileNotFoundError), os.scandir(folder.path) as entries:
+                for entry in entries:
+                    with contextlib.suppress(FileNotFoundError):
+                        if entry.is_file(follow_symlinks=False) and not entry.name.startswith("."):
+                            stat = entry.stat(follow_symlinks=False)
+                            found.append((stat.st_mtime, stat.st_size, folder.name, entry.path))
         return found
+
+
+#: The file in an archive's folder that every run using the archive holds a shared lock on.
+IN_USE = ".in-use"
+
+
+def _lock_file(folder: str) -> int:
+    return os.open(os.path.join(folder, IN_USE), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o644)
+
+
+def in_use(folder: str) -> Optional[int]:
+    """A shared lock on ``folder``'s ``IN_USE`` file (created, with the folder, if absent): no run
+    trims the archive while it is held (``unlink_unused``).  None where there are no such locks."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: each run knows only its own archives in use
+        return None
+    os.makedirs(folder, exist_ok=True)
+    fd = _lock_file(folder)
+    fcntl.flock(fd, fcntl.LOCK_SH)
+    return fd
+
+
+def unlink_unused(folder: str, path: str) -> bool:
+    """Delete the archive ``path`` of ``folder`` unless a run holds it (``in_use``), in this
+    process or another; whether it was deleted here (not if another run deleted it first)."""
+    try:
+        import fcntl
+    except ImportError:
+        fcntl = None  # type: ignore[assignment]
+    try:
+        fd = _lock_file(folder) if fcntl is not None else None
+    except OSError:  # the folder is gone: another run trimmed it
+        return False
+    try:
+        if fd is not None:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        os.unlink(path)
+        return True
+    except (BlockingIOError, FileNotFoundError):  # in use by a run, or deleted by another
+        return False
+    finally:
+        if fd is not None:
+            os.close(fd)
 
 
 def held(pending: Sequence[Tuple[Ranked, Future]]) -> int:

@@ -35,6 +35,7 @@ made with other rules or patterns (an edited pattern file) is not resumed.
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
@@ -42,7 +43,7 @@ import platform
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Generator, Iterator, List, Optional, Sequence, Tuple
 
 from punstats import __version__
 from punstats.model.corpus import SourceError
@@ -277,7 +278,7 @@ def _finish(output: str, project: Ranked, record: Dict[str, Any], tables: Dict[s
 
 def _local(todo: Sequence[Ranked], options: Options, get: pypi.Getter, cache: Any, timing: Timing,
            on_begin: Optional[Callable[[str], None]] = None, on_wait: Optional[Callable[[str], None]] = None,
-           ) -> Iterator[Tuple[Ranked, Callable[[], Outcome]]]:
+           ) -> Generator[Tuple[Ranked, Callable[[], Outcome]], None, None]:
     """Each project scanned, in rank order, with what makes its outcome: downloads in threads,
     unpacking in processes of its own (``runs.unpacking``; fetched ahead by count and by unpacked
     bytes, at most ``download_cap``), scans here, every scan through one worker pool for the run
@@ -307,7 +308,7 @@ def _local(todo: Sequence[Ranked], options: Options, get: pypi.Getter, cache: An
 
 
 def _made(outcomes: Iterator[Tuple[Ranked, Dict[str, Any], Dict[str, bytes]]],
-          ) -> Iterator[Tuple[Ranked, Callable[[], Outcome]]]:
+          ) -> Generator[Tuple[Ranked, Callable[[], Outcome]], None, None]:
     """(project, record, tables) as ``_local`` gives them: (project, what returns its outcome)."""
     for project, record, tables in outcomes:
         yield project, functools.partial(lambda made: made, (record, tables))
@@ -360,7 +361,8 @@ def run_top(top: Listing, projects: Sequence[Ranked], options: Options,
             finished = _local(todo, options, get, cache, timing, on_begin, on_wait)
         # freed buffers go back between projects: memory flat in N; each project is stored
         # while the next one is scanned
-        with returned_memory(), Behind("store") as behind:
+        # the scan loop closed here, whatever stops it: not by whichever thread drops it last
+        with contextlib.closing(finished), returned_memory(), Behind("store") as behind:
             for project, made in finished:
                 behind.submit(functools.partial(_store, output, project, made, options, on_done))
     finally:
