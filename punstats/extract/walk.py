@@ -163,7 +163,7 @@ def walk(path: str, tree: ast.AST, source: SourceText, kinds: Sequence[Kind]) ->
     """Call every pattern of ``kinds`` (with a matcher) on the nodes of ``tree`` it is declared for."""
     plan = _plan(kinds)
     context = Context(path, source, plan.columns)
-    table, skip = plan.table, plan.skip
+    table, skip, plain = plan.table, plan.skip, plan.plain
     pending: List[Tuple[Any, ...]] = []
     scopes: List[ast.AST] = []
     counts = dict.fromkeys(plan.units, 0)
@@ -177,6 +177,16 @@ def walk(path: str, tree: ast.AST, source: SourceText, kinds: Sequence[Kind]) ->
         while stack:
             node = pop()
             node_type = type(node)
+            # most nodes only lead to others: their fields, and nothing else to do
+            spec = plain.get(node_type)
+            if spec is not None:
+                for field, is_list in spec:
+                    value = getattr(node, field)
+                    if is_list:
+                        extend(value)
+                    elif type(value) not in skip:  # None, a name, a constant: nothing to do there
+                        push(value)
+                continue
             if node_type in skip:
                 continue
             todo = table.get(node_type)
@@ -269,7 +279,9 @@ class _Plan:
         user_wanted = wanted_classes([kind.on for kind in users]) if users else frozenset()
         self.route = Reach(tuple(user_wanted)) if user_wanted else None
         self.track_all = users and user_wanted is None
-        self.skip: Set[type] = set()
+        self.skip: Set[type] = {type(None)}
+        #: The types whose nodes the walk only descends through: their fields to enter.
+        self.plain: Dict[type, Tuple[Tuple[str, bool], ...]] = {}
 
     def learn(self, node: Any) -> Tuple[Any, ...]:
         node_type = type(node)
@@ -290,4 +302,6 @@ class _Plan:
         self.table[node_type] = todo
         if not any(todo):
             self.skip.add(node_type)
+        elif not any(todo[1:]):
+            self.plain[node_type] = todo[0]
         return todo
