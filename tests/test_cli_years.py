@@ -102,6 +102,12 @@ def test_the_report_holds_the_table_s_intervals_and_its_figure(out, tmp_path, ca
     text = report.read_text()
     assert cells(text, "2021") == table and table[8] == "50.00% to 83.33%"  # 300 resamples, seed 5
     assert "300 resamples" in text and "seed 5" in text and "![call per year](" in text
+    # the commands that make the run over years and this report again
+    again = text.split("## Reproduce", 1)[1]
+    corpus, report_again = re.findall(r"^punstats .*$", again, re.M)
+    assert corpus.startswith("punstats corpus top-pypi:3 -o data/top-pypi-3-yearly-2019-2022 --releases yearly:2019..2022")
+    assert "--pattern walrus.py" in corpus
+    assert report_again == "punstats report data/top-pypi-3-yearly-2019-2022 --kind call"
 
 
 def counting(monkeypatch):

@@ -114,11 +114,13 @@ def _endings(extensions: List[str]) -> str:
     return ", ".join(markdown_code(str(e)) for e in extensions) + notebooks
 
 
-def reproduce_commands(stored: Any) -> List[str]:
-    """The commands that make the run and this report again, from any machine."""
+def reproduce_commands(stored: Any, name: Optional[str] = None, releases: Optional[str] = None) -> List[str]:
+    """The commands that make the run and this report again, from any machine (``name``: of the
+    run's folder, default the run's; ``releases``: the ``--releases`` of a run over years)."""
     ecosystem, rules = stored.ecosystem, stored.run.get("rules") or {}
-    directory = os.path.join("data", stored.name)
+    directory = os.path.join("data", name or stored.name)
     run = ["punstats", "corpus", run_spec(ecosystem), "-o", directory]
+    run += ["--releases", releases] if releases else []
     location = str(ecosystem["list"]["list"]).partition(" ")[0]
     if drawn_at_random(ecosystem):  # the same seed; the index's list as it was then: its sha256 is recorded
         run += ["--seed", str(ecosystem["list"]["seed"])]

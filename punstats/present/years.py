@@ -14,13 +14,14 @@ the median per year with their intervals above the share of projects using the k
 from __future__ import annotations
 
 import os
+import shlex
 from typing import Any, List, Optional, Tuple
 
 import pandas as pd
 
 from punstats.analysis import units
 from punstats.analysis.years import Trend
-from punstats.model.escape import figure_text
+from punstats.model.escape import figure_text, visible
 from punstats.model.intervals import Interval
 from punstats.model.kinds import Kind
 from punstats.present.ecosystem import run_provenance
@@ -184,6 +185,7 @@ REPORT_PROJECTS = 20
 def report_text(stored: Any, trend: Trend, figure: Optional[str] = None, links: bool = False,
                 top: Optional[int] = None) -> str:
     """The Markdown report of a run over years about ``trend``'s kind: the trend table and its figure."""
+    from punstats.present.ecosystem_report import reproduce_commands
     from punstats.present.subject_report import prose
     kind = trend.kind
     lines: List[str] = ["# %s per year in %s" % (prose(kind.label), population(stored.runs[0][1].ecosystem, True)),
@@ -194,6 +196,9 @@ def report_text(stored: Any, trend: Trend, figure: Optional[str] = None, links: 
     lines += [render_all(tables, "markdown", links=links).rstrip("\n"), "",
               "Each year is an ordinary run in its own folder (`%s/YEAR`): `punstats table`, `plot` and `report` "
               "of that folder show the year alone, project by project." % stored.name, ""]
+    again = reproduce_commands(stored.runs[0][1], stored.name, stored.description["releases"])[:1] + [
+        shlex.join(["punstats", "report", os.path.join("data", stored.name), "--kind", kind.name])]
+    lines += ["## Reproduce", "", "```sh\n%s\n```" % "\n".join(visible(line) for line in again), ""]
     return "\n".join(lines)
 
 
