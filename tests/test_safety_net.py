@@ -287,3 +287,21 @@ def test_a_git_clone_follows_no_redirect_to_plain_http_or_ftp(scheme, listener, 
     assert server.requests and all(path.startswith("/redirect/0/info/refs") for path in server.requests)
     time.sleep(0.2)
     assert listener.connections == []
+
+
+def test_every_https_request_verifies_with_one_shared_tls_context(monkeypatch):
+    """Making a TLS context loads every authority's certificate: once per process, not per request
+    (twice per project of an ecosystem run), and every request still verifies certificates."""
+    import ssl
+    loads = []
+    real = ssl.SSLContext.load_default_certs
+    monkeypatch.setattr(ssl.SSLContext, "load_default_certs", lambda self, *args: loads.append(1) or real(self, *args))
+    http.tls_context.cache_clear()
+    with socket.create_server(("127.0.0.1", 0)) as closed:
+        port = closed.getsockname()[1]
+    for _ in range(3):
+        with pytest.raises(http.FetchError, match="cannot reach 127.0.0.1"):
+            http.http_get("https://127.0.0.1:%d/" % port)
+    assert len(loads) == 1
+    context = http.tls_context()
+    assert context.verify_mode == ssl.CERT_REQUIRED and context.check_hostname

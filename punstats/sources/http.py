@@ -25,6 +25,7 @@ import functools
 import hashlib
 import http.client
 import socket
+import ssl
 import threading
 import time
 import urllib.error
@@ -178,9 +179,18 @@ class _HTTPHandler(urllib.request.HTTPHandler):
         return self.do_open(functools.partial(_HTTPConnection, watch=self.watch), req)
 
 
+@functools.cache
+def tls_context() -> ssl.SSLContext:
+    """The one TLS context of every HTTPS request: certificates verified against the system's
+    authorities, as ``ssl.create_default_context`` does.  Made once, because making it loads every
+    authority's certificate (about 10 ms of CPU; twice per project of an ecosystem run), and shared,
+    which a context allows between threads."""
+    return ssl.create_default_context()
+
+
 class _HTTPSHandler(urllib.request.HTTPSHandler):
     def __init__(self, watch: _Watch) -> None:
-        super().__init__()
+        super().__init__(context=tls_context())
         self.watch = watch
 
     def https_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
