@@ -321,6 +321,25 @@ def test_trim_keeps_the_downloads_under_the_cap_and_never_deletes_one_in_use(tmp
     assert sorted(p.name for p in folder.rglob("*.tar.gz")) == ["p2.tar.gz", "p3.tar.gz"]
 
 
+def test_a_trim_that_must_delete_makes_room_so_the_next_projects_list_nothing(tmp_path):
+    """Many small releases (a random sample): the folder is not listed again after each one."""
+    folder = tmp_path / "dl"
+    for i in range(20):
+        (folder / ("%064x" % i)).mkdir(parents=True)
+        (folder / ("%064x" % i) / "p.tar.gz").write_bytes(b"x" * 10)
+        os.utime(folder / ("%064x" % i) / "p.tar.gz", (1000 + i, 1000 + i))
+    fetcher = downloads.Fetcher(run.Options(output=str(tmp_path), downloads=str(folder), download_cap=195), None)
+    listings, real = [], fetcher.archives
+    fetcher.archives = lambda: listings.append(1) or real()
+    fetcher.trim()
+    # 200 bytes over a cap of 195: the oldest go until 90% of the cap is left
+    assert len(list(folder.rglob("*.tar.gz"))) == 17 and not (folder / ("%064x" % 2)).joinpath("p.tar.gz").exists()
+    for _ in range(2):  # two more downloads of 10 bytes fit without a look at the folder
+        fetcher.fetched += 10
+        fetcher.trim()
+    assert len(listings) == 1
+
+
 def test_trim_deletes_only_downloaded_archives(tmp_path):
     """A downloads folder shared with other files keeps them, however old and large."""
     folder = tmp_path / "dl"

@@ -160,13 +160,17 @@ class Fetcher:
         """Delete the oldest archives not in use until the downloads fit the cap.
 
         The folder is listed again only when the archives added since the last
-        listing could have brought it over the cap."""
+        listing could have brought it over the cap.  A listing that finds it over
+        trims it to ``TRIM_TO`` of the cap: a run of many small releases would
+        otherwise list thousands of archives again after each project."""
         if self.listed is not None and self.listed + self.added() <= self.options.download_cap:
             return
         archives = self.archives()
         total = sum(a[1] for a in archives)
+        goal = self.options.download_cap if total <= self.options.download_cap \
+            else int(self.options.download_cap * TRIM_TO)
         for _, size, sha, path in sorted(archives):
-            if total <= self.options.download_cap:
+            if total <= goal:
                 break
             with self.lock:
                 if sha in self.active:
@@ -197,6 +201,10 @@ class Fetcher:
                             stat = entry.stat(follow_symlinks=False)
                             found.append((stat.st_mtime, stat.st_size, folder.name, entry.path))
         return found
+
+
+#: The share of the cap a trim that must delete brings the downloads down to.
+TRIM_TO = 0.9
 
 
 #: The file in an archive's folder that every run using the archive holds a shared lock on.
