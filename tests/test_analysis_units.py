@@ -96,3 +96,12 @@ def test_a_scan_that_parsed_no_file_has_none_of_any_unit(tmp_path):
         assert units.denominator(summary, unit, nontest=True) == 0, unit
     assert units.denominator(dict(summary, parsed=3), "code_lines") is None  # files parsed: unknown stays unknown
     assert math.isnan(units.per_million(summary, 0))
+
+
+def test_a_rate_below_one_per_million_keeps_the_figures_every_output_prints():
+    """165 in 190,836,602 lines is 0.8646 per million: printed 0.865, not 0.860 (a rate rounded
+    to two decimals first, then given three significant figures)."""
+    from punstats.present.formats import rate_text
+    assert rate_text(units.rate(165, 190_836_602)) == "0.865"
+    assert rate_text(units.rate(95, 153_191_241)) == "0.620"
+    assert rate_text(units.rate(355, 88_220_548)) == "4.02"

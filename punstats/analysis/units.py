@@ -115,12 +115,14 @@ def is_share(unit: str) -> bool:
 
 
 def rate(part: Optional[int], whole: Optional[int]) -> float:
-    """``part`` per million of ``whole`` (two decimals); NaN where it means nothing."""
-    return round(1e6 * part / whole, 2) if part is not None and whole else float("nan")
+    """``part`` per million of ``whole`` (four decimals, as a share has: a rate below 1 keeps the
+    three significant figures every output prints, ``present.formats.rate_text``); NaN where it
+    means nothing."""
+    return round(1e6 * part / whole, 4) if part is not None and whole else float("nan")
 
 
 def per_million(summary: Summary, part: Optional[int], nontest: bool = False) -> float:
-    """``part`` per million lines of code (two decimals); NaN when lines of code are unknown."""
+    """``part`` per million lines of code (four decimals); NaN when lines of code are unknown."""
     return rate(part, denominator(summary, "code_lines", nontest))
 
 
