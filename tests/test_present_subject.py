@@ -5,6 +5,7 @@ format (reST through docutils, Markdown as GFM, a tidy CSV for plain ``pd.read_c
 by the pattern's label with its definition quoted, within one forum post."""
 import io
 import os
+import re
 
 import pandas as pd
 import pytest
@@ -294,3 +295,11 @@ def test_a_run_s_report_about_a_kind_names_both_weightings_and_its_bootstrap(two
     assert "Per project (every project counts once), the median" in headline
     assert "95% interval of the pooled (bootstrap over projects)" in text
     assert "150 resamples of the projects with replacement, seed 7" in text
+
+
+def test_the_f_x_x_report_of_a_run_with_one_pattern_says_kind_call_to_make_it_again(one, tmp_path):
+    """``report RUN`` alone is about the run's one pattern: the f(x=x) report's command says ``--kind call``."""
+    path = tmp_path / "call.md"
+    assert main(["report", one, "--kind", "call", "-o", str(path), "--no-figures"]) == 0
+    again = path.read_text().split("## Reproduce", 1)[1]
+    assert re.search(r"^punstats report data/\S+ --kind call$", again, re.M)

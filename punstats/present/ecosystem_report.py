@@ -135,7 +135,9 @@ def reproduce_commands(stored: Any, name: Optional[str] = None, releases: Option
     summary = {"test_rule": rules.get("test_rule", DEFAULT_TEST_RULE.label), "rules": rules,
                "long_threshold": rules.get("long_threshold", DEFAULT_LONG_THRESHOLD), "patterns": rules.get("patterns")}
     run += rule_options(summary, from_git=True)
-    return [shlex.join(run), shlex.join(["punstats", "report", directory])]
+    # a run of one pattern reports on that pattern unless told otherwise: this report is f(x=x)'s
+    report = ["punstats", "report", directory] + (["--kind", "call"] if rules.get("patterns") else [])
+    return [shlex.join(run), shlex.join(report)]
 
 
 def render_report(stored: Any, figure: Optional[str] = None, top: Optional[int] = None, links: bool = False,
