@@ -685,7 +685,7 @@ def test_a_record_swapped_for_a_link_is_scanned_again_and_the_link_replaced(tmp_
     assert not record.is_symlink() and outside.read_text() == kept
 
 
-def test_fetching_stops_running_ahead_while_the_projects_fetched_hold_over_the_bytes_allowed():
+def test_fetching_stops_running_ahead_while_the_projects_fetched_hold_over_the_bytes_allowed(monkeypatch):
     """``ahead`` holds back further fetches, not the next one in order, while those done hold too much."""
     from concurrent.futures import Future
 
@@ -718,5 +718,35 @@ def test_fetching_stops_running_ahead_while_the_projects_fetched_hold_over_the_b
     # fetched ahead until they hold over 150 bytes: two of 100; by count alone, four (depth 4)
     assert max(ahead_of_consumer) == 2
     fetcher.submitted.clear()
-    counted = [len(fetcher.submitted) for _ in downloads.ahead([Ranked(1, n) for n in names], fetcher, Now(), 4)]
+    # without a cap on bytes, fetches that are done make room for more, up to MAX_AHEAD
+    monkeypatch.setattr(downloads, "MAX_AHEAD", 4)
+    counted = [len(fetcher.submitted) for _ in downloads.ahead([Ranked(1, n) for n in names], fetcher, Now(), 2)]
     assert counted[0] - 1 == 4
+
+
+def test_while_the_first_release_downloads_the_threads_fetch_the_next_ones():
+    """A large release first in order: the fetch threads go on with those after it, beyond ``depth``."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    from punstats.sources.toppypi import Ranked
+    fifth = threading.Event()
+
+    class Fetcher:
+        def __init__(self):
+            self.order = []
+
+        def fetch(self, project):
+            if project.name == "p0":  # done only once p5, past depth 3, was fetched meanwhile
+                fifth.wait(10)
+            elif project.name == "p5":
+                fifth.set()
+            self.order.append(project.name)
+            return None, None, 0.0
+
+    fetcher = Fetcher()
+    with ThreadPoolExecutor(3) as pool:
+        taken = [p.name for p, f in downloads.ahead([Ranked(i + 1, "p%d" % i) for i in range(8)], fetcher, pool, 3)
+                 if f.result() is not None]
+    assert taken == ["p%d" % i for i in range(8)]
+    assert fetcher.order.index("p5") < fetcher.order.index("p0") and fifth.is_set()

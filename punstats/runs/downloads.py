@@ -22,7 +22,7 @@ import shutil
 import threading
 import time
 from collections import deque
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any, Callable, Deque, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from punstats.cache import ARCHIVE_FOLDER
@@ -261,23 +261,36 @@ def held(pending: Sequence[Tuple[Ranked, Future]]) -> int:
     return total
 
 
+#: Projects fetched ahead of the consumer, at most (besides the unpacked bytes they may hold).
+MAX_AHEAD = 64
+
+#: Seconds between looks at the fetches while the consumer waits for the first in order.
+LOOK_SECONDS = 0.5
+
+
 def ahead(projects: Sequence[Ranked], fetcher: Fetcher, pool: ThreadPoolExecutor, depth: int,
           held_bytes: Optional[int] = None) -> Iterator[Tuple[Ranked, "Future[Tuple[Any, Any, float]]"]]:
-    """Futures in rank order, at most ``depth`` submitted ahead of the consumer, and no more while
-    the projects fetched ahead and not yet taken hold over ``held_bytes`` unpacked (``held``), so
-    that a few huge releases cannot fill the disk ahead of the scan; the next one in order is
-    always fetched."""
+    """Futures in rank order, with at most ``depth`` fetches running at once.  While the consumer
+    waits for the first in order (a large release), the threads that are done fetch the next ones:
+    up to ``MAX_AHEAD`` projects ahead, and none more while those fetched ahead and not yet taken
+    hold over ``held_bytes`` unpacked (``held``), so that a few huge releases cannot fill the disk
+    ahead of the scan; the next one in order is always fetched."""
     pending: Deque[Tuple[Ranked, Future]] = deque()
     queue = iter(projects)
 
     def fill() -> None:
-        while len(pending) < depth and (held_bytes is None or held(pending) <= held_bytes):
+        while len(pending) < MAX_AHEAD and sum(not f.done() for _, f in pending) < depth and (
+                not pending or held_bytes is None or held(pending) <= held_bytes):
             project = next(queue, None)
             if project is None:
                 return
             pending.append((project, pool.submit(fetcher.fetch, project)))
     fill()
     while pending:
-        head = pending.popleft()
+        head = pending[0]
+        while not head[1].done():
+            wait([f for _, f in pending if not f.done()], LOOK_SECONDS, FIRST_COMPLETED)
+            fill()
+        pending.popleft()
         fill()
         yield head
