@@ -750,3 +750,21 @@ def test_while_the_first_release_downloads_the_threads_fetch_the_next_ones():
                  if f.result() is not None]
     assert taken == ["p%d" % i for i in range(8)]
     assert fetcher.order.index("p5") < fetcher.order.index("p0") and fifth.is_set()
+
+
+def test_a_run_s_file_cap_leaves_larger_files_unparsed_and_says_so_to_make_it_again(tmp_path, index, monkeypatch):
+    """``corpus top-pypi:N --max-bytes``: the memory a run needs is set by its largest file parsed."""
+    from punstats.cli import main
+    from punstats.present.ecosystem_report import reproduce_commands
+    from punstats.store.ecosystem import read_run
+    index.project("alpha", "1.0", [("alpha-1.0.tar.gz", sdist("alpha", "1.0", {
+        "alpha/small.py": "f(x=x)\n", "alpha/large.py": code(5)}), "sdist")])
+    top_list(tmp_path / "list.json", ["alpha"])
+    monkeypatch.setenv("PUNSTATS_CACHE_DIR", str(tmp_path / "cache"))
+    out = tmp_path / "out"
+    assert main(["corpus", "top-pypi:1", "--top-pypi-list", str(tmp_path / "list.json"), "--index-url",
+                 index.index_url, "-o", str(out), "-j", "1", "--no-figure", "-q", "--max-bytes", "40"]) == 0
+    files = pd.read_parquet(out / "files").set_index("path")
+    assert files.loc["alpha/large.py", "status"] == "too_large" and files.loc["alpha/small.py", "status"] == "ok"
+    assert files["punnable"].sum() == 1
+    assert "--max-bytes 40" in reproduce_commands(read_run(str(out)))[0]

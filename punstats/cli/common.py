@@ -206,6 +206,16 @@ def rule_options() -> argparse.ArgumentParser:
     return p
 
 
+def size_options() -> argparse.ArgumentParser:
+    """``--max-bytes``: the largest file parsed (``ast`` needs about 60 bytes of memory a byte)."""
+    from punstats.model.limits import DEFAULT_MAX_BYTES
+    p = _parent()
+    p.add_argument("--max-bytes", type=positive, default=DEFAULT_MAX_BYTES,
+                   help="larger files are recorded as too_large, unparsed (default: %(default)s; parsing "
+                        "a file takes about 60 times its size in memory)")
+    return p
+
+
 def quiet_options() -> argparse.ArgumentParser:
     """``-q/--quiet``: no progress bar."""
     p = _parent()

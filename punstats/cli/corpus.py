@@ -31,6 +31,7 @@ from punstats.cli.common import (
     quiet_options,
     rule_options,
     scan_options,
+    size_options,
 )
 from punstats.model.escape import terminal
 
@@ -49,7 +50,7 @@ def _add_corpus_commands(commands: Any) -> None:
                             epilog=help_table("corpus"), formatter_class=TableHelp,
                             parents=[json_options("print the summaries as a JSON array"), jobs_options(),
                                      rule_options(), quiet_options(), engine_options(), pattern_options(),
-                                     extension_options()])
+                                     extension_options(), size_options()])
     p.add_argument("corpus_file", metavar="CORPUS.toml|top-pypi:N|random-pypi:N")
     p.add_argument("-o", "--output", metavar="DIR",
                    help="store each project in DIR/<name>/ (default: data/); top-pypi:N: the run in DIR")

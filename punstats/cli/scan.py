@@ -21,14 +21,13 @@ from punstats.cli.common import (
     json_options,
     pattern_errors_said,
     pattern_options,
-    positive,
     progress_bar,
     quiet_options,
     rule_options,
     scan_options,
+    size_options,
 )
 from punstats.model.escape import terminal
-from punstats.model.limits import DEFAULT_MAX_BYTES
 
 
 def _add_scan_command(commands: Any) -> None:
@@ -37,7 +36,8 @@ def _add_scan_command(commands: Any) -> None:
                             description="Scan directories (default: this interpreter's standard library).",
                             epilog=help_table("scan"), formatter_class=TableHelp,
                             parents=[json_options("print the summary as JSON"), jobs_options(), rule_options(),
-                                     quiet_options(), engine_options(), pattern_options(), extension_options()])
+                                     quiet_options(), engine_options(), pattern_options(), extension_options(),
+                                     size_options()])
     p.add_argument("paths", nargs="*", metavar="PATH", help="directory or file; none: the standard library")
     p.add_argument("-o", "--output", metavar="DIR",
                    help="where to store the tables (default: data/<corpus name>/)")
@@ -56,8 +56,6 @@ def _add_scan_command(commands: Any) -> None:
                    help="also scan what .gitignore files leave out (by default they are honoured, as git does)")
     p.add_argument("--exclude", action="append", default=[], metavar="GLOB",
                    help="leave out paths matching GLOB (.gitignore syntax, relative to the root); repeatable")
-    p.add_argument("--max-bytes", type=positive, default=DEFAULT_MAX_BYTES,
-                   help="larger files are recorded as too_large (default: %(default)s)")
     p.add_argument("--lines-saved", action="store_true",
                    help="also measure the lines punning would save (punstats rewrite --rewrap, in memory)")
     p.add_argument("--rev", metavar="REV", help="scan this revision of the git repository PATH (no checkout)")
