@@ -135,7 +135,8 @@ class Fetcher:
         """``release``'s archive in use: by this run (``active``), and for other runs sharing the
         downloads (a shared lock on its folder's ``IN_USE`` file, taken once per archive)."""
         with self.lock:
-            if release.sha256 not in self.active:  # a failure to lock leaves nothing counted
+            # the lock taken before the count: a failure to take it leaves nothing counted
+            if release.sha256 not in self.active:
                 self.holds[release.sha256] = in_use(os.path.join(self.directory, release.sha256))
             self.active[release.sha256] = self.active.get(release.sha256, 0) + 1
 
