@@ -25,8 +25,10 @@ def read_source(location: str, max_bytes: int = DEFAULT_MAX_BYTES, reader: Optio
     Raises OSError (with a message fit for a user) for anything else.  A
     ``reader`` keeps the directory of the last file read open for the next.
     """
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
-    fd = reader.open(location, flags) if reader is not None else open_nofollow(location, flags)
+    if reader is None:
+        with Reader() as own:
+            return read_source(location, max_bytes, own)
+    fd = reader.open(location, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
@@ -78,18 +80,6 @@ def open_parent(location: str) -> Tuple[int, str]:
         os.close(directory)
         raise
     return directory, name
-
-
-def open_nofollow(location: str, flags: int, mode: int = 0o644) -> int:
-    """``os.open(location, flags)`` through no symbolic link (``open_parent``), the
-    file itself opened with ``O_NOFOLLOW`` too."""
-    if not _BY_COMPONENT or not os.path.isabs(location):
-        return os.open(location, flags | _NOFOLLOW, mode)
-    directory, name = open_parent(location)
-    try:
-        return os.open(name, flags | _NOFOLLOW, mode, dir_fd=directory)
-    finally:
-        os.close(directory)
 
 
 class Reader:
