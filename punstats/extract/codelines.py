@@ -67,15 +67,18 @@ _CLOSING = frozenset(getattr(tokenize, name) for name in ("FSTRING_END", "TSTRIN
                      if hasattr(tokenize, name))
 
 
-def code_lines(tree: ast.Module, source: SourceText, total: int, scopes: Optional[Sequence[Any]] = None) -> int:
+def code_lines(tree: ast.Module, source: SourceText, total: int, scopes: Optional[Sequence[Any]] = None,
+               first: int = 1) -> int:
     """The lines of code of a parsed source: ``tree`` its syntax tree, ``source``
     its text, ``total`` its line count (``records.count_lines``); ``scopes`` its
     classes, functions and f-strings, if known (the traversal met them all):
-    their docstrings and f-strings are then found without a walk."""
+    their docstrings and f-strings are then found without a walk.  ``first``: the
+    source's first line, after as many blank lines (a part, ``extract.parts``)."""
     # all C-level: the first character after blanks of each line, in "#\\" (or none)
     text, lines = source.text, source.lines
-    flags = list(map(_NOT_CODE_START.__contains__, map(_FIRST, map(str.lstrip, lines[:total]))))
-    aside = list(itertools.compress(range(1, total + 1), flags))
+    flags = list(map(_NOT_CODE_START.__contains__, map(_FIRST, map(str.lstrip, lines[first - 1:total]))))
+    aside = list(itertools.compress(range(first, total + 1), flags))
+    total -= first - 1
     if not aside:
         return total
     if not any(mark in text for mark in _SPANNING):

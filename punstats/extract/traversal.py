@@ -1,10 +1,11 @@
 """Per-file extraction: bytes in, one FileRecord and its Occurrences out.
 
 This module owns reading one file (the byte cap, notebooks, null bytes,
-decoding, parsing: every failure a ``FileRecord`` status) and hands the tree
-to the one walk (``extract.walk``) with the built-in kinds
-(``punstats.patterns.built_in``: ``f(x=x)``, the headline, and the kinds
-counted beside it) and a scan's user patterns.  It is pure (no I/O beyond
+decoding, parsing, a large source in parts (``extract.parts``): every
+failure a ``FileRecord`` status) and hands the tree to the one walk
+(``extract.walk``) with the built-in kinds (``punstats.patterns.built_in``:
+``f(x=x)``, the headline, and the kinds counted beside it) and a scan's user
+patterns.  It is pure (no I/O beyond
 what the caller hands it), imports only the standard library and avoids
 syntax newer than Python 3.8, so that any worker or any interpreter
 (``--python``) can run it on its own.  Test classification, storage and
@@ -13,8 +14,10 @@ statistics happen elsewhere.
 from __future__ import annotations
 
 import ast
+import collections
 import gc
 import hashlib
+import time
 import warnings
 from typing import Optional, Sequence
 
@@ -22,9 +25,10 @@ from punstats.extract.codelines import code_lines
 from punstats.extract.decode import DECODE_ERRORS, decode_problem, decode_source
 from punstats.extract.fields import child_nodes  # noqa: F401  (for punstats.rewrite)
 from punstats.extract.notebook import NOTEBOOK_SUFFIX, extract_notebook
+from punstats.extract.parts import NotInParts, in_parts, line_count, parse_parts
 from punstats.extract.patterns import PatternFailure
 from punstats.extract.text import SourceText
-from punstats.extract.walk import walk
+from punstats.extract.walk import Walked, sees_module, walk
 from punstats.model.kinds import Kind
 from punstats.model.limits import DEFAULT_MAX_BYTES
 from punstats.model.processes import deadline
@@ -75,6 +79,11 @@ def _extract(path: str, data: bytes, max_bytes: int, patterns: Sequence[Kind], t
     except DECODE_ERRORS as exc:
         message, line = decode_problem(data, exc)
         return failure(path, DECODE_ERROR, message, line, data)
+    if in_parts(text) and not sees_module(patterns):
+        try:
+            return _collect_parts(path, data, encoding, text, patterns, timeout)
+        except NotInParts:
+            pass
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -87,6 +96,44 @@ def _extract(path: str, data: bytes, max_bytes: int, patterns: Sequence[Kind], t
     except ValueError as exc:  # e.g. null bytes on interpreters that say so this way
         return failure(path, SYNTAX_ERROR, str(exc), None, data, encoding)
     return _collect(path, data, encoding, tree, SourceText(text), patterns, timeout)
+
+
+def _collect_parts(path: str, data: bytes, encoding: str, text: str, patterns: Sequence[Kind],
+                   timeout: Optional[float]) -> Extraction:
+    """``_collect`` for a large source parsed in parts (``extract.parts``), each walked, its lines of
+    code counted and its user matches made before the next is parsed.  The same record and rows as
+    a whole parse; any part that does not parse, or a pattern failing, raises ``NotInParts``, and
+    the source is then parsed and walked whole, which says what the whole file does."""
+    kinds = PATTERNS + tuple(patterns)
+    source = SourceText(text)
+    walked: Optional[Walked] = None
+    code = 0
+    units: collections.Counter = collections.Counter()
+    # the patterns' time limit covers the walks alone, as a whole file's does
+    left = timeout
+    for tree, padded, first in parse_parts(text, path):
+        began = time.monotonic()
+        try:
+            with deadline(left if patterns else None):
+                walked = walk(path, tree, source, kinds, walked.context if walked is not None else None)
+                part = SourceText(padded)
+                code += code_lines(tree, part, line_count(padded), walked.scopes, first)
+                walked.match(path, source)
+        except PatternFailure:
+            raise NotInParts(path) from None
+        units.update(dict(walked.units))
+        walked.scopes = []
+        # free this part's tree before the next is parsed
+        del tree, padded, part
+        if left is not None:
+            left = max(left - (time.monotonic() - began), 1e-3)
+    assert walked is not None
+    record = FileRecord(path=path, status=OK, error="", error_line=None, bytes=len(data), lines=count_lines(data),
+                        encoding=encoding, sha256=hashlib.sha256(data).hexdigest(), code_lines=code,
+                        counts=walked.counts)
+    occurrences = sorted(walked.occurrences, key=lambda o: (o.line, o.col, o.kind))
+    functions = sorted(walked.functions, key=lambda f: (f.line, f.col))
+    return Extraction(record, tuple(occurrences), tuple(functions), tuple(sorted(units.items())))
 
 
 def _collect(path: str, data: bytes, encoding: str, tree: ast.AST, source: SourceText, patterns: Sequence[Kind] = (),

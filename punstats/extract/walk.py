@@ -106,10 +106,11 @@ class Context:
 class Walked:
     """What one walk found: per-file counts, rows of both tables, code-line scopes, node counts."""
 
-    __slots__ = ("counts", "occurrences", "functions", "scopes", "units", "pending")
+    __slots__ = ("context", "counts", "occurrences", "functions", "scopes", "units", "pending")
 
     def __init__(self, context: Context, pending: List[Tuple[Any, ...]], scopes: List[ast.AST],
                  units: Dict[str, int]) -> None:
+        self.context = context
         self.counts = context.counts
         self.occurrences = context.occurrences
         self.functions = context.functions
@@ -159,10 +160,14 @@ _ROLES = {ast.Call: _CALL, ast.JoinedStr: _FSTRING, ast.ClassDef: _SCOPE, ast.Fu
 _NOT_A_NODE: Tuple[Any, ...] = ((), (), (), (), _PLAIN, False)
 
 
-def walk(path: str, tree: ast.AST, source: SourceText, kinds: Sequence[Kind]) -> Walked:
-    """Call every pattern of ``kinds`` (with a matcher) on the nodes of ``tree`` it is declared for."""
+def walk(path: str, tree: ast.AST, source: SourceText, kinds: Sequence[Kind],
+         context: Optional[Context] = None) -> Walked:
+    """Call every pattern of ``kinds`` (with a matcher) on the nodes of ``tree`` it is declared for.
+    ``context``: that of the walk of the file's previous part (``extract.parts``), whose counts and
+    rows this walk adds to; the node counts (``Walked.units``) are this tree's alone."""
     plan = _plan(kinds)
-    context = Context(path, source, plan.columns)
+    if context is None:
+        context = Context(path, source, plan.columns)
     table, skip, plain = plan.table, plan.skip, plan.plain
     pending: List[Tuple[Any, ...]] = []
     scopes: List[ast.AST] = []
@@ -241,6 +246,15 @@ def walk(path: str, tree: ast.AST, source: SourceText, kinds: Sequence[Kind]) ->
     except BaseException as exc:  # noqa: B036 -- whatever a matcher raises (``patterns.failure_at``)
         raise exc if isinstance(exc, PatternFailure) else failure_at(name, exc, node, route) from None
     return Walked(context, pending, scopes, counts)
+
+
+def sees_module(kinds: Sequence[Kind]) -> bool:
+    """Whether a pattern of ``kinds`` is called on, or counts, the module node itself: a file is
+    then walked whole, never in parts (``extract.parts``), whose every part has a module of its own."""
+    declared = [kind.on for kind in kinds if kind.matcher is not None]
+    counted = [node_class(unit) for unit in node_units(kinds)]
+    return any(on is None or issubclass(ast.Module, on) for on in declared) \
+        or any(cls is not None and issubclass(ast.Module, cls) for cls in counted)
 
 
 #: The plans of the pattern sets of the last files walked.

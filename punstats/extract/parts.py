@@ -1,0 +1,107 @@
+"""A large source parsed in parts: runs of whole top-level statements, each parsed alone.
+
+``ast`` needs about 60 bytes of memory for each byte of source it parses,
+so one 20 MB generated module would take a worker past 1 GiB.  A source of
+more than ``PART_CHARS`` characters is therefore cut into parts of about
+that size, each parsed (``parse_parts``) and walked, then freed, before the
+next: the memory a file needs is set by its largest part.
+
+A part begins on a line whose first character, in column 0, is neither a
+blank, a comment, a closing bracket nor the start of a clause continuing a
+compound statement (``else``, ``elif``, ``except``, ``finally``), and whose
+line before does not start with a decorator.  Such a line starts a
+top-level statement unless it lies inside a bracket, a string or a
+backslash continuation, or follows a decorator spanning lines; in each of
+those cases the part before it cannot parse (an unclosed bracket or string,
+a line ending in a backslash, a lone decorator).  So when every part
+parses, the statements of the parts are exactly the module's, and each part
+is parsed after as many blank lines as lines before it, so that every node
+keeps the line it has in the whole file.  A part that does not parse is
+tried again to a later line (``GROWTH``); if it still does not,
+``NotInParts`` is raised and the source is parsed whole, which gives the
+file's own syntax error.  Each part has a module node of its own, holding
+the part's statements.
+
+Nothing the parser decides depends on other statements, but for the
+``barry_as_FLUFL`` future import, whose sources are always parsed whole.
+Standard library only, Python 3.8 syntax.
+"""
+from __future__ import annotations
+
+import ast
+import re
+import warnings
+from typing import Iterator, Tuple
+
+#: A source of more characters is parsed in parts of about this size.
+PART_CHARS = 1 << 19
+
+#: A part that does not parse is tried again ending past these many times its size; after
+#: that the source is parsed whole.
+GROWTH = (2, 4, 16)
+
+#: The line break before a line that may begin a part.
+_START = re.compile(r"\n(?![ \t\f\v\r\n#)\]}]|(?:else|elif|except|finally)\b)")
+
+#: Line breaks as ``ast`` counts lines.
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+
+
+class NotInParts(Exception):
+    """The source cannot be cut into parts that each parse: it is to be parsed whole."""
+
+
+def in_parts(text: str) -> bool:
+    """Whether ``text`` is to be parsed in parts."""
+    return len(text) > PART_CHARS and "barry_as_FLUFL" not in text
+
+
+def parse_parts(text: str, path: str) -> Iterator[Tuple[ast.Module, str, int]]:
+    """The parts of ``text`` in order, each as (its tree, its text after the blank lines that
+    put it on its lines, its first line).  Raises ``NotInParts`` when a part does not parse
+    (``GROWTH``)."""
+    size = PART_CHARS
+    start, line = 0, 1
+    while start < len(text):
+        tree, padded, end = _parse_part(text, start, line, path, size)
+        yield tree, padded, line
+        # the caller is done with this part: free it before the next is parsed
+        del tree, padded
+        part = text[start:end]
+        line += part.count("\n") if "\r" not in part else len(_NEWLINE.findall(part))
+        start = end
+
+
+def _parse_part(text: str, start: int, line: int, path: str, size: int) -> Tuple[ast.Module, str, int]:
+    """The tree and padded text of the part of ``text`` from ``start`` (on ``line``), and where
+    the part ends."""
+    for reach in (1,) + GROWTH:
+        end = _part_end(text, start + size * reach)
+        padded = "\n" * (line - 1) + text[start:end]
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                return ast.parse(padded, filename=path), padded, end
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            if end == len(text):
+                break
+    raise NotInParts(path)
+
+
+def _part_end(text: str, at: int) -> int:
+    """The start of the first line at or after ``at`` that may begin a part and does not follow
+    a line starting with a decorator, else the text's end."""
+    if at >= len(text):
+        return len(text)
+    for found in _START.finditer(text, at - 1):
+        if text[text.rfind("\n", 0, found.start()) + 1] != "@":
+            return found.end()
+    return len(text)
+
+
+def line_count(text: str) -> int:
+    """The lines of ``text`` as ``ast`` and ``records.count_lines`` count them."""
+    if not text:
+        return 0
+    ends = text.count("\n") if "\r" not in text else len(_NEWLINE.findall(text))
+    return ends if text.endswith(("\n", "\r")) else ends + 1
