@@ -4,13 +4,17 @@ Tests build the sdists and wheels (``sdist``, ``wheel``), register projects
 (``FakePyPI.project``; with dated releases, ``FakePyPI.history``), the simple API's
 project list (``FakePyPI.simple``) or raw (``FakePyPI.raw``), and point punstats at
 ``FakePyPI.index_url``.  ``hold(path)`` makes one answer wait until
-``release(path)``, so that a test can stop a run at a known point.
+``release(path)``, so that a test can stop a run at a known point;
+``dribble(path, seconds)`` sends one body a byte at a time over ``seconds`` (a
+slow download) until ``release(path)``.  Both return an event set when the path is
+asked.
 """
 import hashlib
 import io
 import json
 import tarfile
 import threading
+import time
 import zipfile
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -41,11 +45,15 @@ class FakePyPI:
         self.routes = {}
         self.requests = []
         self.held = {}
+        self.slow = {}  # path -> seconds its body takes (dribble)
+        self.asked = {}  # path -> an event set when it is asked (hold, dribble)
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self):
                 fake.requests.append(self.path)
+                if self.path in fake.asked:
+                    fake.asked[self.path].set()
                 gate = fake.held.get(self.path)
                 if gate is not None:
                     gate.wait(60)
@@ -53,7 +61,18 @@ class FakePyPI:
                 self.send_response(status)
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
-                self.wfile.write(body)
+                seconds = fake.slow.get(self.path)
+                if seconds is None:
+                    self.wfile.write(body)
+                    return
+                try:  # a byte at a time, until the client leaves or the dribble is released
+                    for i in range(len(body)):
+                        self.wfile.write(body[i:i + 1])
+                        self.wfile.flush()
+                        if self.path in fake.slow:
+                            time.sleep(seconds / len(body))
+                except OSError:
+                    pass
 
             def log_message(self, *args):
                 pass
@@ -66,6 +85,7 @@ class FakePyPI:
         self.index_url = self.base + "/pypi"
 
     def close(self):
+        self.slow.clear()
         for gate in self.held.values():
             gate.set()
         self.server.shutdown()
@@ -114,9 +134,16 @@ class FakePyPI:
 
     def hold(self, path):
         self.held[path] = threading.Event()
+        return self.asked.setdefault(path, threading.Event())
+
+    def dribble(self, path, seconds):
+        self.slow[path] = seconds
+        return self.asked.setdefault(path, threading.Event())
 
     def release(self, path):
-        self.held[path].set()
+        self.slow.pop(path, None)
+        if path in self.held:
+            self.held[path].set()
 
 
 def top_list(path, names, last_update="2024-06-01 00:00:00"):

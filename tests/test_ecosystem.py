@@ -436,6 +436,55 @@ def test_resume_after_kill_9_loses_and_doubles_nothing(tmp_path, index, jobs):
     assert [json.loads(line)["project"] for line in journal.read_text().splitlines()] == names
 
 
+#: Seconds the slow download of the SIGTERM test would take: the run must stop long before.
+SLOW_SECONDS = 30
+
+
+def leftovers(folder):
+    """What an interrupted download or unpack may leave in the downloads folder: partial files and trees."""
+    return sorted(entry for _, dirs, files in os.walk(folder) for entry in dirs + files
+                  if entry.startswith((".download-", ".partial-")))
+
+
+@pytest.mark.parametrize("slow", ["dribbled", "held"])  # a body a byte at a time; no answer at all
+def test_sigterm_stops_a_run_at_once_not_after_its_downloads(tmp_path, index, slow):
+    names = ["p%d" % i for i in range(6)]
+    for i, name in enumerate(names):
+        index.project(name, "1.0", [("%s-1.0.tar.gz" % name, sdist(name, "1.0", {"%s/m.py" % name: code(i + 1)}),
+                                     "sdist")])
+    top_list(tmp_path / "list.json", names)
+    path = next(p for p in index.routes if p.endswith("/p2-1.0.tar.gz"))
+    asked = index.dribble(path, SLOW_SECONDS) if slow == "dribbled" else index.hold(path)
+    env = dict(os.environ, PYTHONPATH=ROOT, PUNSTATS_CACHE_DIR=str(tmp_path / "cache"))
+    out, journal = tmp_path / "out", tmp_path / "out" / run.JOURNAL
+    process = subprocess.Popen(cli_run(tmp_path, index, out, "--download-jobs", "4"), env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        assert asked.wait(60)
+        deadline = time.time() + 60  # p0 and p1 stored; the run waits for p2, first in order
+        while time.time() < deadline and (not journal.exists() or len(journal.read_text().splitlines()) < 2):
+            time.sleep(0.05)
+        start = time.monotonic()
+        process.send_signal(signal.SIGTERM)
+        _, err = process.communicate(timeout=2 * SLOW_SECONDS)
+        stopped = time.monotonic() - start
+    finally:
+        process.kill()
+        index.release(path)
+    assert process.returncode == 143 and err.decode().splitlines()[-1] == "punstats: terminated"
+    assert stopped < 5, "stopped after %.1f s" % stopped
+    assert [json.loads(line)["project"] for line in journal.read_text().splitlines()] == ["p0", "p1"]
+    assert leftovers(tmp_path / "cache") == []  # no half-written archive, taken later as whole
+    resumed = subprocess.run(cli_run(tmp_path, index, out, "--skip-existing", "--json"), env=env,
+                             capture_output=True, check=True)
+    records = json.loads(resumed.stdout)["projects"]
+    assert [(r["project"], r["status"]) for r in records] == [(name, "scanned") for name in names]
+    assert [json.loads(line)["project"] for line in journal.read_text().splitlines()] == names
+    punnable = pd.read_parquet(str(out / "files")).groupby("project")["punnable"].sum()
+    assert punnable.to_dict() == {name: i + 1 for i, name in enumerate(names)}  # each project counted once
+    assert leftovers(tmp_path / "cache") == []
+
+
 def test_strict_stops_at_the_first_failure_with_one_line(tmp_path, index):
     populate(index)
     top_list(tmp_path / "list.json", ["alpha", "gamma", "zeta", "eta"])
@@ -495,10 +544,28 @@ def network(down):
     return get
 
 
+def test_leaving_the_fetch_threads_halts_a_fetch_waiting_for_the_network_and_cancels_the_queued(tmp_path):
+    from punstats.sources.http import Stopped
+    from punstats.sources.toppypi import Ranked
+    asked = threading.Event()
+
+    def down(url, *handles):
+        asked.set()
+        raise pypi.FetchError("cannot reach 127.0.0.1: [Errno 101] Network is unreachable")
+    fetcher = downloads.Fetcher(run.Options(output=str(tmp_path), downloads=str(tmp_path / "dl")), down)
+    with downloads.fetching(fetcher, 1) as pool:
+        waiting = pool.submit(fetcher.fetch, Ranked(1, "alpha"))  # would wait hours for the network
+        queued = pool.submit(fetcher.fetch, Ranked(2, "beta"))
+        assert asked.wait(10)
+        start = time.monotonic()
+    assert time.monotonic() - start < 2  # its pauses are 1 s, then OUTAGE_PAUSES
+    assert isinstance(waiting.exception(), Stopped) and queued.cancelled()
+
+
 def test_a_run_waits_out_a_network_outage_and_scans_every_project(tmp_path, index, monkeypatch):
     populate(index)
     pauses, said = [], []
-    monkeypatch.setattr(downloads.time, "sleep", pauses.append)
+    monkeypatch.setattr(downloads.Fetcher, "pause", lambda fetcher, seconds: pauses.append(seconds))
     records, _ = run_top(tmp_path, index, ["alpha", "iota"], get=network([9]), download_jobs=1)
     assert [r["status"] for r in records] == ["scanned", "scanned"]  # not failed: waited for
     assert pauses[:2] == [1.0, downloads.OUTAGE_PAUSES[0]]  # its one retry, then a pause for the network
@@ -512,7 +579,7 @@ def test_a_run_waits_out_a_network_outage_and_scans_every_project(tmp_path, inde
 def test_a_project_that_does_not_answer_while_the_index_does_fails_at_once(tmp_path, index, monkeypatch):
     populate(index)
     pauses = []
-    monkeypatch.setattr(downloads.time, "sleep", pauses.append)
+    monkeypatch.setattr(downloads.Fetcher, "pause", lambda fetcher, seconds: pauses.append(seconds))
     file_url = index.project("alpha", "1.0", [("alpha-1.0.tar.gz", sdist("alpha", "1.0", {"a.py": "x = 1\n"}),
                                                 "sdist")])[0]["url"]
 

@@ -1,10 +1,12 @@
 """Network policy (issue 19): which URLs punstats asks, at the first request and at every
-redirect; an overall deadline per request; file arguments that are not regular files.
+redirect; an overall deadline per request, and a stop that ends the requests in flight;
+file arguments that are not regular files.
 
 Every server here is on 127.0.0.1, in daemon threads, and stops itself: a redirector,
 a listener that records who connected (the place a refused redirect must never reach)
 and a server that trickles its answer one byte at a time.
 """
+import io
 import os
 import socket
 import subprocess
@@ -221,6 +223,34 @@ def test_a_trickling_download_ends_the_command_at_the_deadline(monkeypatch, tmp_
     assert capsys.readouterr().err == ("punstats: error: %s/trickle-body: no complete answer within the "
                                        "deadline of 1 s\n" % server.base)
     assert elapsed < 6  # the server would go on for TRICKLE_SECONDS
+
+
+@pytest.mark.parametrize("path", ["/trickle-body", "/trickle-headers"])
+def test_a_stop_ends_a_request_in_flight_at_once_and_refuses_the_later_ones(path):
+    server, stop, ended = Server(), http.Stop(), []
+
+    def fetch():
+        try:
+            http.http_get.stoppable(stop).stream(server.base + path, io.BytesIO(), timeout=30)
+        except BaseException as exc:  # noqa: B036 (Stopped is no Exception)
+            ended.append(exc)
+    thread = threading.Thread(target=fetch)
+    try:
+        thread.start()
+        deadline = time.monotonic() + 10
+        while path not in server.requests and time.monotonic() < deadline:
+            time.sleep(0.01)  # the request is in flight
+        start = time.monotonic()
+        stop.stop()
+        thread.join(TRICKLE_SECONDS)
+        elapsed = time.monotonic() - start
+        with pytest.raises(http.Stopped):
+            http.http_get(server.base + "/list", stop=stop)
+    finally:
+        server.close()
+    assert [type(exc) for exc in ended] == [http.Stopped]
+    assert elapsed < 2  # the server would go on for TRICKLE_SECONDS
+    assert server.requests == [path]  # none asked after the stop
 
 
 @pytest.fixture

@@ -11,7 +11,10 @@ to the cap, never one in use; ``ahead`` keeps a bounded number of fetches
 (and of unpacked bytes) running ahead of the consumer, in rank order.  An
 ecosystem run has the archives unpacked in processes of their own
 (``Fetcher.unpack``, ``runs.unpacking``), the threads only resolving and
-downloading.
+downloading.  ``fetching`` is the pool of fetch threads: whatever ends the run (the last
+project, an error, Ctrl-C, SIGTERM), the fetches queued are cancelled and those running are
+stopped (``Fetcher.halt``): their requests end at once, their partial downloads are removed,
+and the run ends without waiting for them.
 """
 from __future__ import annotations
 
@@ -27,11 +30,12 @@ from typing import Any, Callable, Deque, Dict, Iterator, List, Optional, Sequenc
 
 from punstats.cache import ARCHIVE_FOLDER
 from punstats.sources import pypi
+from punstats.sources.http import Stop
 from punstats.sources.toppypi import Ranked
 from punstats.sources.trees import Unpacker, tree_name
 
 
-def _retry(call: Any) -> Any:
+def _retry(call: Any, pause: Callable[[float], None]) -> Any:
     """``call(url, *handles)`` with one retry after a network or server error (handles emptied first)."""
     def retrying(url: str, *handles: Any) -> Any:
         try:
@@ -39,7 +43,7 @@ def _retry(call: Any) -> Any:
         except pypi.FetchError as exc:
             if exc.status is not None and exc.status < 500:
                 raise
-            time.sleep(1.0)
+            pause(1.0)
             for handle in handles:
                 handle.seek(0)
                 handle.truncate()
@@ -47,11 +51,11 @@ def _retry(call: Any) -> Any:
     return retrying
 
 
-def _getter(get: pypi.Getter) -> pypi.Getter:
+def _getter(get: pypi.Getter, pause: Callable[[float], None]) -> pypi.Getter:
     """``get`` with one retry; a streaming getter (``pypi.http_get``) keeps streaming downloads to disk."""
-    retrying = _retry(get)
+    retrying = _retry(get, pause)
     if getattr(get, "stream", None) is not None:
-        retrying.stream = _retry(get.stream)  # type: ignore[attr-defined]
+        retrying.stream = _retry(get.stream, pause)  # type: ignore[attr-defined]
     return retrying
 
 
@@ -76,8 +80,11 @@ class Fetcher:
     """Resolves and downloads projects in a thread pool, a few ahead, and has them unpacked (``unpack``)."""
 
     def __init__(self, options: Any, get: pypi.Getter) -> None:  # runs.ecosystem.Options
-        self.options, self.get, self.probe = options, _getter(get), get
-        self.sleep = time.sleep  # between tries while the network is down
+        # ends the requests in flight (those of a getter that can be stopped: ``http_get``'s) and the pauses
+        self.stop = Stop()
+        stoppable = getattr(get, "stoppable", None)
+        self.probe = stoppable(self.stop) if stoppable is not None else get
+        self.options, self.get = options, _getter(self.probe, self.pause)
         self.on_wait: Optional[Callable[[str], None]] = None  # told each pause, in words
         # where archives are unpacked (``runs.unpacking``); None: in the fetch thread
         self.unpack: Optional[Unpacker] = None
@@ -96,6 +103,7 @@ class Fetcher:
         ``options.outage_wait`` seconds in all, instead of failing."""
         start, pause, waited = time.perf_counter(), OUTAGE_PAUSES[0], 0.0
         while True:
+            self.stop.check()
             try:
                 release, corpus = self.fetch_once(project)
                 return release, corpus, time.perf_counter() - start
@@ -106,8 +114,16 @@ class Fetcher:
             if self.on_wait:
                 self.on_wait("the network is down (%s); %s is tried again in %d s (waited %d s of at most %d)"
                              % (down, project.name, pause, waited, self.options.outage_wait))
-            self.sleep(pause)
+            self.pause(pause)
             waited, pause = waited + pause, min(2 * pause, OUTAGE_PAUSES[1])
+
+    def pause(self, seconds: float) -> None:
+        """Wait ``seconds`` between tries; ``http.Stopped`` as soon as the fetches are halted."""
+        self.stop.wait(seconds)
+
+    def halt(self) -> None:
+        """End the fetches: the requests in flight and the pauses at once (``http.Stopped``), any begun later too."""
+        self.stop.stop()
 
     def fetch_once(self, project: Ranked) -> Tuple[Any, Any]:
         release = self.resolve(project.name)
@@ -250,6 +266,19 @@ def unlink_unused(folder: str, path: str) -> bool:
     finally:
         if fd is not None:
             os.close(fd)
+
+
+@contextlib.contextmanager
+def fetching(fetcher: Fetcher, jobs: int) -> Iterator[ThreadPoolExecutor]:
+    """A pool of ``jobs`` threads for ``fetcher``'s fetches; on leaving, for whatever reason, those
+    queued are cancelled and those running halted (``Fetcher.halt``), then the threads are joined:
+    a stopped run waits for no download in flight, and leaves no partial one behind."""
+    pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="fetch")
+    try:
+        yield pool
+    finally:
+        fetcher.halt()
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def held(pending: Sequence[Tuple[Ranked, Future]]) -> int:

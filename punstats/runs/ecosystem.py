@@ -41,14 +41,13 @@ import json
 import os
 import platform
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Generator, Iterator, List, Optional, Sequence, Tuple
 
 from punstats import __version__
 from punstats.model.corpus import SourceError
 from punstats.model.errors import one_line
-from punstats.runs.downloads import Fetcher, ahead
+from punstats.runs.downloads import Fetcher, ahead, fetching
 from punstats.runs.memory import returned_memory
 from punstats.runs.options import ScanOptions
 from punstats.runs.overlap import Behind
@@ -289,10 +288,11 @@ def _local(todo: Sequence[Ranked], options: Options, get: pypi.Getter, cache: An
     fetcher = Fetcher(options, get)
     fetcher.on_wait = on_wait
     # the pools first: their processes are forked before the fetch threads are started; the
-    # archives are unpacked in processes of their own, not under this process's GIL
+    # archives are unpacked in processes of their own, not under this process's GIL; the fetch
+    # threads end first, their downloads halted whatever ends the loop (SIGTERM, Ctrl-C, an error)
     with shared_pool(options.scan) as workers, \
             unpackers(options.download_jobs, options.scan.jobs) as unpacking, \
-            ThreadPoolExecutor(max_workers=options.download_jobs, thread_name_prefix="fetch") as pool:
+            fetching(fetcher, options.download_jobs) as pool:
         fetcher.unpack = unpacking.unpack if unpacking is not None else None
         for project, future in ahead(todo, fetcher, pool, options.download_jobs + 1, options.download_cap):
             if on_begin:

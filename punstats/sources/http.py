@@ -17,10 +17,13 @@ timeout: when it passes, the connection is shut down, so a server trickling
 its headers or body one byte at a time ends the request.  Each answer has a
 size limit.  Every failure is a ``FetchError`` with one line (and the HTTP
 status when there was one).  ``http_stream`` writes a body to a file as it
-arrives, so a download of any size needs little memory.
+arrives, so a download of any size needs little memory.  A ``Stop`` ends, from
+another thread, the requests made through its getter (``http_get.stoppable``) at
+once, as the deadline would: a run told to end does not wait for its downloads.
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import http.client
@@ -31,7 +34,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from typing import Any, BinaryIO, Callable, List, Optional
+from typing import Any, BinaryIO, Callable, Iterator, List, Optional, Set
 
 from punstats import __version__
 from punstats.model.corpus import SourceError
@@ -152,6 +155,51 @@ class _Expired(Exception):
     """The deadline passed while a body was read."""
 
 
+class Stopped(BaseException):
+    """The request was ended by its ``Stop``: not an ``Exception``, so that no handler of errors
+    records it as the failure of what was being fetched."""
+
+
+class Stop:
+    """Ends requests from another thread: ``stop`` shuts the connections of those in flight (their
+    reads end at once, as at the deadline), and each request made with it then or later raises
+    ``Stopped``; ``wait`` sleeps until the stop, at most for the seconds given."""
+
+    def __init__(self) -> None:
+        self.event = threading.Event()
+        self.lock = threading.Lock()
+        self.watches: Set[_Watch] = set()
+
+    def stop(self) -> None:
+        with self.lock:
+            self.event.set()
+            watches = list(self.watches)
+        for watch in watches:
+            watch.expire()
+
+    def check(self) -> None:
+        """``Stopped`` if the stop came."""
+        if self.event.is_set():
+            raise Stopped()
+
+    def wait(self, seconds: float) -> None:
+        """Sleep ``seconds``; ``Stopped`` as soon as the stop comes (at once if it came before)."""
+        if self.event.wait(seconds):
+            raise Stopped()
+
+    @contextlib.contextmanager
+    def watching(self, watch: _Watch) -> Iterator[None]:
+        """Within it, the stop ends ``watch``'s request; ``Stopped`` at once after the stop."""
+        with self.lock:
+            self.check()
+            self.watches.add(watch)
+        try:
+            yield
+        finally:
+            with self.lock:
+                self.watches.discard(watch)
+
+
 def _watched(base: Any) -> Any:
     """``base`` (an HTTP(S) connection class) whose connections a ``_Watch`` can shut down."""
     class Watched(base):  # type: ignore[misc,valid-type]
@@ -236,12 +284,26 @@ def _opener(watch: _Watch) -> urllib.request.OpenerDirector:
     return opener
 
 
-def _read(url: str, timeout: float, max_bytes: int, write: Callable[[bytes], Any]) -> None:
-    """GET ``url`` and hand its body to ``write`` in chunks; ``FetchError`` with one line otherwise."""
+def _read(url: str, timeout: float, max_bytes: int, write: Callable[[bytes], Any],
+          stop: Optional[Stop] = None) -> None:
+    """GET ``url`` and hand its body to ``write`` in chunks; ``FetchError`` with one line otherwise
+    (``Stopped`` once ``stop`` has ended it)."""
     if not fetchable(url):
         raise FetchError(refusal(url))
     request = urllib.request.Request(url, headers={"User-Agent": "punstats/%s" % __version__})
     watch = _Watch(DEADLINE_SECONDS)
+    with stop.watching(watch) if stop is not None else contextlib.nullcontext():
+        try:
+            _answer(url, request, timeout, watch, max_bytes, write)
+        except FetchError:
+            if stop is not None:  # ended by the stop, not by the server or the deadline: Stopped
+                stop.check()
+            raise
+
+
+def _answer(url: str, request: urllib.request.Request, timeout: float, watch: _Watch, max_bytes: int,
+            write: Callable[[bytes], Any]) -> None:
+    """``request``'s body handed to ``write``, within ``watch``'s deadline; every failure a ``FetchError``."""
     try:
         with watch, _opener(watch).open(request, timeout=timeout) as response:
             _body(url, response, watch, max_bytes, write)
@@ -272,18 +334,19 @@ def _body(url: str, response: Any, watch: _Watch, max_bytes: int, write: Callabl
         write(chunk)
 
 
-def http_get(url: str, timeout: float = TIMEOUT_SECONDS, max_bytes: int = MAX_DOWNLOAD_BYTES) -> bytes:
-    """The body of an HTTPS GET; ``FetchError`` with a one-line message otherwise."""
+def http_get(url: str, timeout: float = TIMEOUT_SECONDS, max_bytes: int = MAX_DOWNLOAD_BYTES,
+             stop: Optional[Stop] = None) -> bytes:
+    """The body of an HTTPS GET; ``FetchError`` with a one-line message otherwise (``Stopped``: ``stop`` ended it)."""
     parts: List[bytes] = []
-    _read(url, timeout, max_bytes, parts.append)
+    _read(url, timeout, max_bytes, parts.append, stop)
     return b"".join(parts)
 
 
 def http_stream(url: str, handle: BinaryIO, timeout: float = TIMEOUT_SECONDS,
-                max_bytes: int = MAX_DOWNLOAD_BYTES) -> str:
+                max_bytes: int = MAX_DOWNLOAD_BYTES, stop: Optional[Stop] = None) -> str:
     """Write the body of an HTTPS GET to ``handle`` as it arrives (memory stays small); its sha256."""
     digest = hashlib.sha256()
-    _read(url, timeout, max_bytes, lambda chunk: _both(digest.update, handle.write, chunk))
+    _read(url, timeout, max_bytes, lambda chunk: _both(digest.update, handle.write, chunk), stop)
     return digest.hexdigest()
 
 
@@ -292,5 +355,14 @@ def _both(first: Callable[[bytes], object], second: Callable[[bytes], object], c
     second(chunk)
 
 
-#: A getter with a ``stream`` attribute (``http_get``'s is ``http_stream``) downloads to disk as it reads.
+def stoppable(stop: Stop) -> Any:
+    """``http_get``, with its ``stream``, whose requests ``stop`` ends."""
+    get = functools.partial(http_get, stop=stop)
+    get.stream = functools.partial(http_stream, stop=stop)  # type: ignore[attr-defined]
+    return get
+
+
+#: A getter with a ``stream`` attribute (``http_get``'s is ``http_stream``) downloads to disk as it reads;
+#: one with a ``stoppable`` attribute gives, for a ``Stop``, a getter whose requests the stop ends.
 http_get.stream = http_stream  # type: ignore[attr-defined]
+http_get.stoppable = stoppable  # type: ignore[attr-defined]
