@@ -36,6 +36,8 @@ def test_records_read_back_share_the_run_s_rules_and_patterns_and_equal_their_fi
     assert len(scanned) > 1 and all(s["rules"] is scanned[0]["rules"] and s["patterns"] is scanned[0]["patterns"]
                                     for s in scanned)
     assert [json.dumps(r) for r in run.records] == [json.dumps(r) for r in loaded]  # the same order of keys
+    first, second = scanned[0]["kinds"], scanned[1]["kinds"]
+    assert all(a is b for a, b in zip(sorted(first), sorted(second)) if a == b)  # one string per key
 
 
 def test_summaries_whose_shared_values_differ_keep_their_own():

@@ -128,17 +128,26 @@ SHARED = ("rules", "patterns")
 
 def briefs(records: Iterable[Dict[str, Any]]) -> Iterator[Dict[str, Any]]:
     """``brief`` of each of ``records``, with the ``SHARED`` values of their summaries that are
-    equal held once for all of them, and the summaries' keys once each: the records of a run of
-    many projects are held in less memory, and show the same."""
+    equal held once for all of them, and the keys of their dicts once each (``json`` makes new
+    ones for each file): the records of a run of many projects are held in less memory, and show
+    the same."""
     held: Dict[str, Any] = {}
     for record in records:
-        record = brief(record)
+        record = _interned(brief(record))
         summary = record.get("summary")
         if isinstance(summary, dict):
-            record = dict(record, summary={
-                sys.intern(key): held.setdefault(json.dumps(value), value) if key in SHARED else value
-                for key, value in summary.items()})
+            record["summary"] = {key: held.setdefault(json.dumps(value), value) if key in SHARED else value
+                                 for key, value in summary.items()}
         yield record
+
+
+def _interned(value: Any) -> Any:
+    """``value`` (JSON) with the keys of its dicts interned (``sys.intern``)."""
+    if isinstance(value, dict):
+        return {sys.intern(key) if type(key) is str else key: _interned(item) for key, item in value.items()}
+    if type(value) is list:
+        return [_interned(item) for item in value]
+    return value
 
 
 def is_run(directory: str) -> bool:
