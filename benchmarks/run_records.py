@@ -10,8 +10,9 @@ table DIR`` on each in a child process of its own, which prints its peak RSS.
 the per-project table and bootstraps its intervals; it does not read the
 combined ``occurrences`` and ``files`` datasets, which the copies leave out.
 It prints each peak, the peak of a child that only imports what ``table``
-imports (the baseline), and the ratio of the larger run's peak above the
-baseline to the smaller's (10x the projects: at most 10, linear).
+imports (the baseline), the ratio of the largest run's peak to the smallest's
+and the memory each project added between them (the records held: linear in
+the projects, about 10 kB each).
 
     python benchmarks/run_records.py [--sizes 2000,20000]
 """
@@ -95,9 +96,9 @@ def main():
             print("%6d projects: punstats table peak RSS %.0f MB (%.0f MB above the baseline), %.1f s"
                   % (size, peak / 1024, (peak - baseline) / 1024, wall))
         if len(sizes) > 1:
-            above = [max(peak - baseline, 1) for peak in peaks]
-            print("above the baseline, %d over %d projects: %.2fx for %.0fx the projects"
-                  % (sizes[-1], sizes[0], above[-1] / above[0], sizes[-1] / sizes[0]))
+            print("%d over %d projects: peak %.2fx for %.0fx the projects; %.1f kB per project more"
+                  % (sizes[-1], sizes[0], peaks[-1] / peaks[0], sizes[-1] / sizes[0],
+                     (peaks[-1] - peaks[0]) * 1.024 / (sizes[-1] - sizes[0])))
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
