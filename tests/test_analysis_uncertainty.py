@@ -97,6 +97,30 @@ def test_many_units_are_resampled_in_blocks_with_the_same_result():
     assert "over files" in Bootstrap(unit="files").words()
 
 
+def _peak_bytes(call):
+    import tracemalloc
+    tracemalloc.start()
+    try:
+        result = call()
+        return result, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_a_block_of_resamples_is_read_a_few_rows_at_a_time_with_the_same_intervals(monkeypatch):
+    # the values gathered for a statistic are not held for a whole block of 4 million indices at once
+    # (a run's end held three such blocks, about 100 MB; issue 29), and the intervals do not change
+    rng = np.random.default_rng(3)
+    punnable, keywords = rng.binomial(30, 0.1, size=20_000), rng.integers(1, 60, size=20_000)
+    method = Bootstrap(resamples=400)
+    pooled, pooled_peak = _peak_bytes(lambda: uncertainty.pooled(punnable, keywords, method))
+    median, median_peak = _peak_bytes(lambda: uncertainty.median(punnable, keywords, method))
+    block = 8 * uncertainty._CHUNK_CELLS  # the indices drawn at once, in bytes
+    assert pooled_peak < 1.5 * block and median_peak < 1.5 * block
+    monkeypatch.setattr(uncertainty, "_STATISTIC_CELLS", uncertainty._CHUNK_CELLS)  # a whole block at once
+    assert uncertainty.pooled(punnable, keywords, method) == pooled
+    assert uncertainty.median(punnable, keywords, method) == median
+
 def test_two_runs_are_compared_from_their_per_project_frames():
     import pandas as pd
     rng = np.random.default_rng(8)

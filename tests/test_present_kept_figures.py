@@ -45,3 +45,22 @@ def test_a_kept_figure_not_of_the_shape_written_is_drawn_again(tmp_path):
         kept_figures.drawn_once(_drawer(drawn), key)(str(tmp_path / str(n)))
         assert drawn[-1] == str(tmp_path / str(n))
     assert not os.path.exists(tmp_path / "f.png")
+
+
+def test_figure_key_is_the_digest_of_the_whole_text_made_record_by_record():
+    # the key of a figure of many records is the one their text at once gave (kept figures stay
+    # found), made without holding that text (issue 29)
+    import hashlib
+    import importlib.metadata
+    import json
+
+    from punstats import __version__
+    try:
+        drawer = importlib.metadata.version("matplotlib")
+    except importlib.metadata.PackageNotFoundError:
+        drawer = ""
+    records = [{"rank": 1, "project": "é", "summary": {"b": [1, 2.5, None], "a": True}}, (), ("x", [3]),
+               [[], {}], {"object": object}]
+    shown = ("ecosystem", "ecosystem.png", records, {"asked": 2, "list": {"seed": 1}})
+    whole = json.dumps([__version__, drawer, *shown], sort_keys=True, default=repr)
+    assert kept_figures.figure_key(*shown) == hashlib.sha256(whole.encode()).hexdigest()

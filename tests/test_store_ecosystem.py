@@ -26,6 +26,28 @@ def test_a_finished_run_reads_back_with_every_project_in_rank_order(finished):
     assert all(set(r["measures"]["all"]) == {"files", "keywords", "punnable"} for r in scanned)  # brief
 
 
+
+def test_records_read_back_share_the_run_s_rules_and_patterns_and_equal_their_files(finished):
+    # a run's records are held with one copy of what every project's summary holds alike (issue 29)
+    run = stored_run.read_run(finished)
+    loaded = [stored_run.brief(stored_run.load_record(finished, name)) for name in NAMES]
+    assert list(run.records) == loaded
+    scanned = [r["summary"] for r in run.records if r["status"] == "scanned"]
+    assert len(scanned) > 1 and all(s["rules"] is scanned[0]["rules"] and s["patterns"] is scanned[0]["patterns"]
+                                    for s in scanned)
+    assert [json.dumps(r) for r in run.records] == [json.dumps(r) for r in loaded]  # the same order of keys
+    first, second = scanned[0]["kinds"], scanned[1]["kinds"]
+    assert all(a is b for a, b in zip(sorted(first), sorted(second)) if a == b)  # one string per key
+
+
+def test_summaries_whose_shared_values_differ_keep_their_own():
+    records = [{"status": "scanned", "measures": {}, "summary": {"rules": {"a": 1}, "patterns": []}},
+               {"status": "scanned", "measures": {}, "summary": {"rules": {"a": 2}, "patterns": []}},
+               {"status": "skipped", "reason": "no sdist"}]
+    held = list(stored_run.briefs(records))
+    assert held == records and held[0]["summary"]["patterns"] is held[1]["summary"]["patterns"]
+    assert held[1]["summary"]["rules"] == {"a": 2} and records[0]["summary"] is not held[0]["summary"]
+
 def copy(finished, tmp_path):
     target = tmp_path / "copy"
     shutil.copytree(finished, target)

@@ -28,7 +28,7 @@ resamples, which every output states.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, Sequence
+from typing import Any, Callable, Dict, List, Sequence
 
 import numpy as np
 
@@ -48,6 +48,10 @@ from punstats.model.intervals import (
 #: At most this many resampled indices are held at once (a scan's files can be many).
 _CHUNK_CELLS = 4_000_000
 
+#: At most this many resampled values are gathered at once for a statistic: a block of indices is
+#: drawn whole (the draws, and so the intervals, do not change) and read a few rows at a time.
+_STATISTIC_CELLS = 500_000
+
 
 def _arrays(numerators: Sequence[float], denominators: Sequence[float]):
     num = np.asarray(numerators, dtype="float64")
@@ -65,11 +69,17 @@ def _resampled(n: int, method: Bootstrap, statistic: Callable[[np.ndarray], np.n
     with replacement, a block of rows at a time."""
     rng = np.random.default_rng(method.seed)
     rows = max(1, _CHUNK_CELLS // max(n, 1))
+    step = max(1, _STATISTIC_CELLS // max(n, 1))
     values = []
     for start in range(0, method.resamples, rows):
         count = min(rows, method.resamples - start)
-        values.append(statistic(rng.integers(0, n, size=(count, n))))
+        values.extend(_by_rows(statistic, rng.integers(0, n, size=(count, n)), step))
     return np.concatenate(values)
+
+
+def _by_rows(statistic: Callable[[np.ndarray], np.ndarray], indices: np.ndarray, step: int) -> List[np.ndarray]:
+    """``statistic`` of the rows of ``indices``, ``step`` rows at a time."""
+    return [statistic(indices[row:row + step]) for row in range(0, len(indices), step)]
 
 
 def _percentiles(values: np.ndarray, estimate: float) -> Interval:

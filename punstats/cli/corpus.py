@@ -147,21 +147,21 @@ def cmd_top(args: argparse.Namespace) -> int:
     kind = _asked_kind(args, scan)
     bar = progress_bar(args.quiet, args.corpus_file, unit="project")  # total and time left, on a terminal
     done, begin = _bar_callbacks(bar, args, kind)
-    (records, ecosystem), options = _top_run(args, scan, done, bar, begin)
-    failures = pattern_errors_said([(r["project"], r["summary"]) for r in records
-                                    if r["status"] == "scanned" and isinstance(r.get("summary"), dict)])
-    default_place_said(args.output, options.output)
+    failures, ecosystem, options = _run_said(args, scan, done, bar, begin)
     if args.json:
-        print(json.dumps({"projects": records, "ecosystem": ecosystem}, indent=1, ensure_ascii=False))
         return failures
     from punstats.present import ecosystem as shown
+    from punstats.store.ecosystem import read_run
+    # the run's records as ``table`` reads them, once: those the run gave are let go by now
+    stored = read_run(options.output)
+    records = stored.records
     lines = (shown.summary_lines(ecosystem, records) if kind.name == KIND_CALL
              else shown.kind_summary_lines(ecosystem, records, kind))
     for line in lines:
         print(terminal(line))
     from punstats.store.staging import write_atomic
     tables = []
-    for ending, text in shown.table_texts(records, ecosystem, more=_pattern_tables(options.output)).items():
+    for ending, text in shown.table_texts(records, ecosystem, more=_pattern_tables(stored)).items():
         tables.append(os.path.join(options.output, "ecosystem-table." + ending))
         write_atomic(tables[-1], text.encode())
     print(terminal("tables (every project, every pattern): %s" % ", ".join(tables)))
@@ -177,6 +177,18 @@ def cmd_top(args: argparse.Namespace) -> int:
         except ImportError:
             print("figure: not drawn (matplotlib is not installed: pip install punstats[plot])")
     return failures
+
+
+def _run_said(args: argparse.Namespace, scan: Any, done: Any, bar: Any, begin: Any) -> Tuple[int, Any, Any]:
+    """(the exit status of the patterns' errors, the ecosystem summary, the run's options) of
+    running ``top-pypi:N`` or ``random-pypi:N`` (``_top_run``), its records printed with ``--json``."""
+    (records, ecosystem), options = _top_run(args, scan, done, bar, begin)
+    failures = pattern_errors_said([(r["project"], r["summary"]) for r in records
+                                    if r["status"] == "scanned" and isinstance(r.get("summary"), dict)])
+    default_place_said(args.output, options.output)
+    if args.json:
+        print(json.dumps({"projects": records, "ecosystem": ecosystem}, indent=1, ensure_ascii=False))
+    return failures, ecosystem, options
 
 
 def _top_run(args: argparse.Namespace, scan: Any, done: Any, bar: Any, begin: Any = None) -> Any:
@@ -271,10 +283,8 @@ def _again(output: str, kind: Any, patterns: Any) -> str:
     return text + ("; its hits: punstats hits %s" % run if kind.occurrence else "")
 
 
-def _pattern_tables(directory: str) -> List[Any]:
-    """The projects table of each user pattern of the finished run in ``directory`` (``present.subject``:
+def _pattern_tables(stored: Any) -> List[Any]:
+    """The projects table of each user pattern of the finished run ``stored`` (``present.subject``:
     its count and measure per project), written after the f(x=x) one."""
     from punstats.present.subject import project_table
-    from punstats.store.ecosystem import read_run
-    stored = read_run(directory)
     return [project_table(stored, kind) for kind in stored.registry.user]

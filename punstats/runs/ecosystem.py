@@ -64,6 +64,7 @@ from punstats.store.ecosystem import (  # noqa: F401  (their home before store.e
     RUN_FILE,
     TABLES,
     brief,
+    briefs,
     foreign_entry,
     load_record,
     project_file,
@@ -381,4 +382,4 @@ def run_top(top: Listing, projects: Sequence[Ranked], options: Options,
                      python_implementation=platform.python_implementation(), index=options.index_url,
                      **{key: recorded[key] for key in ("releases",) if key in recorded})
     write_atomic(os.path.join(output, ECOSYSTEM_FILE), _json_bytes(ecosystem))
-    return [brief(load_record(output, p.name)) for p in projects], ecosystem
+    return list(briefs(load_record(output, p.name) for p in projects)), ecosystem

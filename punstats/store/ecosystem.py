@@ -12,10 +12,12 @@ little memory.
 from __future__ import annotations
 
 import errno
+import json
 import os
 import stat
+import sys
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from punstats.model import jsondata
 from punstats.model.errors import one_line
@@ -118,6 +120,34 @@ def brief(record: Dict[str, Any]) -> Dict[str, Any]:
     if record.get("status") != "scanned" or "measures" not in record:  # only a scanned project has them
         return record
     return dict(record, measures={scope: {k: m[k] for k in _BRIEF} for scope, m in record["measures"].items()})
+
+
+#: The keys of a scanned project's summary whose values every project of a run holds alike.
+SHARED = ("rules", "patterns")
+
+
+def briefs(records: Iterable[Dict[str, Any]]) -> Iterator[Dict[str, Any]]:
+    """``brief`` of each of ``records``, with the ``SHARED`` values of their summaries that are
+    equal held once for all of them, and the keys of their dicts once each (``json`` makes new
+    ones for each file): the records of a run of many projects are held in less memory, and show
+    the same."""
+    held: Dict[str, Any] = {}
+    for record in records:
+        record = _interned(brief(record))
+        summary = record.get("summary")
+        if isinstance(summary, dict):
+            record["summary"] = {key: held.setdefault(json.dumps(value), value) if key in SHARED else value
+                                 for key, value in summary.items()}
+        yield record
+
+
+def _interned(value: Any) -> Any:
+    """``value`` (JSON) with the keys of its dicts interned (``sys.intern``)."""
+    if isinstance(value, dict):
+        return {sys.intern(key) if type(key) is str else key: _interned(item) for key, item in value.items()}
+    if type(value) is list:
+        return [_interned(item) for item in value]
+    return value
 
 
 def is_run(directory: str) -> bool:
@@ -295,8 +325,8 @@ def read_run(directory: str) -> StoredRun:
         raise StoreError("%s: not an ecosystem summary punstats wrote (no list of projects)"
                          % os.path.join(directory, ECOSYSTEM_FILE))
     try:
-        records = tuple(brief(_checked(directory, e["project"], load_record(directory, e["project"])))
-                        for e in entries)
+        records = tuple(briefs(_checked(directory, e["project"], load_record(directory, e["project"]))
+                               for e in entries))
     except (OSError, ValueError) as exc:
         raise StoreError("%s: a project record is unreadable: %s: %s" % (directory, one_line(exc), resume)) from None
     return StoredRun(directory, run, ecosystem, records)

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, Dict, Iterable, List, Optional, Set
+from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -163,21 +163,28 @@ def harmonize(directory: str) -> List[str]:
     a table without a key gets a null column, a column of another kind is cast (ints to floats
     beside floats, else to text).  Returns the files rewritten (none when no table has fields)."""
     paths = sorted(os.path.join(directory, name) for name in os.listdir(directory) if name.endswith(".parquet"))
-    stored = {path: pq.read_schema(path) for path in paths}
+    # each table's field columns only, not its schema: a run's thousands of schemas, with their
+    # metadata, held at once were a large part of the memory of its end (issue 29)
+    stored = {path: _field_layout(pq.read_schema(path)) for path in paths}
     found: Dict[str, Set[str]] = {}
-    for table_schema in stored.values():
-        for field in table_schema:
-            if field.name.startswith(schema.FIELD_PREFIX):
-                found.setdefault(field.name, set()).add(schema.field_kind(field.type))
+    for own, _ in stored.values():
+        for field in own:
+            found.setdefault(field.name, set()).add(schema.field_kind(field.type))
     columns = tuple((name, _joined(kinds)) for name, kinds in sorted(found.items()))
-    wanted = [pa.field(name, schema.ARROW_TYPES[kind]) for name, kind in columns]
+    wanted = tuple(pa.field(name, schema.ARROW_TYPES[kind]) for name, kind in columns)
     rewritten = []
-    for path, table_schema in stored.items():
-        own = [field for field in table_schema if field.name.startswith(schema.FIELD_PREFIX)]
-        if wanted and (own != wanted or list(table_schema)[len(table_schema) - len(wanted):] != wanted):
+    for path, (own, last) in stored.items():
+        if wanted and (own != wanted or not last):
             _rewrite(path, columns)
             rewritten.append(path)
     return rewritten
+
+
+def _field_layout(table_schema: pa.Schema) -> Tuple[Tuple[pa.Field, ...], bool]:
+    """(the ``field_<key>`` columns of a stored table, whether they are its last columns)."""
+    fields = list(table_schema)
+    own = tuple(field for field in fields if field.name.startswith(schema.FIELD_PREFIX))
+    return own, tuple(fields[len(fields) - len(own):]) == own
 
 
 def _rewrite(path: str, columns: schema.Columns) -> None:
