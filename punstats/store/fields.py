@@ -164,7 +164,7 @@ def harmonize(directory: str) -> List[str]:
     beside floats, else to text).  Returns the files rewritten (none when no table has fields)."""
     paths = sorted(os.path.join(directory, name) for name in os.listdir(directory) if name.endswith(".parquet"))
     # each table's field columns only, not its schema: a run's thousands of schemas, with their
-    # metadata, held at once were a large part of the memory of its end (issue 29)
+    # metadata, held at once were a large part of the memory of its end
     stored = {path: _field_layout(pq.read_schema(path)) for path in paths}
     found: Dict[str, Set[str]] = {}
     for own, _ in stored.values():
