@@ -6,11 +6,14 @@ patterns together, and on sources made to put a part's first line where it
 cannot begin a statement.
 """
 import ast
+import fcntl
 import os
 import textwrap
+import threading
 
 import pytest
 
+from punstats.engines import local
 from punstats.extract import parts, traversal
 from punstats.extract.parts import NotInParts, line_count, parse_parts
 from punstats.extract.traversal import extract
@@ -217,3 +220,38 @@ def test_a_decorated_definition_begins_a_part_with_its_decorator():
     # no part was tried again past its size: each holds at most the statements that reach past it
     assert all(padded.lstrip("\n").startswith("@dataclass") for _, padded, _ in cut)
     assert max(len(padded.lstrip("\n")) for _, padded, _ in cut) < 300 + 2 * len(text) // 400
+
+
+def test_a_large_part_waits_for_another_process_parsing_one(monkeypatch, tmp_path):
+    lock = tmp_path / "lock"
+    lock.write_bytes(b"")
+    with open(lock, "rb") as inherited, open(lock, "rb") as other:
+        monkeypatch.setattr(parts, "_shared", None)
+        assert parts.share_lock(inherited.fileno())
+        monkeypatch.setattr(parts, "LARGE_CHARS", 1000)
+        monkeypatch.setattr(parts, "PART_CHARS", 500)
+        # statements of 3,000 characters: parts that cannot be cut, and large
+        data = ("x = f(" + ", ".join("a%d=a%d" % (i, i) for i in range(300)) + ")\n").encode() * 2
+        done = threading.Event()
+        found = []
+        fcntl.flock(other.fileno(), fcntl.LOCK_EX)
+        worker = threading.Thread(target=lambda: (found.append(extract("m.py", data)), done.set()))
+        worker.start()
+        try:
+            # held by another description of the file: the parse waits
+            assert not done.wait(0.5)
+        finally:
+            fcntl.flock(other.fileno(), fcntl.LOCK_UN)
+        assert done.wait(30)
+        worker.join()
+        os.close(parts._shared)
+    assert found[0].record.status == OK
+    assert sum(1 for row in found[0].occurrences if row.kind == "call") == 600
+
+
+def test_the_workers_of_a_pool_share_the_lock():
+    pool = local.new_pool(1)
+    try:
+        assert pool.submit(parts.sharing_lock).result(timeout=60)
+    finally:
+        local.close(pool)

@@ -54,13 +54,15 @@ import operator
 import os
 import signal
 import sys
+import tempfile
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import IO, Callable, Dict, List, Optional, Sequence, Tuple
 
 from punstats.discover.read import candidate_bytes
 from punstats.engines.base import MAX_JOBS, Progress, Sink, bucket_span, default_jobs
 from punstats.extract import plugins
+from punstats.extract.parts import share_lock
 from punstats.extract.plugins import Wire
 from punstats.extract.traversal import extract
 from punstats.model.discovery import Candidate
@@ -167,8 +169,11 @@ def _context():
     return multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
 
 
-def _worker_started(parent: int) -> None:
-    """In a new worker: die with ``parent``, lead a process group, write its output to standard error."""
+def _worker_started(parent: int, lock: Optional[int] = None) -> None:
+    """In a new worker: die with ``parent``, lead a process group, write its output to standard error,
+    parse large parts one worker at a time (``lock``: the descriptor of the pools' lock file)."""
+    if lock is not None:
+        share_lock(lock)
     die_with_parent(parent)
     with contextlib.suppress(OSError):
         os.setpgid(0, 0)
@@ -179,8 +184,23 @@ def _worker_started(parent: int) -> None:
 
 
 def new_pool(jobs: int) -> ProcessPoolExecutor:
-    """A process pool of ``jobs`` workers (fork where there is fork) that die with this process."""
-    return ProcessPoolExecutor(jobs, _context(), initializer=_worker_started, initargs=(os.getpid(),))
+    """A process pool of ``jobs`` workers (fork where there is fork) that die with this process and
+    parse a large part one at a time (``extract.parts.one_at_a_time``)."""
+    return ProcessPoolExecutor(jobs, _context(), initializer=_worker_started, initargs=(os.getpid(), _large_lock()))
+
+
+#: The file this process's pools lock around a large parse (``new_pool``), made once.
+_LOCK_FILE: List[IO[bytes]] = []
+
+
+def _large_lock() -> Optional[int]:
+    """The descriptor of an unnamed file the workers of this process's pools lock (``share_lock``);
+    None where workers are not forked (they could not reach it)."""
+    if _context().get_start_method() != "fork":
+        return None
+    if not _LOCK_FILE:
+        _LOCK_FILE.append(tempfile.TemporaryFile())
+    return _LOCK_FILE[0].fileno()
 
 
 def kill_workers(pool: ProcessPoolExecutor) -> None:

@@ -25,7 +25,7 @@ from punstats.extract.codelines import code_lines
 from punstats.extract.decode import DECODE_ERRORS, decode_problem, decode_source
 from punstats.extract.fields import child_nodes  # noqa: F401  (for punstats.rewrite)
 from punstats.extract.notebook import NOTEBOOK_SUFFIX, extract_notebook
-from punstats.extract.parts import NotInParts, in_parts, line_count, parse_parts
+from punstats.extract.parts import NotInParts, in_parts, line_count, one_at_a_time, parse_parts
 from punstats.extract.patterns import PatternFailure
 from punstats.extract.text import SourceText
 from punstats.extract.walk import Walked, sees_module, walk
@@ -84,6 +84,12 @@ def _extract(path: str, data: bytes, max_bytes: int, patterns: Sequence[Kind], t
             return _collect_parts(path, data, encoding, text, patterns, timeout)
         except NotInParts:
             pass
+    with one_at_a_time(len(text)):
+        return _collect_whole(path, data, encoding, text, patterns, timeout)
+
+
+def _collect_whole(path: str, data: bytes, encoding: str, text: str, patterns: Sequence[Kind],
+                   timeout: Optional[float]) -> Extraction:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
