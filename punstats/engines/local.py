@@ -57,7 +57,7 @@ import sys
 import tempfile
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from typing import IO, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from punstats.discover.read import candidate_bytes
 from punstats.engines.base import MAX_JOBS, Progress, Sink, bucket_span, default_jobs
@@ -189,8 +189,9 @@ def new_pool(jobs: int) -> ProcessPoolExecutor:
     return ProcessPoolExecutor(jobs, _context(), initializer=_worker_started, initargs=(os.getpid(), _large_lock()))
 
 
-#: The file this process's pools lock around a large parse (``new_pool``), made once.
-_LOCK_FILE: List[IO[bytes]] = []
+#: The descriptor of the file this process's pools lock around a large parse (``new_pool``), made
+#: once and kept open for the process's life.
+_LOCK_FILE: List[int] = []
 
 
 def _large_lock() -> Optional[int]:
@@ -199,8 +200,10 @@ def _large_lock() -> Optional[int]:
     if _context().get_start_method() != "fork":
         return None
     if not _LOCK_FILE:
-        _LOCK_FILE.append(tempfile.TemporaryFile())
-    return _LOCK_FILE[0].fileno()
+        descriptor, name = tempfile.mkstemp(prefix="punstats-lock-")
+        os.unlink(name)
+        _LOCK_FILE.append(descriptor)
+    return _LOCK_FILE[0]
 
 
 def kill_workers(pool: ProcessPoolExecutor) -> None:

@@ -5,11 +5,10 @@ decoding, parsing, a large source in parts (``extract.parts``): every
 failure a ``FileRecord`` status) and hands the tree to the one walk
 (``extract.walk``) with the built-in kinds (``punstats.patterns.built_in``:
 ``f(x=x)``, the headline, and the kinds counted beside it) and a scan's user
-patterns.  It is pure (no I/O beyond
-what the caller hands it), imports only the standard library and avoids
-syntax newer than Python 3.8, so that any worker or any interpreter
-(``--python``) can run it on its own.  Test classification, storage and
-statistics happen elsewhere.
+patterns.  It is pure (no I/O beyond what the caller hands it), imports only
+the standard library and avoids syntax newer than Python 3.8, so that any
+worker or any interpreter (``--python``) can run it on its own.  Test
+classification, storage and statistics happen elsewhere.
 """
 from __future__ import annotations
 
