@@ -42,6 +42,8 @@ import re
 import warnings
 from typing import Iterator, Optional, Tuple
 
+from punstats.extract.text import NEWLINE
+
 #: A source of more characters is parsed in parts of about this size.
 PART_CHARS = 1 << 19
 
@@ -59,9 +61,6 @@ GROWTH = (2, 4, 16)
 
 #: The line break before a line that may begin a part.
 _START = re.compile(r"\n(?![ \t\f\v\r\n#)\]}]|(?:else|elif|except|finally)\b)")
-
-#: Line breaks as ``ast`` counts lines.
-_NEWLINE = re.compile(r"\r\n|\r|\n")
 
 
 class NotInParts(Exception):
@@ -128,8 +127,8 @@ def parse_parts(text: str, path: str) -> Iterator[Tuple[ast.Module, str, int]]:
             yield tree, padded, line
             # the caller is done with this part: free it before the next is parsed
             del tree, padded
-        part = text[start:end]
-        line += part.count("\n") if "\r" not in part else len(_NEWLINE.findall(part))
+        # the part's line breaks, counted in place (a part never ends inside a "\r\n")
+        line += text.count("\n", start, end) if "\r" not in text else len(NEWLINE.findall(text, start, end))
         start = end
 
 
@@ -169,5 +168,5 @@ def line_count(text: str) -> int:
     """The lines of ``text`` as ``ast`` and ``records.count_lines`` count them."""
     if not text:
         return 0
-    ends = text.count("\n") if "\r" not in text else len(_NEWLINE.findall(text))
+    ends = text.count("\n") if "\r" not in text else len(NEWLINE.findall(text))
     return ends if text.endswith(("\n", "\r")) else ends + 1

@@ -18,7 +18,7 @@ import gc
 import hashlib
 import time
 import warnings
-from typing import Optional, Sequence
+from typing import Optional, Sequence, Tuple
 
 from punstats.extract.codelines import code_lines
 from punstats.extract.decode import DECODE_ERRORS, decode_problem, decode_source
@@ -133,12 +133,7 @@ def _collect_parts(path: str, data: bytes, encoding: str, text: str, patterns: S
         if left is not None:
             left = max(left - (time.monotonic() - began), 1e-3)
     assert walked is not None
-    record = FileRecord(path=path, status=OK, error="", error_line=None, bytes=len(data), lines=count_lines(data),
-                        encoding=encoding, sha256=hashlib.sha256(data).hexdigest(), code_lines=code,
-                        counts=walked.counts)
-    occurrences = sorted(walked.occurrences, key=lambda o: (o.line, o.col, o.kind))
-    functions = sorted(walked.functions, key=lambda f: (f.line, f.col))
-    return Extraction(record, tuple(occurrences), tuple(functions), tuple(sorted(units.items())))
+    return _extraction(path, data, encoding, count_lines(data), code, walked, sorted(units.items()))
 
 
 def _collect(path: str, data: bytes, encoding: str, tree: ast.AST, source: SourceText, patterns: Sequence[Kind] = (),
@@ -152,9 +147,15 @@ def _collect(path: str, data: bytes, encoding: str, tree: ast.AST, source: Sourc
             walked.match(path, source)
     except PatternFailure as exc:
         return failure(path, exc.status, str(exc), exc.line, data, encoding)
+    return _extraction(path, data, encoding, lines, code, walked, walked.units)
+
+
+def _extraction(path: str, data: bytes, encoding: str, lines: int, code: int, walked: Walked,
+                units: Sequence[Tuple[str, int]]) -> Extraction:
+    """The extraction of a parsed file: its record, and the rows ``walked`` found, in order."""
     record = FileRecord(path=path, status=OK, error="", error_line=None, bytes=len(data), lines=lines,
                         encoding=encoding, sha256=hashlib.sha256(data).hexdigest(), code_lines=code,
                         counts=walked.counts)
     occurrences = sorted(walked.occurrences, key=lambda o: (o.line, o.col, o.kind))
     functions = sorted(walked.functions, key=lambda f: (f.line, f.col))
-    return Extraction(record, tuple(occurrences), tuple(functions), walked.units)
+    return Extraction(record, tuple(occurrences), tuple(functions), tuple(units))
