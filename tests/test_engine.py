@@ -124,6 +124,28 @@ def test_batches_cover_every_index_once_largest_first():
     assert groups[0] == [3]
 
 
+def test_batches_give_each_worker_one_when_there_are_as_many_files():
+    """A small project (under one batch's bytes) would keep one worker busy, the other waiting."""
+    candidates = [Candidate("f%d.py" % i, "x", size) for i, size in enumerate([300, 40, 200, 100, 10])]
+    assert len(batches(candidates)) == 1
+    groups = batches(candidates, parts=2)
+    assert groups == [[0, 2], [3, 1, 4]]
+    assert len(batches(candidates, parts=3)) == 3
+    assert batches(candidates[:1], parts=2) == [[0]]
+
+
+def test_a_started_pool_extracts_even_a_few_files(tmp_path, monkeypatch):
+    """An ecosystem run's small projects go to its workers, not to the run's own process."""
+    make_tree(tmp_path, 5)
+    candidates = discover(str(tmp_path)).candidates
+    expected = run(candidates, jobs=1)
+    with local.Workers(2) as workers:
+        workers.start()
+        # forked before this: the workers extract with the real function
+        monkeypatch.setattr(local, "extract_candidate", lambda *a: pytest.fail("extracted in the run's process"))
+        assert run(candidates, jobs=2, workers=workers) == expected
+
+
 def test_batches_stay_within_one_bucket_in_order_largest_first_in_each(monkeypatch):
     monkeypatch.setattr(base, "BUCKET_FILES", 10)
     sizes = [random.Random(3).randrange(1, 100) for _ in range(95)]

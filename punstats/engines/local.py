@@ -259,12 +259,17 @@ class Workers:
             self.pool = None
 
 
-def batches(candidates: Sequence[Candidate], batch_bytes: Optional[int] = None) -> List[List[int]]:
+def batches(candidates: Sequence[Candidate], batch_bytes: Optional[int] = None, parts: int = 1) -> List[List[int]]:
     """Indices of ``candidates`` grouped into tasks of about ``batch_bytes`` (default
     ``BATCH_BYTES``), each within one bucket (``base.bucket_span``): buckets in order,
     largest files first within each.  Ordered across the whole corpus instead, a batch of
-    small files would fall in every bucket, and its results cost a write per bucket."""
+    small files would fall in every bucket, and its results cost a write per bucket.
+    ``parts``: the workers sharing them; tasks are made small enough that each gets one
+    when there are as many files, since an ecosystem run's small projects, each under
+    ``batch_bytes``, would otherwise keep one worker busy while the others wait."""
     batch_bytes = batch_bytes or BATCH_BYTES
+    if parts > 1:
+        batch_bytes = max(1, min(batch_bytes, -(-sum(c.size for c in candidates) // parts)))
     span = bucket_span(len(candidates))
     order = sorted(range(len(candidates)), key=lambda i: (i // span, -candidates[i].size, i))
     groups: List[List[int]] = []
@@ -320,7 +325,9 @@ def run(candidates: Sequence[Candidate], jobs: Optional[int] = None,
     if jobs < 1:
         raise ValueError("jobs must be at least 1")
     slots, take = collector(len(candidates), progress, on_batch, keep)
-    if not patterns and (jobs == 1 or len(candidates) < MIN_FILES_FOR_POOL) or not may_fork():
+    # a few files are extracted here rather than pay a pool's start, unless a started pool waits
+    pooled = workers is not None and workers.take() is not None
+    if not patterns and (jobs == 1 or len(candidates) < MIN_FILES_FOR_POOL and not pooled) or not may_fork():
         for index, candidate in enumerate(candidates):
             take([index], extract_kinds([candidate], max_bytes, patterns, timeout) if patterns
                  else [extract_candidate(candidate, max_bytes)])
@@ -332,7 +339,7 @@ def run(candidates: Sequence[Candidate], jobs: Optional[int] = None,
                              timeout=timeout or None, memory=memory or None)
     stall = stall_seconds(timeout) if patterns else None
     jobs = min(jobs, MAX_JOBS, len(candidates)) or 1
-    lost = _run_pool(candidates, batches(candidates), jobs, task, take, started, stall)
+    lost = _run_pool(candidates, batches(candidates, parts=jobs), jobs, task, take, started, stall)
     for group, _ in lost:  # once more, each alone, so that one bad batch cannot take others down
         for _, stalled in _run_pool(candidates, [group], 1, task, take, stall=stall):
             status, reason = (PATTERN_TIMEOUT, stalled_reason(timeout)) if stalled else (WORKER_DIED,
