@@ -9,6 +9,7 @@ decides a column's type.  A field added to a record without a row here fails
 """
 from __future__ import annotations
 
+import functools
 import json
 import operator
 from typing import Any, Dict, List, Sequence, Tuple
@@ -158,14 +159,22 @@ def pandas_dtypes(columns: Columns) -> Dict[str, str]:
     return {name: PANDAS_DTYPES[kind] for name, kind in columns}
 
 
+@functools.lru_cache(maxsize=1)
+def _pandas_version() -> str:
+    """The installed pandas' version, "" without pandas (readers still get the Arrow types).
+    Looked up once: ``importlib.metadata`` reads the installed distributions each time, about
+    a millisecond, for each table a project of an ecosystem run writes or reads."""
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version("pandas")
+    except PackageNotFoundError:
+        return ""
+
+
 def pandas_metadata(columns: Columns) -> bytes:
     """The ``pandas`` schema metadata pyarrow writes for these columns, so
     ``pandas.read_parquet`` restores the dtypes; built without importing pandas."""
-    from importlib.metadata import PackageNotFoundError, version
-    try:
-        pandas_version = version("pandas")
-    except PackageNotFoundError:  # written without pandas: readers still get the Arrow types
-        pandas_version = ""
+    pandas_version = _pandas_version()
     described = [{"name": name, "field_name": name, "pandas_type": _PANDAS_TYPES[kind][0],
                   "numpy_type": _PANDAS_TYPES[kind][1], "metadata": None} for name, kind in columns]
     return json.dumps({"index_columns": [], "column_indexes": [], "columns": described, "attributes": {},
