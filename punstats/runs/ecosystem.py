@@ -166,10 +166,8 @@ def _compact(summary: Dict[str, Any]) -> Dict[str, Any]:
 
 
 def _stored_tables(result: Any) -> Dict[str, Any]:
-    """The project's stored tables (as the scan wrote them, in the stored types), as pyarrow Tables.
-
-    Read as one file each, not as a dataset (``pq.read_table``): ``pyarrow.dataset`` imports
-    pandas, which this process would then hold through the whole run."""
+    """The project's stored tables (as the scan wrote them, in the stored types), as pyarrow Tables, each
+    read as one file, not as a dataset (``pq.read_table``): ``pyarrow.dataset`` imports pandas."""
     import pyarrow.parquet as pq
 
     from punstats.store.staging import TABLE_FILES
@@ -180,8 +178,7 @@ def _stored_tables(result: Any) -> Dict[str, Any]:
     return tables
 
 
-def _table_bytes(project: Ranked, result: Any, stored: Dict[str, Any], year: Optional[int] = None,
-                 ) -> Dict[str, bytes]:
+def _table_bytes(project: Ranked, result: Any, stored: Dict[str, Any], year: Optional[int] = None) -> Dict[str, bytes]:
     """The project's rows of the combined dataset: its ``stored`` tables (``_stored_tables``),
     with ``project`` and ``rank`` columns (and ``year``, for one year of a run over years: the
     years' datasets concatenate into one), as parquet bytes."""
@@ -261,9 +258,8 @@ def scanned(project: Ranked, fetched: Tuple[Any, Any, float], fetcher: Fetcher, 
             if isinstance(result, Exception):
                 raise result
             stored = _stored_tables(result)
-            tables, record = _table_bytes(project, result, stored, options.year), \
-                _scanned(project, release, result, stored)
-            del stored
+            tables, record = _table_bytes(project, result, stored, options.year), _scanned(project, release,
+                                                                                           result, stored)
             if timing is not None:
                 timing.files += int(result.summary["files"])
                 timing.bytes += int(corpus.archive.get("bytes", 0))
