@@ -213,3 +213,49 @@ def test_a_project_that_parsed_no_file_has_no_line_of_code_and_the_pool_stays_kn
     total, before = eco.pooled(frame.reset_index()), eco.pooled(eco.per_project(records))
     assert total["code_lines"] == before["code_lines"] is not None
     assert eco.shares(total)["per_million"] == eco.shares(before)["per_million"]
+
+
+def pandas_measures(occurrences, files):
+    """A project's measures as pandas counts them (``value_counts``): what ``measures`` must equal."""
+    frame, parsed = occurrences.to_pandas(), files.to_pandas()
+    parsed = parsed[parsed["status"] == "ok"]
+    calls = frame[frame["kind"] == "call"]
+    result = {}
+    for scope in eco.SCOPES:
+        f = parsed if scope == "all" else parsed[~parsed["in_test"]]
+        o = calls if scope == "all" else calls[~calls["in_test"]]
+        counts = {column: {str(k): int(v) for k, v in o[column].value_counts().items()}
+                  for column in ("name", "callee", "name_len")}
+        result[scope] = {"files": len(f), "keywords": int(f["keywords"].sum()), "punnable": int(f["punnable"].sum()),
+                         "identifiers": counts["name"], "callees": counts["callee"],
+                         "lengths": dict(sorted(counts["name_len"].items(), key=lambda kv: int(kv[0])))}
+    return result
+
+
+def test_measures_count_as_pandas_does_ties_in_the_order_values_first_appear():
+    """Counted without pandas (a run imports none while it scans), in the same order, key for key:
+    the stored records are the same bytes as when pandas counted them."""
+    import random
+
+    import pyarrow as pa
+    rng = random.Random(7)
+    rows = 600
+    names = [rng.choice("abcdefghijklmnopqrstuvwxyz") * rng.randint(1, 4) for _ in range(rows)]
+    occurrences = pa.table({
+        "kind": [rng.choice(["call", "call", "attribute", "near_miss"]) for _ in range(rows)],
+        "in_test": [rng.random() < 0.3 for _ in range(rows)],
+        "name": names,
+        "callee": [rng.choice(["f", "g", "h", "self.x", None]) for _ in range(rows)],
+        "name_len": [len(name) for name in names],
+        "path": ["m%d.py" % (i % 9) for i in range(rows)]})
+    files = pa.table({"status": ["ok", "ok", "syntax_error", "symlink", "ok"],
+                      "in_test": [False, True, False, False, False],
+                      "keywords": [4, 2, 0, 0, 7], "punnable": [1, 2, 0, 0, 3]})
+    got = eco.measures(occurrences, files)
+    expected = pandas_measures(occurrences, files)
+    assert got == expected
+    for scope in eco.SCOPES:
+        for key in ("identifiers", "callees", "lengths"):
+            assert list(got[scope][key].items()) == list(expected[scope][key].items())
+    assert got["all"]["files"] == 3 and got["nontest"]["keywords"] == 11
+    assert sum(got["all"]["callees"].values()) < sum(got["all"]["identifiers"].values())  # no callee: not counted

@@ -835,3 +835,35 @@ def test_a_run_s_file_cap_leaves_larger_files_unparsed_and_says_so_to_make_it_ag
     assert files.loc["alpha/large.py", "status"] == "too_large" and files.loc["alpha/small.py", "status"] == "ok"
     assert files["punnable"].sum() == 1
     assert "--max-bytes 40" in reproduce_commands(read_run(str(out)))[0]
+
+
+#: A run of two projects in a process of its own, on a fake index there: for each project as it is
+#: stored, whether pandas was imported by then; then whether it was after the run's summary.
+NO_PANDAS_RUN = """\
+import json, pathlib, sys
+sys.path.insert(0, sys.argv[1])
+from fakeindex import FakePyPI, sdist, top_list
+from punstats.runs import projects
+index = FakePyPI()
+for name in ("alpha", "beta"):
+    index.project(name, "1.0", [(name + "-1.0.tar.gz", sdist(name, "1.0", {name + "/m.py": "f(x=x)\\n"}), "sdist")])
+listing = top_list(pathlib.Path(sys.argv[2], "list.json"), ["alpha", "beta"])
+go, _ = projects.top_pypi_run("top-pypi:2", listing, output=sys.argv[2] + "/out", index_url=index.index_url,
+                              downloads=sys.argv[2] + "/downloads", cache=False, jobs=1)
+seen = []
+records, _ = go(on_done=lambda record, reused: seen.append((record["status"], "pandas" in sys.modules)))
+index.close()
+print(json.dumps([seen, "pandas" in sys.modules, records[0]["measures"]["all"]["punnable"]]))
+"""
+
+
+def test_a_run_imports_no_pandas_while_its_projects_are_scanned_and_stored(tmp_path):
+    """pandas (some 45 MB of the run's process) is imported for the summary at the end, not for
+    counting each project's measures while the run's workers and unpackers are alive too."""
+    proc = subprocess.run([sys.executable, "-c", NO_PANDAS_RUN, os.path.join(ROOT, "tests"), str(tmp_path)],
+                          capture_output=True, text=True, env=dict(os.environ, PUNSTATS_CACHE_DIR=str(tmp_path / "c")),
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    seen, after, punnable = json.loads(proc.stdout.splitlines()[-1])
+    assert seen == [["scanned", False], ["scanned", False]]
+    assert after is True and punnable == 1  # the probe sees pandas once the summary needs it

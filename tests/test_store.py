@@ -57,6 +57,30 @@ def test_results_in_any_order_are_stored_in_candidate_order(tmp_path, monkeypatc
     assert os.listdir(tmp_path / "spill") == []
 
 
+def test_a_large_bucket_is_handed_on_in_pieces_of_drain_rows_in_candidate_order(tmp_path, monkeypatch):
+    """A bucket of a few huge files is not copied whole to put its rows in order: at most
+    ``DRAIN_ROWS`` rows at a time, which together are the bucket's rows in candidate order."""
+    monkeypatch.setattr(base, "BUCKET_FILES", 100)
+    monkeypatch.setattr(spill, "DRAIN_ROWS", 4)
+    extractions = [extraction(n) for n in range(40)]
+    arrival = list(range(len(extractions)))
+    random.Random(3).shuffle(arrival)
+    store = spill.Spill(str(tmp_path / "spill"), len(extractions))
+    assert store.buckets == 1
+    for start in range(0, len(arrival), 6):
+        store.add(arrival[start:start + 6], [extractions[i] for i in arrival[start:start + 6]])
+    pieces = []
+    store.drain(lambda name, table: pieces.append((name, table)))
+    for name, frame in zip(schema.RAW, frames.raw_tables(extractions)):
+        got = [t for n, t in pieces if n == name]
+        assert [t.num_rows for t in got] == [4] * (len(frame) // 4) + ([len(frame) % 4] if len(frame) % 4 else [])
+        whole = pa.concat_tables(got).combine_chunks()
+        if name == "occurrences":
+            whole = whole.drop_columns([schema.FIELDS])
+        assert whole.equals(pa.Table.from_pandas(frame, schema=schema.arrow_schema(schema.RAW[name]),
+                                                 preserve_index=False))
+
+
 def _spilled(directory, extractions, groups):
     """(the drained tables, the record batches spilled per table) of ``extractions`` arriving in ``groups``."""
     store = spill.Spill(str(directory), len(extractions))

@@ -24,15 +24,16 @@ them:
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from punstats.analysis import units
-from punstats.analysis.summary import call_occurrences, nonzero_counts, percent, scanned_files
-from punstats.model.kinds import Kind
+from punstats.analysis.summary import percent
+from punstats.model.kinds import KIND_CALL, Kind
 from punstats.model.statuses import OK
 from punstats.patterns.built_in import registry_of
+
+if TYPE_CHECKING:  # pandas is imported where a run's tables are shown, not while its projects are scanned
+    import pandas as pd
 
 SCOPES = ("all", "nontest")
 
@@ -46,32 +47,49 @@ def not_scanned_reason(record: Dict[str, Any]) -> str:
     return "failed" if record["status"] == "failed" else str(record.get("reason") or "")
 
 
-def measures(occurrences: pd.DataFrame, files: pd.DataFrame) -> Dict[str, Any]:
-    """One project's counts for ``aggregate``, for all code and outside tests."""
-    parsed = scanned_files(files)
-    parsed = parsed[parsed["status"] == OK]
-    calls = call_occurrences(occurrences)
+#: The columns of a scan's tables that ``measures`` reads, by table.
+MEASURED_COLUMNS = {"occurrences": ("kind", "in_test", "name", "callee", "name_len"),
+                    "files": ("status", "in_test", "keywords", "punnable")}
+
+
+def measures(occurrences: Any, files: Any) -> Dict[str, Any]:
+    """One project's counts for ``aggregate``, for all code and outside tests, from its stored
+    tables (pyarrow Tables with at least ``MEASURED_COLUMNS``).  Counted in Python, so that a
+    run's process imports no pandas while it scans (nor makes pyarrow import it, as a Python
+    value in a compute call does): each value's count, most common first, ties in the order the
+    values first appear, as pandas' ``value_counts`` orders them."""
+    parsed = [row[1:] for row in _rows(files, MEASURED_COLUMNS["files"]) if row[0] == OK]
+    calls = [row[1:] for row in _rows(occurrences, MEASURED_COLUMNS["occurrences"]) if row[0] == KIND_CALL]
     result: Dict[str, Any] = {}
     for scope in SCOPES:
-        f = parsed if scope == "all" else parsed[~parsed["in_test"]]
-        o = calls if scope == "all" else calls[~calls["in_test"]]
+        f = parsed if scope == "all" else [row for row in parsed if not row[0]]
+        o = calls if scope == "all" else [row for row in calls if not row[0]]
         result[scope] = {
-            "files": int(len(f)),
-            "keywords": int(f["keywords"].sum()),
-            "punnable": int(f["punnable"].sum()),
-            "identifiers": _counts(o["name"]),
-            "callees": _counts(o["callee"]),
-            "lengths": {str(k): v for k, v in sorted(_counts(o["name_len"]).items(), key=lambda kv: int(kv[0]))},
+            "files": len(f),
+            "keywords": sum(row[1] or 0 for row in f),
+            "punnable": sum(row[2] or 0 for row in f),
+            "identifiers": _counts(row[1] for row in o),
+            "callees": _counts(row[2] for row in o),
+            "lengths": {str(k): v for k, v in sorted(_counts(row[3] for row in o).items(), key=lambda kv: int(kv[0]))},
         }
     return result
 
 
-def _counts(values: pd.Series) -> Dict[str, int]:
-    return {str(k): v for k, v in nonzero_counts(values).items()}
+def _rows(table: Any, columns: Sequence[str]) -> List[Tuple[Any, ...]]:
+    """The rows of ``table`` (a pyarrow Table) in ``columns``, as tuples of Python values."""
+    return list(zip(*(table.column(name).to_pylist() for name in columns)))
+
+
+def _counts(values: Iterable[Any]) -> Dict[str, int]:
+    """How often each of ``values`` occurs, most common first, ties in the order they first
+    appear (``Counter.most_common`` sorts stably); missing values (None) left out."""
+    counted = Counter(value for value in values if value is not None)
+    return {str(value): count for value, count in counted.most_common()}
 
 
 def quantile(values: Sequence[float], q: float) -> float:
     """The unweighted quantile (linear interpolation, as pandas)."""
+    import pandas as pd
     return float(pd.Series(values, dtype="float64").quantile(q)) if len(values) else 0.0
 
 
@@ -281,6 +299,7 @@ PROJECT_COUNTS = ("files", "code_lines", "keywords", "punnable", "keywords_nonte
 
 def row_counts(row: Dict[str, Any]) -> Dict[str, Optional[int]]:
     """A row of ``per_project``'s counts (``PROJECT_COUNTS``) as numbers, None where missing."""
+    import pandas as pd
     return {column: None if pd.isna(row[column]) else int(row[column]) for column in PROJECT_COUNTS}
 
 
@@ -296,6 +315,7 @@ def per_project(records: Iterable[Dict[str, Any]]) -> pd.DataFrame:
     ``reason``, ``version`` and the counts of ``PROJECT_COUNTS`` (parsed files, lines of code, keyword
     and ``f(x=x)`` arguments, in all code and outside tests); the counts of a project not scanned
     are missing (``pd.NA``), as is the lines of code of a project stored before they were counted."""
+    import pandas as pd
     rows = []
     for record in records:
         row = project_identity(record)

@@ -165,19 +165,31 @@ def _compact(summary: Dict[str, Any]) -> Dict[str, Any]:
     return {k: v for k, v in summary.items() if k not in drop}
 
 
-def _table_bytes(project: Ranked, result: Any, year: Optional[int] = None) -> Dict[str, bytes]:
-    """The project's rows of the combined dataset: its stored tables (as the scan wrote
-    them, in the stored types), with ``project`` and ``rank`` columns (and ``year``, for one
-    year of a run over years: the years' datasets concatenate into one)."""
+def _stored_tables(result: Any) -> Dict[str, Any]:
+    """The project's stored tables (as the scan wrote them, in the stored types), as pyarrow Tables, each
+    read as one file, not as a dataset (``pq.read_table``): ``pyarrow.dataset`` imports pandas."""
+    import pyarrow.parquet as pq
+
+    from punstats.store.staging import TABLE_FILES
+    tables = {}
+    for name in TABLES:
+        with pq.ParquetFile(os.path.join(result.directory, TABLE_FILES[name])) as stored:
+            tables[name] = stored.read()
+    return tables
+
+
+def _table_bytes(project: Ranked, result: Any, stored: Dict[str, Any], year: Optional[int] = None) -> Dict[str, bytes]:
+    """The project's rows of the combined dataset: its ``stored`` tables (``_stored_tables``),
+    with ``project`` and ``rank`` columns (and ``year``, for one year of a run over years: the
+    years' datasets concatenate into one), as parquet bytes."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     from punstats.store.arrays import constant
     from punstats.store.disk import provenance_metadata
-    from punstats.store.staging import TABLE_FILES
     tables = {}
     for name in TABLES:
-        table = pq.read_table(os.path.join(result.directory, TABLE_FILES[name]))
+        table = stored[name]
         table = table.append_column("project", constant(project.name, len(table), pa.string()))
         table = table.append_column("rank", constant(project.rank, len(table), pa.int32()))
         if year is not None:
@@ -190,12 +202,13 @@ def _table_bytes(project: Ranked, result: Any, year: Optional[int] = None) -> Di
     return tables
 
 
-def _scanned(project: Ranked, release: Any, result: Any) -> Dict[str, Any]:
+def _scanned(project: Ranked, release: Any, result: Any, stored: Dict[str, Any]) -> Dict[str, Any]:
+    """The record of a scanned project: its ``measures`` counted from its ``stored`` tables."""
     from punstats.analysis.ecosystem import measures
     return {"rank": project.rank, "project": project.name, "downloads": project.downloads,
             "status": "scanned", "distribution": release.packagetype, "version": release.version,
             "file": release.filename, "uploaded": release.upload_time, "lines": result.summary["lines"],
-            "summary": _compact(result.summary), "measures": measures(result.occurrences, result.files)}
+            "summary": _compact(result.summary), "measures": measures(stored["occurrences"], stored["files"])}
 
 
 def not_scanned(project: Ranked, exc: BaseException) -> Dict[str, Any]:
@@ -244,7 +257,9 @@ def scanned(project: Ranked, fetched: Tuple[Any, Any, float], fetcher: Fetcher, 
         try:
             if isinstance(result, Exception):
                 raise result
-            tables, record = _table_bytes(project, result, options.year), _scanned(project, release, result)
+            stored = _stored_tables(result)
+            tables, record = _table_bytes(project, result, stored, options.year), _scanned(project, release,
+                                                                                           result, stored)
             if timing is not None:
                 timing.files += int(result.summary["files"])
                 timing.bytes += int(corpus.archive.get("bytes", 0))

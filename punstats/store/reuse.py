@@ -4,7 +4,7 @@ The manifest (every path with its blob, or its failure) names the whole
 result (``CorpusState``).  Two things are kept per state, only the latest
 of each root:
 
-- its three tables before any test rule, as Arrow IPC streams; they flow
+- its three tables before any test rule, as Arrow IPC streams (compressed: ``spill.COPY_CODEC``); they flow
   into a ``spill.RawOutput`` as if extracted, so a new rule or threshold
   needs no file extracted again;
 - the stored files of the last scan of that state (``stored_scan``), with
