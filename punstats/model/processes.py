@@ -36,18 +36,38 @@ def _raise_terminated(pid: int) -> Any:
     return handler
 
 
+def _raised_again(pid: int, previous: Any) -> Any:
+    """A ``sys.unraisablehook`` that sends a ``Terminated`` Python ignored (raised in an object's
+    ``__del__`` or a fork callback, where exceptions are only printed) as SIGTERM once more, to be
+    raised at the next point that can take it: else the SIGTERM would be lost, and the command
+    would run on to its end; anything else goes to ``previous``.  It is sent from another thread
+    a moment later: sent here, its handler would run at once, in this hook, and be ignored too."""
+    def hook(unraisable: Any) -> None:
+        if isinstance(unraisable.exc_value, Terminated) and os.getpid() == pid:
+            again = threading.Timer(0.01, os.kill, (pid, signal.SIGTERM))
+            again.daemon = True
+            again.start()
+            return
+        previous(unraisable)
+    return hook
+
+
 @contextlib.contextmanager
 def terminated_raises() -> Iterator[None]:
     """Within it, a SIGTERM to this process raises ``Terminated`` in its main thread (the
-    handler before it is put back after; off the main thread, nothing changes)."""
+    handler before it is put back after; off the main thread, nothing changes), raised again
+    where Python would ignore it (``_raised_again``)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGTERM, _raise_terminated(os.getpid()))
+    pid = os.getpid()
+    previous = signal.signal(signal.SIGTERM, _raise_terminated(pid))
+    previous_hook, sys.unraisablehook = sys.unraisablehook, _raised_again(pid, sys.unraisablehook)
     try:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
+        sys.unraisablehook = previous_hook
 
 
 @contextlib.contextmanager
