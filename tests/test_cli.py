@@ -357,3 +357,30 @@ def test_a_scan_ended_by_sigterm_removes_what_it_had_started_to_write(tmp_path, 
     assert os.listdir(temporary) == []
     if where == "-o":
         assert not out.exists() and os.listdir(out.parent) == []  # no .scan.partial-* beside it
+
+
+LEFT_CHILD = """
+import argparse, multiprocessing, sys, time
+from punstats import cli
+from punstats.model.processes import Terminated
+
+def handler(args):
+    # a worker left waiting, as when a SIGTERM lands while a pool is started or closed
+    multiprocessing.get_context("fork").Process(target=time.sleep, args=(600,)).start()
+    raise Terminated()
+
+built = cli.build_parser
+def build():
+    parser = built()
+    parser.parse_args = lambda argv: argparse.Namespace(handler=handler)
+    return parser
+cli.build_parser = build
+sys.exit(cli.main([]))
+"""
+
+
+def test_a_terminated_command_leaves_no_child_process_for_its_exit_to_wait_for():
+    """At exit, multiprocessing waits for every child process it started: one left waiting for
+    work would hold the command up forever after "terminated"."""
+    done = subprocess.run([sys.executable, "-c", LEFT_CHILD], capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stderr) == (143, "punstats: terminated\n")

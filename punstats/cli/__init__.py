@@ -123,9 +123,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print("punstats: error: %s" % terminal(_message(exc)), file=sys.stderr)
         return USAGE_ERROR
     except KeyboardInterrupt:
+        _end_children()
         print("punstats: interrupted", file=sys.stderr)
         return 130
     except Terminated:
+        _end_children()
         print("punstats: terminated", file=sys.stderr)
         return TERMINATED
     except BrokenPipeError:  # e.g. `punstats scan | head`: the reader left, nothing to report
@@ -139,6 +141,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return USAGE_ERROR
     except (MemoryError, ImportError) as exc:
         return _fault(exc)
+
+
+def _end_children() -> None:
+    """Kill the child processes an interrupted command left running: stopped while it started
+    or closed a pool, a worker may still wait for work, and at exit ``multiprocessing`` waits
+    for every child process it started, forever for that one."""
+    import multiprocessing
+    for child in multiprocessing.active_children():
+        child.kill()
 
 
 def _message(exc: PunstatsError) -> str:
