@@ -163,7 +163,7 @@ def pandas_dtypes(columns: Columns) -> Dict[str, str]:
 def _pandas_version() -> str:
     """The installed pandas' version, "" without pandas (readers still get the Arrow types).
     Looked up once: ``importlib.metadata`` reads the installed distributions each time, about
-    a millisecond, for each table a project of an ecosystem run writes or reads."""
+    half a millisecond, for each table a project of an ecosystem run writes or reads."""
     from importlib.metadata import PackageNotFoundError, version
     try:
         return version("pandas")
